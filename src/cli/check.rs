@@ -1,0 +1,49 @@
+//! `benchsite check`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use benchsite::project;
+
+use super::Outcome;
+
+pub fn run(root: &Path) -> Outcome {
+    let report = project::check(root);
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
+    if !report.is_ok() {
+        for error in &report.errors {
+            eprintln!("error: {error}");
+        }
+        let count = report.errors.len();
+        eprintln!(
+            "check failed: {count} file{} with problems",
+            if count == 1 { "" } else { "s" }
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let names: Vec<_> = report.profiles.iter().map(|p| p.name.as_str()).collect();
+    println!(
+        "profiles: {} ({})",
+        names.len(),
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    );
+    if let Some(doc) = &report.results {
+        println!(
+            "data/results.json: {} runs, {} failures, {} sweeps ({} levels), {} jitter, {} divergence",
+            doc.runs.len(),
+            doc.failures.len(),
+            doc.sweeps.len(),
+            doc.sweeps.iter().map(|s| s.levels.len()).sum::<usize>(),
+            doc.jitter.len(),
+            doc.divergence.len(),
+        );
+    }
+    println!("ok: no problems");
+    Ok(ExitCode::SUCCESS)
+}

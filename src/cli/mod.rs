@@ -1,0 +1,74 @@
+//! The clap definitions, one file per command group; each calls into the library.
+
+mod check;
+mod profile;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand};
+
+/// Measure LLM serving on your own GPU and publish the results as a static site.
+#[derive(Debug, Parser)]
+#[command(name = "benchsite", version, about, propagate_version = true)]
+struct Cli {
+    /// The report project (default: the current directory).
+    #[arg(long, global = true, default_value = ".", value_name = "DIR")]
+    root: PathBuf,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate the settings, the profiles and data/results.json, reporting every problem.
+    Check,
+    /// Print the JSON Schema of the results document.
+    Schema,
+    /// Show launch profiles.
+    Profile(profile::ProfileArgs),
+    /// Print a shell completion script.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Failures a command reports: work that failed (exit 1).
+pub type Outcome = anyhow::Result<ExitCode>;
+
+/// Parses the arguments, runs the command and turns its outcome into an exit status:
+/// 0 success, 1 invalid input or failed work, 2 usage error (from clap).
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Check => check::run(&cli.root),
+        Command::Schema => print_schema(),
+        Command::Profile(args) => profile::run(&cli.root, args),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "benchsite",
+                &mut std::io::stdout(),
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn print_schema() -> Outcome {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, benchsite::data::schema())?;
+    writeln!(out)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,72 @@
+//! `benchsite profile show`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use benchsite::profiles::{self, Launcher};
+use benchsite::project::Layout;
+use clap::{Args, Subcommand, ValueEnum};
+
+use super::Outcome;
+
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    #[command(subcommand)]
+    command: ProfileCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum ProfileCommand {
+    /// Print a profile's effective settings and the command that starts the server.
+    Show {
+        /// The profile: a file profiles/NAME.env.
+        name: String,
+        /// Override a setting (repeatable); EXTRA_ARGS=... takes the whole value.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// How the server is started.
+        #[arg(long, value_enum, default_value_t = LauncherArg::Podman)]
+        launcher: LauncherArg,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum LauncherArg {
+    /// podman with the profile's IMAGE.
+    Podman,
+    /// vllm serve on this machine.
+    Local,
+}
+
+pub fn run(root: &Path, args: ProfileArgs) -> Outcome {
+    match args.command {
+        ProfileCommand::Show {
+            name,
+            set,
+            launcher,
+        } => {
+            let layout = Layout::new(root);
+            let profile = profiles::load(&layout.profiles(), &name)?;
+            for warning in &profile.warnings {
+                eprintln!("warning: {warning}");
+            }
+            let overrides = set
+                .iter()
+                .map(|text| profiles::parse_set(text))
+                .collect::<Result<Vec<_>, _>>()
+                .context("invalid --set")?;
+            let effective = profile.effective(&overrides);
+            let launcher = match launcher {
+                LauncherArg::Podman => Launcher::Podman,
+                LauncherArg::Local => Launcher::Local,
+            };
+            let command = effective.launch_command(launcher)?;
+            println!("# effective settings");
+            print!("{effective}");
+            println!("\n# launch command");
+            println!("{command}");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! `benchsite.toml`: the report's site settings and collection defaults.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The name of the settings file at a project's root.
+pub const FILE_NAME: &str = "benchsite.toml";
+
+/// What can be wrong with `benchsite.toml`.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid settings; the message carries line, column and the key.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The settings of one report project.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The report's title.
+    pub title: String,
+    /// One sentence on what the report is.
+    #[serde(default)]
+    pub description: String,
+    /// Who wrote it.
+    #[serde(default)]
+    pub author: String,
+    /// Where the site is published; links are made relative to its path.
+    #[serde(default = "default_base_url")]
+    pub base_url: String,
+    /// The language of the pages (`lang` attribute).
+    #[serde(default = "default_language")]
+    pub language: String,
+    /// Defaults for `benchsite collect`.
+    #[serde(default)]
+    pub collect: CollectDefaults,
+}
+
+/// Defaults for the collection commands.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectDefaults {
+    /// The inference server's base URL.
+    #[serde(default = "default_server")]
+    pub base_url: String,
+    /// Seconds before one request is given up.
+    #[serde(default = "default_timeout")]
+    pub request_timeout_s: f64,
+}
+
+impl Default for CollectDefaults {
+    fn default() -> Self {
+        Self {
+            base_url: default_server(),
+            request_timeout_s: default_timeout(),
+        }
+    }
+}
+
+fn default_base_url() -> String {
+    "/".into()
+}
+
+fn default_language() -> String {
+    "en".into()
+}
+
+fn default_server() -> String {
+    "http://127.0.0.1:8000".into()
+}
+
+fn default_timeout() -> f64 {
+    600.0
+}
+
+/// Reads `benchsite.toml` from the project `root`.
+pub fn load(root: &Path) -> Result<Config, ConfigError> {
+    let path = root.join(FILE_NAME);
+    let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    parse(&path, &text)
+}
+
+/// Parses settings text; `path` names it in messages.
+pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+    let invalid = |offset: usize, message: String| {
+        let before = &text[..offset.min(text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before
+            .rsplit_once('\n')
+            .map_or(before, |(_, last)| last)
+            .chars()
+            .count()
+            + 1;
+        ConfigError::Invalid {
+            path: path.to_owned(),
+            line,
+            column,
+            message,
+        }
+    };
+    let config: Config = toml::from_str(text).map_err(|error| {
+        let offset = error.span().map_or(0, |span| span.start);
+        invalid(offset, error.message().trim().to_owned())
+    })?;
+    for (key, url) in [
+        ("base_url", &config.base_url),
+        ("collect.base_url", &config.collect.base_url),
+    ] {
+        let ok = match key {
+            "base_url" => url.starts_with('/') || url.starts_with("http"),
+            _ => url.starts_with("http://") || url.starts_with("https://"),
+        };
+        if !ok {
+            let offset = text.find(url.as_str()).unwrap_or(0);
+            return Err(invalid(
+                offset,
+                format!("{key}: expected an http(s) URL, found {url:?}"),
+            ));
+        }
+    }
+    if config.collect.request_timeout_s <= 0.0 {
+        let offset = text.find("request_timeout_s").unwrap_or(0);
+        return Err(invalid(
+            offset,
+            format!(
+                "collect.request_timeout_s: expected seconds above 0, found {}",
+                config.collect.request_timeout_s
+            ),
+        ));
+    }
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_fill_what_is_left_out() {
+        let config = parse(Path::new("benchsite.toml"), "title = \"x\"\n").unwrap();
+        assert_eq!(config.base_url, "/");
+        assert_eq!(config.language, "en");
+        assert_eq!(config.collect.base_url, "http://127.0.0.1:8000");
+    }
+
+    #[test]
+    fn errors_name_line_and_key() {
+        let error = parse(
+            Path::new("benchsite.toml"),
+            "title = \"x\"\ntitel = \"y\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.starts_with("benchsite.toml:2:1: unknown field `titel`"),
+            "{error}"
+        );
+        let error = parse(
+            Path::new("benchsite.toml"),
+            "title = \"x\"\n[collect]\nbase_url = \"localhost:8000\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.starts_with("benchsite.toml:3:13: collect.base_url"),
+            "{error}"
+        );
+    }
+}

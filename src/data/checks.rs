@@ -1,0 +1,433 @@
+//! The checks a schema cannot express: uniqueness, arithmetic between fields, ordering.
+
+use std::collections::HashMap;
+
+use super::model::{Divergence, Generation, Results, Run, Sweep, TeacherForced};
+use super::problem::{Problem, pointer_segment};
+
+/// Every semantic problem of `doc`, in document order.
+pub fn problems(doc: &Results) -> Vec<Problem> {
+    let mut out = Vec::new();
+    unique(
+        &mut out,
+        "runs",
+        "id",
+        doc.runs.iter().map(|run| run.id.to_string()),
+    );
+    for (index, run) in doc.runs.iter().enumerate() {
+        check_run(&mut out, &format!("/runs/{index}"), run);
+    }
+    unique(
+        &mut out,
+        "failures",
+        "id",
+        doc.failures.iter().map(|failure| failure.id.to_string()),
+    );
+    unique(
+        &mut out,
+        "sweeps",
+        "label",
+        doc.sweeps.iter().map(|sweep| sweep.label.clone()),
+    );
+    unique_slugs(&mut out, "sweeps", doc.sweeps.iter().map(Sweep::slug));
+    for (index, sweep) in doc.sweeps.iter().enumerate() {
+        check_sweep(&mut out, &format!("/sweeps/{index}"), sweep);
+    }
+    unique(
+        &mut out,
+        "jitter",
+        "label",
+        doc.jitter.iter().map(|jitter| jitter.label.clone()),
+    );
+    for (index, jitter) in doc.jitter.iter().enumerate() {
+        let at = format!("/jitter/{index}");
+        ordered(
+            &mut out,
+            &at,
+            &[
+                ("kld_p50", jitter.kld_p50),
+                ("kld_p99", jitter.kld_p99),
+                ("kld_max", jitter.kld_max),
+            ],
+        );
+        if jitter.kld_mean > jitter.kld_max {
+            out.push(Problem::new(
+                format!("{at}/kld_mean"),
+                format!("a mean no larger than kld_max ({})", jitter.kld_max),
+                jitter.kld_mean.to_string(),
+            ));
+        }
+        let most = jitter.prompts * jitter.repeats.saturating_sub(1) * jitter.max_tokens;
+        if jitter.positions > most {
+            out.push(Problem::new(
+                format!("{at}/positions"),
+                format!("at most prompts × (repeats − 1) × max_tokens = {most}"),
+                jitter.positions.to_string(),
+            ));
+        }
+    }
+    unique(
+        &mut out,
+        "divergence",
+        "label",
+        doc.divergence.iter().map(|d| d.label.clone()),
+    );
+    unique_slugs(
+        &mut out,
+        "divergence",
+        doc.divergence.iter().map(Divergence::slug),
+    );
+    for (index, divergence) in doc.divergence.iter().enumerate() {
+        check_divergence(&mut out, &format!("/divergence/{index}"), divergence);
+    }
+    out
+}
+
+fn check_run(out: &mut Vec<Problem>, at: &str, run: &Run) {
+    let places = run
+        .decode_samples
+        .iter()
+        .chain([&run.decode_tok_s])
+        .map(|value| decimals(*value))
+        .max()
+        .unwrap_or(0);
+    if let Some(median) = median(&run.decode_samples)
+        && !close_at(median, run.decode_tok_s, places)
+    {
+        out.push(Problem::new(
+            format!("{at}/decode_tok_s"),
+            format!("the median of decode_samples, {}", rounded(median, places)),
+            run.decode_tok_s.to_string(),
+        ));
+    }
+    if let (Some(kv_tokens), Some(max_concurrency)) = (run.kv_tokens, run.max_concurrency) {
+        let ratio = kv_tokens as f64 / run.max_model_len as f64;
+        if (ratio - max_concurrency).abs() > 0.005 + 1e-9 {
+            out.push(Problem::new(
+                format!("{at}/max_concurrency"),
+                format!(
+                    "kv_tokens / max_model_len = {kv_tokens} / {} = {ratio:.2}",
+                    run.max_model_len
+                ),
+                max_concurrency.to_string(),
+            ));
+        }
+    }
+    if run.spec_acceptance.is_some() && !run.spec_decode {
+        out.push(Problem::new(
+            format!("{at}/spec_acceptance"),
+            "no spec_acceptance, since spec_decode is false",
+            format!("{}", run.spec_acceptance.unwrap_or_default()),
+        ));
+    }
+}
+
+fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
+    let mut previous: Option<u64> = None;
+    for (index, level) in sweep.levels.iter().enumerate() {
+        let at = format!("{at}/levels/{index}");
+        if let Some(previous) = previous
+            && level.concurrency <= previous
+        {
+            out.push(Problem::new(
+                format!("{at}/concurrency"),
+                format!("a concurrency above the previous level's {previous}"),
+                level.concurrency.to_string(),
+            ));
+        }
+        previous = Some(level.concurrency);
+        let requests = level.concurrency * sweep.workload.rounds;
+        if level.requests != requests {
+            out.push(Problem::new(
+                format!("{at}/requests"),
+                format!(
+                    "concurrency × rounds = {} × {} = {requests}",
+                    level.concurrency, sweep.workload.rounds
+                ),
+                level.requests.to_string(),
+            ));
+        }
+        if level.succeeded + level.failed != level.requests {
+            out.push(Problem::new(
+                format!("{at}/failed"),
+                format!(
+                    "succeeded + failed = requests ({}), so failed = {}",
+                    level.requests,
+                    level.requests.saturating_sub(level.succeeded)
+                ),
+                level.failed.to_string(),
+            ));
+        }
+        let all_failed = level.succeeded == 0;
+        let status_failed = level.status == super::model::LevelStatus::Failed;
+        if all_failed != status_failed {
+            out.push(Problem::new(
+                format!("{at}/status"),
+                if all_failed {
+                    "\"failed\", since no request succeeded"
+                } else {
+                    "\"ok\", since some requests succeeded"
+                },
+                serde_json::to_string(&level.status).unwrap_or_default(),
+            ));
+        }
+        let figures = [
+            ("ttft_p50_s", level.ttft_p50_s),
+            ("ttft_p95_s", level.ttft_p95_s),
+            ("decode_tok_s_per_stream", level.decode_tok_s_per_stream),
+            ("total_tok_s", level.total_tok_s),
+            ("latency_p50_s", level.latency_p50_s),
+            ("latency_p95_s", level.latency_p95_s),
+        ];
+        if !status_failed {
+            for (name, value) in figures {
+                if value.is_none() {
+                    out.push(Problem::new(
+                        format!("{at}/{name}"),
+                        "a figure, since the level succeeded",
+                        "no such key",
+                    ));
+                }
+            }
+        }
+        for pair in [
+            [
+                ("ttft_p50_s", level.ttft_p50_s),
+                ("ttft_p95_s", level.ttft_p95_s),
+            ],
+            [
+                ("latency_p50_s", level.latency_p50_s),
+                ("latency_p95_s", level.latency_p95_s),
+            ],
+        ] {
+            if let [(low_name, Some(low)), (high_name, Some(high))] = pair {
+                ordered(out, &at, &[(low_name, low), (high_name, high)]);
+            }
+        }
+    }
+}
+
+fn check_divergence(out: &mut Vec<Problem>, at: &str, divergence: &Divergence) {
+    if divergence.a == divergence.b {
+        out.push(Problem::new(
+            format!("{at}/b"),
+            "a capture other than a",
+            divergence.b.to_string(),
+        ));
+    }
+    check_teacher_forced(
+        out,
+        &format!("{at}/teacher_forced"),
+        &divergence.teacher_forced,
+    );
+    check_generation(out, &format!("{at}/generation"), &divergence.generation);
+}
+
+fn check_teacher_forced(out: &mut Vec<Problem>, at: &str, block: &TeacherForced) {
+    ordered(out, at, &block.kld_profile());
+    ordered(out, at, &block.dp_profile());
+    let [low, high] = block.kld_mean_ci95;
+    if !(low <= block.kld_mean && block.kld_mean <= high) {
+        out.push(Problem::new(
+            format!("{at}/kld_mean_ci95"),
+            format!("an interval containing kld_mean ({})", block.kld_mean),
+            format!("[{low}, {high}]"),
+        ));
+    }
+    if !block.per_category.is_empty() {
+        let sum: u64 = block.per_category.values().map(|c| c.positions).sum();
+        if sum != block.positions {
+            out.push(Problem::new(
+                format!("{at}/per_category"),
+                format!("categories whose positions add up to {}", block.positions),
+                format!("a sum of {sum}"),
+            ));
+        }
+    }
+    for (name, category) in &block.per_category {
+        if category.positions > block.positions {
+            out.push(Problem::new(
+                format!("{at}/per_category/{}/positions", pointer_segment(name)),
+                format!("at most the block's {} positions", block.positions),
+                category.positions.to_string(),
+            ));
+        }
+    }
+}
+
+fn check_generation(out: &mut Vec<Problem>, at: &str, block: &Generation) {
+    ordered(out, at, &block.kld_profile());
+    ordered(out, at, &block.dp_profile());
+    if block.identical + block.diverged != block.prompts {
+        out.push(Problem::new(
+            format!("{at}/diverged"),
+            format!(
+                "identical + diverged = prompts ({}), so diverged = {}",
+                block.prompts,
+                block.prompts.saturating_sub(block.identical)
+            ),
+            block.diverged.to_string(),
+        ));
+    }
+    if block.prompts > 0 {
+        let rate = block.identical as f64 / block.prompts as f64;
+        let places = decimals(block.identical_rate);
+        if !close_at(rate, block.identical_rate, places) {
+            out.push(Problem::new(
+                format!("{at}/identical_rate"),
+                format!(
+                    "identical / prompts = {} / {} = {}",
+                    block.identical,
+                    block.prompts,
+                    rounded(rate, places)
+                ),
+                block.identical_rate.to_string(),
+            ));
+        }
+    }
+    let firsts = [
+        ("first_divergence_p10", block.first_divergence_p10),
+        ("first_divergence_p50", block.first_divergence_p50),
+    ];
+    let none_diverged = block.diverged == 0;
+    for (name, value) in firsts.into_iter().chain([(
+        "first_divergence_min",
+        block.first_divergence_min.map(|v| v as f64),
+    )]) {
+        if value.is_some() == none_diverged {
+            out.push(Problem::new(
+                format!("{at}/{name}"),
+                if none_diverged {
+                    "null, since no prompt diverged"
+                } else {
+                    "a position, since some prompts diverged"
+                },
+                value.map_or("null".into(), |v| v.to_string()),
+            ));
+        }
+    }
+    if let (Some(min), Some(p10), Some(p50)) = (
+        block.first_divergence_min,
+        block.first_divergence_p10,
+        block.first_divergence_p50,
+    ) {
+        ordered(
+            out,
+            at,
+            &[
+                ("first_divergence_min", min as f64),
+                ("first_divergence_p10", p10),
+                ("first_divergence_p50", p50),
+            ],
+        );
+    }
+}
+
+/// Reports the first pair of named values that is out of ascending order.
+fn ordered(out: &mut Vec<Problem>, at: &str, values: &[(&str, f64)]) {
+    for pair in values.windows(2) {
+        let [(low_name, low), (high_name, high)] = pair else {
+            continue;
+        };
+        if low > high {
+            out.push(Problem::new(
+                format!("{at}/{high_name}"),
+                format!("a value ≥ {low_name} ({low}): percentiles rise in order"),
+                high.to_string(),
+            ));
+            return;
+        }
+    }
+}
+
+/// Reports every repeated key of one array, at the later occurrence.
+fn unique(out: &mut Vec<Problem>, array: &str, field: &str, keys: impl Iterator<Item = String>) {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (index, key) in keys.enumerate() {
+        if let Some(first) = seen.get(&key) {
+            out.push(Problem::new(
+                format!("/{array}/{index}/{field}"),
+                format!("a {field} unique among {array} (/{array}/{first} has it already)"),
+                format!("{key:?} again"),
+            ));
+        } else {
+            seen.insert(key, index);
+        }
+    }
+}
+
+/// Reports records of one page kind whose permalinks collide.
+fn unique_slugs(out: &mut Vec<Problem>, array: &str, slugs: impl Iterator<Item = String>) {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (index, slug) in slugs.enumerate() {
+        if let Some(first) = seen.get(&slug) {
+            out.push(Problem::new(
+                format!("/{array}/{index}/label"),
+                format!(
+                    "a label whose permalink slug differs from /{array}/{first}'s (or an explicit id)"
+                ),
+                format!("the slug {slug:?} again"),
+            ));
+        } else {
+            seen.insert(slug, index);
+        }
+    }
+}
+
+/// The median with linear interpolation (numpy's default).
+fn median(values: &[f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let middle = sorted.len() / 2;
+    Some(if sorted.len() % 2 == 1 {
+        sorted[middle]
+    } else {
+        (sorted[middle - 1] + sorted[middle]) / 2.0
+    })
+}
+
+/// The number of decimals `value` is written with (its shortest round-tripping form).
+fn decimals(value: f64) -> i32 {
+    let text = format!("{value:?}");
+    if text.contains('e') {
+        return 12;
+    }
+    text.split_once('.').map_or(0, |(_, fraction)| {
+        fraction.trim_end_matches('0').len() as i32
+    })
+}
+
+fn rounded(value: f64, places: i32) -> f64 {
+    let scale = 10f64.powi(places);
+    (value * scale).round() / scale
+}
+
+/// Whether `written` is `exact` rounded to `places` decimals, by either rounding convention.
+fn close_at(exact: f64, written: f64, places: i32) -> bool {
+    (exact - written).abs() <= 0.5 * 10f64.powi(-places) + 1e-12
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_interpolates_even_counts() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn precision_follows_the_written_value() {
+        assert_eq!(decimals(358.0), 0);
+        assert_eq!(decimals(0.0312), 4);
+        assert!(close_at(2.55, 2.6, 1));
+        assert!(close_at(0.03125, 0.0312, 4));
+        assert!(!close_at(357.6, 358.0, 1));
+        assert!(close_at(358.0, 358.0, 1));
+    }
+}

@@ -1,0 +1,914 @@
+//! The typed results document (schema version 1). These types are the single source of the
+//! document's shape: the JSON Schema is derived from them (see `schema.rs`).
+
+use std::fmt;
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// The pattern every record id and capture id follows: lowercase letters and digits in
+/// words joined by single hyphens. Such an id is its own permalink slug.
+pub const ID_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
+
+/// The schema version this program reads and writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A record id: a slug that is also the record's permalink.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Id(String);
+
+impl Id {
+    /// Checks `text` against [`ID_PATTERN`].
+    pub fn new(text: &str) -> Result<Self, String> {
+        let valid = !text.is_empty()
+            && text.split('-').all(|word| {
+                !word.is_empty()
+                    && word
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            });
+        if valid {
+            Ok(Self(text.to_owned()))
+        } else {
+            Err(format!(
+                "invalid id {text:?}: expected lowercase letters and digits in words joined by single hyphens"
+            ))
+        }
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Id::new(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for Id {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Id".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": ID_PATTERN,
+            "description": "A slug: lowercase letters and digits in words joined by single hyphens."
+        })
+    }
+}
+
+/// A calendar date written `YYYY-MM-DD`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Date(String);
+
+impl Date {
+    /// Checks that `text` is a real calendar date in `YYYY-MM-DD` form.
+    pub fn new(text: &str) -> Result<Self, String> {
+        let invalid = || format!("invalid date {text:?}: expected a calendar date as YYYY-MM-DD");
+        let bytes = text.as_bytes();
+        if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
+            return Err(invalid());
+        }
+        let number = |range: std::ops::Range<usize>| -> Option<u32> {
+            let part = &text[range];
+            part.bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| part.parse().ok())
+                .flatten()
+        };
+        let (Some(year), Some(month), Some(day)) = (number(0..4), number(5..7), number(8..10))
+        else {
+            return Err(invalid());
+        };
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+        let days_in_month = match month {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap => 29,
+            2 => 28,
+            _ => return Err(invalid()),
+        };
+        if day == 0 || day > days_in_month {
+            return Err(invalid());
+        }
+        Ok(Self(text.to_owned()))
+    }
+
+    /// The date as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Date {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Date::new(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+impl JsonSchema for Date {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Date".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "format": "date",
+            "description": "A calendar date, YYYY-MM-DD."
+        })
+    }
+}
+
+/// The document's `schema_version`; only [`SCHEMA_VERSION`] is accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchemaVersion;
+
+impl Serialize for SchemaVersion {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u32(SCHEMA_VERSION)
+    }
+}
+
+impl<'de> Deserialize<'de> for SchemaVersion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let version = u64::deserialize(deserializer)?;
+        if version == u64::from(SCHEMA_VERSION) {
+            Ok(SchemaVersion)
+        } else {
+            Err(serde::de::Error::custom(format!(
+                "unsupported schema_version {version}: this benchsite reads version {SCHEMA_VERSION}"
+            )))
+        }
+    }
+}
+
+impl JsonSchema for SchemaVersion {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SchemaVersion".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "const": SCHEMA_VERSION })
+    }
+}
+
+/// Schema of a number that must be present but may be null.
+struct NullableNumber;
+
+impl JsonSchema for NullableNumber {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NullableNumber".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": ["number", "null"] })
+    }
+}
+
+/// Schema of a count that must be present but may be null.
+struct NullableCount;
+
+impl JsonSchema for NullableCount {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NullableCount".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": ["integer", "null"], "minimum": 0 })
+    }
+}
+
+/// What distinguishes one sweep or comparison from its neighbours: a free string map.
+pub type Dimensions = IndexMap<String, String>;
+
+/// The whole results document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "benchsite results document")]
+pub struct Results {
+    /// Always 1.
+    pub schema_version: SchemaVersion,
+    /// When the document was last generated.
+    pub generated: Date,
+    /// The machine the measurements ran on.
+    pub hardware: Hardware,
+    /// The serving stack's versions.
+    pub software: Software,
+    /// How the runs were measured, in words.
+    pub method: Method,
+    /// Measured server configurations.
+    #[serde(default)]
+    pub runs: Vec<Run>,
+    /// Configurations that did not run.
+    #[serde(default)]
+    pub failures: Vec<Failure>,
+    /// Concurrency sweeps.
+    #[serde(default)]
+    pub sweeps: Vec<Sweep>,
+    /// Run-to-run noise measurements.
+    #[serde(default)]
+    pub jitter: Vec<Jitter>,
+    /// Quality drift between configurations.
+    #[serde(default)]
+    pub divergence: Vec<Divergence>,
+}
+
+/// The machine. Every field is optional: `collect hardware` leaves out what it cannot read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Hardware {
+    /// GPU model name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<String>,
+    /// GPU architecture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<String>,
+    /// Total VRAM in MiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vram_total_mib: Option<u64>,
+    /// VRAM usable by the server in GiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub vram_usable_gib: Option<f64>,
+    /// VRAM taken before the server starts, in MiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vram_baseline_mib: Option<u64>,
+    /// What takes the baseline VRAM.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vram_baseline_note: Option<String>,
+    /// Driver version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
+    /// Host RAM in GiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub host_ram_gib: Option<f64>,
+    /// CPU threads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_threads: Option<u64>,
+    /// Operating system.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os: Option<String>,
+    /// Container runtime and GPU device setup.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<String>,
+}
+
+/// Versions of the serving stack; further keys are allowed as strings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Software {
+    /// Container image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// vLLM version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vllm: Option<String>,
+    /// PyTorch version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torch: Option<String>,
+    /// Transformers version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transformers: Option<String>,
+    /// Any other component and its version.
+    #[serde(flatten)]
+    pub other: IndexMap<String, String>,
+}
+
+/// How runs were measured, in words.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Method {
+    /// The workload of a decode run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
+    /// The prompt `collect run` sends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// How warm-up is handled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<String>,
+    /// Where the KV pool size comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kv_tokens: Option<String>,
+    /// How speculative acceptance is computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<String>,
+}
+
+/// The status of a measured run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Measured.
+    Ok,
+}
+
+/// One measured server configuration; its id is the permalink of its page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Run {
+    /// Unique slug, the permalink.
+    pub id: Id,
+    /// Always `ok`.
+    pub status: RunStatus,
+    /// Name of a file `profiles/<profile>.env`.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"))]
+    pub profile: String,
+    /// Space-separated `KEY=VALUE` applied on top of the profile; `EXTRA_ARGS=` runs to the end.
+    #[serde(default)]
+    pub overrides: String,
+    /// Model name.
+    #[schemars(length(min = 1))]
+    pub model: String,
+    /// The checkpoint served.
+    #[schemars(length(min = 1))]
+    pub checkpoint: String,
+    /// Architecture in words (dense, MoE, hybrid).
+    pub shape: String,
+    /// Weight precision.
+    pub precision: String,
+    /// Weights loaded on the GPU, in GB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub weights_gb: Option<f64>,
+    /// Where `weights_gb` comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights_source: Option<String>,
+    /// The configured context length in tokens.
+    #[schemars(range(min = 1))]
+    pub max_model_len: u64,
+    /// Whether the vision tower is loaded.
+    pub vision: bool,
+    /// Whether CUDA graphs are on (not eager).
+    pub cuda_graphs: bool,
+    /// Whether the server decodes speculatively.
+    pub spec_decode: bool,
+    /// Decode tok/s: the median of `decode_samples`.
+    #[schemars(range(min = 0.0))]
+    pub decode_tok_s: f64,
+    /// The discarded first (cold) request's decode tok/s.
+    #[schemars(range(min = 0.0))]
+    pub decode_cold_sample: f64,
+    /// Decode tok/s of each measured request.
+    #[schemars(length(min = 1), inner(range(min = 0.0)))]
+    pub decode_samples: Vec<f64>,
+    /// When the run was measured.
+    pub generated: Date,
+    /// The server's vLLM version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vllm_version: Option<String>,
+    /// KV-cache pool in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kv_tokens: Option<u64>,
+    /// kv_tokens / max_model_len, two decimals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub max_concurrency: Option<f64>,
+    /// KV-cache data type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kv_cache_dtype: Option<String>,
+    /// Accepted over drafted tokens; only when `spec_decode` is true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub spec_acceptance: Option<f64>,
+    /// Anything a reader should know about the measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+/// Why a configuration did not run. The one list of failure statuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureStatus {
+    /// Not tried: it cannot fit.
+    NotAttempted,
+    /// Out of memory while the server started.
+    OomAtStartup,
+    /// Started, then out of memory on the first request.
+    OomAtFirstRequest,
+    /// The KV cache cannot hold one sequence of the configured length.
+    InsufficientKv,
+}
+
+impl FailureStatus {
+    /// Every status, in order of how far the configuration got.
+    pub const ALL: [FailureStatus; 4] = [
+        FailureStatus::NotAttempted,
+        FailureStatus::OomAtStartup,
+        FailureStatus::InsufficientKv,
+        FailureStatus::OomAtFirstRequest,
+    ];
+
+    /// The status as written in the document.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureStatus::NotAttempted => "not_attempted",
+            FailureStatus::OomAtStartup => "oom_at_startup",
+            FailureStatus::OomAtFirstRequest => "oom_at_first_request",
+            FailureStatus::InsufficientKv => "insufficient_kv",
+        }
+    }
+
+    /// The status in words, for readers.
+    pub fn describe(self) -> &'static str {
+        match self {
+            FailureStatus::NotAttempted => "not attempted",
+            FailureStatus::OomAtStartup => "out of memory at start-up",
+            FailureStatus::OomAtFirstRequest => "out of memory at the first request",
+            FailureStatus::InsufficientKv => "KV cache too small",
+        }
+    }
+}
+
+/// A configuration that did not run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Failure {
+    /// Unique slug, the permalink.
+    pub id: Id,
+    /// The checkpoint tried.
+    #[schemars(length(min = 1))]
+    pub checkpoint: String,
+    /// Weight precision.
+    pub precision: String,
+    /// Size of the weights in GB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub weights_gb: Option<f64>,
+    /// What happened.
+    pub status: FailureStatus,
+    /// The settings tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
+    /// One-paragraph summary of the write-up.
+    #[schemars(length(min = 1))]
+    pub reason: String,
+}
+
+/// A concurrency sweep of one server configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Sweep {
+    /// Unique label; its slug is the permalink unless `id` is given.
+    #[schemars(length(min = 1))]
+    pub label: String,
+    /// Permalink slug, when it should differ from the label's slug.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Id>,
+    /// Model name.
+    #[schemars(length(min = 1))]
+    pub model: String,
+    /// The server measured.
+    pub base_url: String,
+    /// When the sweep ran.
+    pub generated: Date,
+    /// The server's vLLM version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vllm_version: Option<String>,
+    /// The configured context length in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_model_len: Option<u64>,
+    /// What each request asks for.
+    pub workload: Workload,
+    /// One entry per concurrency level, in increasing concurrency.
+    #[schemars(length(min = 1))]
+    pub levels: Vec<SweepLevel>,
+    /// Anything a reader should know.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    /// What distinguishes this sweep: model, prompt, output, seqs, vision, graphs, mtp, ...
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub dimensions: Dimensions,
+}
+
+/// A sweep's request shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Workload {
+    /// Prompt length in words.
+    #[schemars(range(min = 1))]
+    pub prompt_words: u64,
+    /// Output tokens asked for.
+    #[schemars(range(min = 1))]
+    pub output_tokens: u64,
+    /// Requests per concurrency slot.
+    #[schemars(range(min = 1))]
+    pub rounds: u64,
+    /// Whether generation ignored end-of-sequence.
+    pub ignore_eos: bool,
+    /// Whether the chat template's thinking was on.
+    pub thinking: bool,
+}
+
+/// Whether a sweep level produced figures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LevelStatus {
+    /// At least one request succeeded.
+    Ok,
+    /// Every request failed.
+    Failed,
+}
+
+/// One concurrency level of a sweep. The figures are absent when every request failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SweepLevel {
+    /// Requests in flight.
+    #[schemars(range(min = 1))]
+    pub concurrency: u64,
+    /// concurrency × rounds.
+    pub requests: u64,
+    /// Requests that completed.
+    pub succeeded: u64,
+    /// Requests that failed (HTTP error, timeout, broken stream).
+    pub failed: u64,
+    /// `failed` when no request succeeded.
+    pub status: LevelStatus,
+    /// Prompt tokens per request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<u64>,
+    /// Output tokens per request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// Median time to first token, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub ttft_p50_s: Option<f64>,
+    /// 95th percentile time to first token, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub ttft_p95_s: Option<f64>,
+    /// Mean per-request decode rate, tok/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub decode_tok_s_per_stream: Option<f64>,
+    /// Output tokens over the level's wall time, tok/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub total_tok_s: Option<f64>,
+    /// Median request latency, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub latency_p50_s: Option<f64>,
+    /// 95th percentile request latency, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub latency_p95_s: Option<f64>,
+}
+
+/// Run-to-run noise of one server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Jitter {
+    /// Unique label.
+    #[schemars(length(min = 1))]
+    pub label: String,
+    /// Model name.
+    #[schemars(length(min = 1))]
+    pub model: String,
+    /// The server's vLLM version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vllm_version: Option<String>,
+    /// When it was measured.
+    pub generated: Date,
+    /// Prompts scored.
+    #[schemars(range(min = 1))]
+    pub prompts: u64,
+    /// Times each prompt was scored.
+    #[schemars(range(min = 2))]
+    pub repeats: u64,
+    /// Positions compared: at most prompts × (repeats − 1) × max_tokens.
+    pub positions: u64,
+    /// Tokens per continuation.
+    #[schemars(range(min = 1))]
+    pub max_tokens: u64,
+    /// Logprobs per position.
+    #[schemars(range(min = 1))]
+    pub top_k: u64,
+    /// Whether thinking was on.
+    pub thinking: bool,
+    /// Mean KL divergence.
+    #[schemars(range(min = 0.0))]
+    pub kld_mean: f64,
+    /// Median KL divergence.
+    #[schemars(range(min = 0.0))]
+    pub kld_p50: f64,
+    /// 99th percentile KL divergence.
+    #[schemars(range(min = 0.0))]
+    pub kld_p99: f64,
+    /// Largest KL divergence.
+    #[schemars(range(min = 0.0))]
+    pub kld_max: f64,
+    /// Fraction of positions whose most probable token changed.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub top1_flip_rate: f64,
+    /// Anything a reader should know.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+/// Quality drift from capture `a` to capture `b`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Divergence {
+    /// Unique label; its slug is the permalink unless `id` is given.
+    #[schemars(length(min = 1))]
+    pub label: String,
+    /// Permalink slug, when it should differ from the label's slug.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Id>,
+    /// The reference capture.
+    pub a: Id,
+    /// The compared capture.
+    pub b: Id,
+    /// Model name.
+    #[schemars(length(min = 1))]
+    pub model: String,
+    /// When it was computed.
+    pub generated: Date,
+    /// The server's vLLM version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vllm_version: Option<String>,
+    /// The prompt set both captures used.
+    pub prompt_set: String,
+    /// How the captures were taken.
+    pub settings: CaptureSettings,
+    /// Both sides scoring the same reference continuation.
+    pub teacher_forced: TeacherForced,
+    /// Each side's own greedy continuation, up to the first differing token.
+    pub generation: Generation,
+    /// What distinguishes this comparison; `kind = "floor"` marks a noise measurement.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub dimensions: Dimensions,
+    /// Anything a reader should know.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    /// A known measurement problem, shown as a warning wherever the numbers appear.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suspect: Option<String>,
+}
+
+/// Capture settings of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureSettings {
+    /// Tokens generated per prompt.
+    #[schemars(range(min = 1))]
+    pub max_tokens: u64,
+    /// Logprobs per position.
+    #[schemars(range(min = 1))]
+    pub top_k: u64,
+    /// Whether thinking was on.
+    pub thinking: bool,
+    /// Sampling temperature.
+    #[schemars(range(min = 0.0))]
+    pub temperature: f64,
+    /// Sampling seed.
+    pub seed: u64,
+    /// Requests in flight while capturing.
+    #[schemars(range(min = 1))]
+    pub concurrency: u64,
+}
+
+/// Declares a block of divergence statistics: the fields both sides of a comparison share,
+/// followed by the block's own.
+macro_rules! divergence_block {
+    ($(#[$meta:meta])* $name:ident { $($(#[$field_meta:meta])* $field:ident : $ty:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            /// Positions compared.
+            pub positions: u64,
+            /// Mean KL divergence.
+            #[schemars(range(min = 0.0))]
+            pub kld_mean: f64,
+            /// Median KL divergence.
+            #[schemars(range(min = 0.0))]
+            pub kld_p50: f64,
+            /// 90th percentile KL divergence.
+            #[schemars(range(min = 0.0))]
+            pub kld_p90: f64,
+            /// 99th percentile KL divergence.
+            #[schemars(range(min = 0.0))]
+            pub kld_p99: f64,
+            /// 99.9th percentile KL divergence.
+            #[schemars(range(min = 0.0))]
+            pub kld_p999: f64,
+            /// Largest KL divergence.
+            #[schemars(range(min = 0.0))]
+            pub kld_max: f64,
+            /// Fraction of positions where both sides' most probable token is the same.
+            #[schemars(range(min = 0.0, max = 1.0))]
+            pub top1_agree: f64,
+            /// Mean |p_b(ref) − p_a(ref)|.
+            #[schemars(range(min = 0.0, max = 1.0))]
+            pub dp_mean_abs: f64,
+            /// 1st percentile of p_b(ref) − p_a(ref).
+            #[schemars(range(min = -1.0, max = 1.0))]
+            pub dp_p1: f64,
+            /// 5th percentile of p_b(ref) − p_a(ref).
+            #[schemars(range(min = -1.0, max = 1.0))]
+            pub dp_p5: f64,
+            /// Median of p_b(ref) − p_a(ref).
+            #[schemars(range(min = -1.0, max = 1.0))]
+            pub dp_p50: f64,
+            /// 95th percentile of p_b(ref) − p_a(ref).
+            #[schemars(range(min = -1.0, max = 1.0))]
+            pub dp_p95: f64,
+            /// 99th percentile of p_b(ref) − p_a(ref).
+            #[schemars(range(min = -1.0, max = 1.0))]
+            pub dp_p99: f64,
+            /// Mean probability mass of side a on the shared support.
+            #[schemars(range(min = 0.0, max = 1.0))]
+            pub support_mass_mean: f64,
+            /// Perplexity of side a on the reference tokens.
+            #[schemars(range(min = 1.0))]
+            pub ppl_a: f64,
+            /// Perplexity of side b on the reference tokens.
+            #[schemars(range(min = 1.0))]
+            pub ppl_b: f64,
+            /// Prompts compared.
+            pub prompts: u64,
+            $($(#[$field_meta])* pub $field: $ty,)*
+        }
+
+        impl $name {
+            /// The KL percentiles in order, named, for ordering checks and profiles.
+            pub fn kld_profile(&self) -> [(&'static str, f64); 5] {
+                [
+                    ("kld_p50", self.kld_p50),
+                    ("kld_p90", self.kld_p90),
+                    ("kld_p99", self.kld_p99),
+                    ("kld_p999", self.kld_p999),
+                    ("kld_max", self.kld_max),
+                ]
+            }
+
+            /// The Δp percentiles in order, named.
+            pub fn dp_profile(&self) -> [(&'static str, f64); 5] {
+                [
+                    ("dp_p1", self.dp_p1),
+                    ("dp_p5", self.dp_p5),
+                    ("dp_p50", self.dp_p50),
+                    ("dp_p95", self.dp_p95),
+                    ("dp_p99", self.dp_p99),
+                ]
+            }
+        }
+    };
+}
+
+divergence_block! {
+    /// Teacher-forced statistics: both sides score the reference continuation.
+    TeacherForced {
+        /// Percentile-bootstrap 95% interval of kld_mean over prompts.
+        kld_mean_ci95: [f64; 2],
+        /// The same figures per prompt category.
+        per_category: IndexMap<String, CategoryStats>,
+    }
+}
+
+divergence_block! {
+    /// Generation statistics: each side's own greedy continuation, compared token by token.
+    Generation {
+        /// Prompts whose continuations are equal in full.
+        identical: u64,
+        /// identical / prompts.
+        #[schemars(range(min = 0.0, max = 1.0))]
+        identical_rate: f64,
+        /// Prompts whose continuations differ.
+        diverged: u64,
+        /// 10th percentile of the first differing position; null when no prompt diverged.
+        #[serde(deserialize_with = "Option::deserialize")]
+        #[schemars(with = "NullableNumber")]
+        first_divergence_p10: Option<f64>,
+        /// Median first differing position; null when no prompt diverged.
+        #[serde(deserialize_with = "Option::deserialize")]
+        #[schemars(with = "NullableNumber")]
+        first_divergence_p50: Option<f64>,
+        /// Earliest first differing position; null when no prompt diverged.
+        #[serde(deserialize_with = "Option::deserialize")]
+        #[schemars(with = "NullableCount")]
+        first_divergence_min: Option<u64>,
+        /// Tokens side a generated.
+        gen_tokens_a: u64,
+        /// Tokens side b generated.
+        gen_tokens_b: u64,
+    }
+}
+
+/// Teacher-forced figures of one prompt category.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CategoryStats {
+    /// Positions compared.
+    pub positions: u64,
+    /// Mean KL divergence.
+    #[schemars(range(min = 0.0))]
+    pub kld_mean: f64,
+    /// Top-1 agreement.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub top1_agree: f64,
+    /// Mean |Δp|.
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub dp_mean_abs: f64,
+}
+
+impl Sweep {
+    /// The permalink slug: `id` when given, else the slug of the label.
+    pub fn slug(&self) -> String {
+        match &self.id {
+            Some(id) => id.to_string(),
+            None => super::slugify(&self.label),
+        }
+    }
+}
+
+impl Divergence {
+    /// The permalink slug: `id` when given, else the slug of the label.
+    pub fn slug(&self) -> String {
+        match &self.id {
+            Some(id) => id.to_string(),
+            None => super::slugify(&self.label),
+        }
+    }
+
+    /// Whether this comparison measures noise rather than a change.
+    pub fn is_floor(&self) -> bool {
+        self.dimensions
+            .get("kind")
+            .is_some_and(|kind| kind == "floor")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_slugs() {
+        assert!(Id::new("qwen36-moe-default").is_ok());
+        assert!(Id::new("a1").is_ok());
+        for bad in ["", "Qwen", "a--b", "-a", "a-", "a_b", "a.b", "a b"] {
+            assert!(Id::new(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn dates_are_calendar_dates() {
+        assert!(Date::new("2026-09-07").is_ok());
+        assert!(Date::new("2024-02-29").is_ok());
+        for bad in [
+            "2026-9-7",
+            "2026-02-30",
+            "2025-02-29",
+            "2026-13-01",
+            "2026-00-10",
+            "20260907",
+            "2026-09-07T00:00",
+        ] {
+            assert!(Date::new(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn failure_status_list_matches_serde_names() {
+        for status in FailureStatus::ALL {
+            let json = serde_json::to_value(status).unwrap();
+            assert_eq!(json, status.as_str());
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! benchsite: measure LLM serving on your own GPU and publish the results as a static site.
+//!
+//! Data flows one way: files are loaded and validated once into typed records ([`data`],
+//! [`profiles`], [`config`]), then checked as a whole project ([`project`]).
+
+pub mod config;
+pub mod data;
+pub mod profiles;
+pub mod project;
