@@ -29,7 +29,13 @@ pub fn problems(doc: &Results) -> Vec<Problem> {
         "label",
         doc.sweeps.iter().map(|sweep| sweep.label.clone()),
     );
-    unique_slugs(&mut out, "sweeps", doc.sweeps.iter().map(Sweep::slug));
+    unique_slugs(
+        &mut out,
+        "sweeps",
+        doc.sweeps
+            .iter()
+            .map(|sweep| (sweep.label.as_str(), sweep.slug())),
+    );
     for (index, sweep) in doc.sweeps.iter().enumerate() {
         check_sweep(&mut out, &format!("/sweeps/{index}"), sweep);
     }
@@ -53,8 +59,8 @@ pub fn problems(doc: &Results) -> Vec<Problem> {
         if jitter.kld_mean > jitter.kld_max {
             out.push(Problem::new(
                 format!("{at}/kld_mean"),
-                format!("a mean no larger than kld_max ({})", jitter.kld_max),
-                jitter.kld_mean.to_string(),
+                format!("a mean no larger than kld_max ({})", num(jitter.kld_max)),
+                num(jitter.kld_mean),
             ));
         }
         let most = jitter.prompts * jitter.repeats.saturating_sub(1) * jitter.max_tokens;
@@ -75,7 +81,7 @@ pub fn problems(doc: &Results) -> Vec<Problem> {
     unique_slugs(
         &mut out,
         "divergence",
-        doc.divergence.iter().map(Divergence::slug),
+        doc.divergence.iter().map(|d| (d.label.as_str(), d.slug())),
     );
     for (index, divergence) in doc.divergence.iter().enumerate() {
         check_divergence(&mut out, &format!("/divergence/{index}"), divergence);
@@ -96,8 +102,11 @@ fn check_run(out: &mut Vec<Problem>, at: &str, run: &Run) {
     {
         out.push(Problem::new(
             format!("{at}/decode_tok_s"),
-            format!("the median of decode_samples, {}", rounded(median, places)),
-            run.decode_tok_s.to_string(),
+            format!(
+                "the median of decode_samples, {:.*}",
+                places as usize, median
+            ),
+            num(run.decode_tok_s),
         ));
     }
     if let (Some(kv_tokens), Some(max_concurrency)) = (run.kv_tokens, run.max_concurrency) {
@@ -109,7 +118,7 @@ fn check_run(out: &mut Vec<Problem>, at: &str, run: &Run) {
                     "kv_tokens / max_model_len = {kv_tokens} / {} = {ratio:.2}",
                     run.max_model_len
                 ),
-                max_concurrency.to_string(),
+                num(max_concurrency),
             ));
         }
     }
@@ -117,7 +126,7 @@ fn check_run(out: &mut Vec<Problem>, at: &str, run: &Run) {
         out.push(Problem::new(
             format!("{at}/spec_acceptance"),
             "no spec_acceptance, since spec_decode is false",
-            format!("{}", run.spec_acceptance.unwrap_or_default()),
+            num(run.spec_acceptance.unwrap_or_default()),
         ));
     }
 }
@@ -150,12 +159,13 @@ fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
         if level.succeeded + level.failed != level.requests {
             out.push(Problem::new(
                 format!("{at}/failed"),
+                format!("succeeded + failed = requests = {}", level.requests),
                 format!(
-                    "succeeded + failed = requests ({}), so failed = {}",
-                    level.requests,
-                    level.requests.saturating_sub(level.succeeded)
+                    "{} + {} = {}",
+                    level.succeeded,
+                    level.failed,
+                    level.succeeded + level.failed
                 ),
-                level.failed.to_string(),
             ));
         }
         let all_failed = level.succeeded == 0;
@@ -230,8 +240,8 @@ fn check_teacher_forced(out: &mut Vec<Problem>, at: &str, block: &TeacherForced)
     if !(low <= block.kld_mean && block.kld_mean <= high) {
         out.push(Problem::new(
             format!("{at}/kld_mean_ci95"),
-            format!("an interval containing kld_mean ({})", block.kld_mean),
-            format!("[{low}, {high}]"),
+            format!("an interval containing kld_mean ({})", num(block.kld_mean)),
+            format!("[{}, {}]", num(low), num(high)),
         ));
     }
     if !block.per_category.is_empty() {
@@ -261,12 +271,13 @@ fn check_generation(out: &mut Vec<Problem>, at: &str, block: &Generation) {
     if block.identical + block.diverged != block.prompts {
         out.push(Problem::new(
             format!("{at}/diverged"),
+            format!("identical + diverged = prompts = {}", block.prompts),
             format!(
-                "identical + diverged = prompts ({}), so diverged = {}",
-                block.prompts,
-                block.prompts.saturating_sub(block.identical)
+                "{} + {} = {}",
+                block.identical,
+                block.diverged,
+                block.identical + block.diverged
             ),
-            block.diverged.to_string(),
         ));
     }
     if block.prompts > 0 {
@@ -276,12 +287,10 @@ fn check_generation(out: &mut Vec<Problem>, at: &str, block: &Generation) {
             out.push(Problem::new(
                 format!("{at}/identical_rate"),
                 format!(
-                    "identical / prompts = {} / {} = {}",
-                    block.identical,
-                    block.prompts,
-                    rounded(rate, places)
+                    "identical / prompts = {} / {} = {:.*}",
+                    block.identical, block.prompts, places as usize, rate
                 ),
-                block.identical_rate.to_string(),
+                num(block.identical_rate),
             ));
         }
     }
@@ -302,7 +311,7 @@ fn check_generation(out: &mut Vec<Problem>, at: &str, block: &Generation) {
                 } else {
                     "a position, since some prompts diverged"
                 },
-                value.map_or("null".into(), |v| v.to_string()),
+                value.map_or("null".into(), num),
             ));
         }
     }
@@ -332,8 +341,11 @@ fn ordered(out: &mut Vec<Problem>, at: &str, values: &[(&str, f64)]) {
         if low > high {
             out.push(Problem::new(
                 format!("{at}/{high_name}"),
-                format!("a value ≥ {low_name} ({low}): percentiles rise in order"),
-                high.to_string(),
+                format!(
+                    "a value ≥ {low_name} ({}): percentiles rise in order",
+                    num(*low)
+                ),
+                num(*high),
             ));
             return;
         }
@@ -347,7 +359,7 @@ fn unique(out: &mut Vec<Problem>, array: &str, field: &str, keys: impl Iterator<
         if let Some(first) = seen.get(&key) {
             out.push(Problem::new(
                 format!("/{array}/{index}/{field}"),
-                format!("a {field} unique among {array} (/{array}/{first} has it already)"),
+                format!("{field} unique among {array} (/{array}/{first} has it already)"),
                 format!("{key:?} again"),
             ));
         } else {
@@ -356,11 +368,19 @@ fn unique(out: &mut Vec<Problem>, array: &str, field: &str, keys: impl Iterator<
     }
 }
 
-/// Reports records of one page kind whose permalinks collide.
-fn unique_slugs(out: &mut Vec<Problem>, array: &str, slugs: impl Iterator<Item = String>) {
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for (index, slug) in slugs.enumerate() {
-        if let Some(first) = seen.get(&slug) {
+/// Reports records of one page kind whose permalinks collide (a repeated label is reported
+/// as such already).
+fn unique_slugs<'a>(
+    out: &mut Vec<Problem>,
+    array: &str,
+    records: impl Iterator<Item = (&'a str, String)>,
+) {
+    let mut seen: HashMap<String, (usize, &str)> = HashMap::new();
+    for (index, (label, slug)) in records.enumerate() {
+        if let Some(&(first, first_label)) = seen.get(&slug) {
+            if first_label == label {
+                continue;
+            }
             out.push(Problem::new(
                 format!("/{array}/{index}/label"),
                 format!(
@@ -369,7 +389,7 @@ fn unique_slugs(out: &mut Vec<Problem>, array: &str, slugs: impl Iterator<Item =
                 format!("the slug {slug:?} again"),
             ));
         } else {
-            seen.insert(slug, index);
+            seen.insert(slug, (index, label));
         }
     }
 }
@@ -400,9 +420,9 @@ fn decimals(value: f64) -> i32 {
     })
 }
 
-fn rounded(value: f64, places: i32) -> f64 {
-    let scale = 10f64.powi(places);
-    (value * scale).round() / scale
+/// A figure as written in JSON: 14.0 stays 14.0.
+fn num(value: f64) -> String {
+    format!("{value:?}")
 }
 
 /// Whether `written` is `exact` rounded to `places` decimals, by either rounding convention.

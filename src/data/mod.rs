@@ -123,6 +123,7 @@ fn parse_with(
 
     let mut problems = schema::violations(&value);
     if !problems.is_empty() {
+        problems.sort_by_cached_key(|problem| document_order(&value, &problem.pointer));
         annotate(&mut problems, &value, Some(text));
         return Err(invalid(problems));
     }

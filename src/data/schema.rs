@@ -51,12 +51,12 @@ fn push_problems(error: &ValidationError<'_>, problems: &mut Vec<Problem>) {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             let known = known_keys(error.schema_path().as_str());
             for key in unexpected {
-                let mut expected = String::from("no such key");
+                let mut expected = String::from("a known key");
                 if let Some(close) = closest(key, &known) {
                     expected = format!("{expected} (did you mean {close:?}?)");
                 }
                 if !known.is_empty() {
-                    expected = format!("{expected}; known keys: {}", known.join(", "));
+                    expected = format!("{expected}: {}", known.join(", "));
                 }
                 problems.push(Problem::new(
                     format!("{pointer}/{}", pointer_segment(key)),
@@ -87,6 +87,15 @@ fn push_problems(error: &ValidationError<'_>, problems: &mut Vec<Problem>) {
                 return;
             }
             Problem::new(pointer, "a value of one of the allowed shapes", found)
+        }
+        ValidationErrorKind::OneOfNotValid { .. } => {
+            // A documented enum is `oneOf` one `const` per variant: list the allowed values.
+            match consts_at(error.schema_path().as_str()) {
+                Some(allowed) => {
+                    Problem::new(pointer, format!("one of {}", allowed.join(", ")), found)
+                }
+                None => Problem::new(pointer, "a value of one of the allowed shapes", found),
+            }
         }
         ValidationErrorKind::Type { kind } => Problem::new(pointer, type_names(kind), found),
         ValidationErrorKind::Enum { options } => {
@@ -160,6 +169,15 @@ fn type_names(kind: &TypeKind) -> String {
 
 fn plural(count: u64) -> &'static str {
     if count == 1 { "" } else { "s" }
+}
+
+/// The `const` values of the `oneOf` at `schema_path`, when every branch is one.
+fn consts_at(schema_path: &str) -> Option<Vec<String>> {
+    let branches = schema().pointer(schema_path)?.as_array()?;
+    branches
+        .iter()
+        .map(|branch| branch.get("const").map(Value::to_string))
+        .collect()
 }
 
 /// The property names the schema allows where `additionalProperties` failed.

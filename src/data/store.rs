@@ -41,6 +41,7 @@ pub fn lock_path(path: &Path) -> PathBuf {
 
 /// Replaces the document at `path` with `doc`, atomically, after validating it.
 pub fn save(path: &Path, doc: &Results) -> Result<(), DataError> {
+    validated(path, doc)?;
     let _lock = lock(path)?;
     write_atomically(path, doc, |file, bytes| file.write_all(bytes))
 }
@@ -54,24 +55,27 @@ where
     let _lock = lock(path)?;
     let mut doc = load(path)?;
     edit(&mut doc)?;
+    validated(path, &doc)?;
     write_atomically(path, &doc, |file, bytes| file.write_all(bytes))?;
     Ok(doc)
 }
 
-/// Validates `doc`, writes it through `write` into a temporary file beside `path`, syncs it
-/// and renames it over `path`. On any failure the temporary file is removed and `path` is
-/// left as it was.
-pub(super) fn write_atomically(
-    path: &Path,
-    doc: &Results,
-    write: impl FnOnce(&mut File, &[u8]) -> io::Result<()>,
-) -> Result<(), DataError> {
+fn validated(path: &Path, doc: &Results) -> Result<(), DataError> {
     validate(doc).map_err(|problems| {
         DataError::Invalid(super::Report {
             file: path.to_owned(),
             problems,
         })
-    })?;
+    })
+}
+
+/// Writes `doc` through `write` into a temporary file beside `path`, syncs it and renames
+/// it over `path`. On any failure the temporary file is removed and `path` is left as it was.
+fn write_atomically(
+    path: &Path,
+    doc: &Results,
+    write: impl FnOnce(&mut File, &[u8]) -> io::Result<()>,
+) -> Result<(), DataError> {
     let bytes = to_json(doc);
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,

@@ -1,0 +1,255 @@
+//! The command line as a user meets it: the shipped project checks clean, profiles show
+//! their settings and launch commands, and mistakes exit with the documented status.
+
+mod support;
+
+use benchsite::data;
+use benchsite::profiles::{self, Launcher};
+use support::{Project, repo, run_benchsite};
+
+#[test]
+fn the_shipped_project_checks_clean() {
+    let output = run_benchsite(&["check", "--root", repo().to_str().unwrap()]);
+    assert!(output.status.success(), "{}", output.stderr);
+    assert!(
+        output
+            .stdout
+            .contains("6 runs, 4 failures, 13 sweeps (77 levels), 5 jitter, 11 divergence"),
+        "{}",
+        output.stdout
+    );
+    assert!(output.stdout.contains("profiles: 3"), "{}", output.stdout);
+}
+
+/// Every run of the seed follows from its profile and overrides: the settings the run
+/// recorded are the ones its launch command starts the server with.
+#[test]
+fn seed_runs_follow_from_their_profiles() {
+    let doc = data::load(&repo().join("data/results.json")).unwrap();
+    for run in &doc.runs {
+        let profile = profiles::load(&repo().join("profiles"), &run.profile).unwrap();
+        let overrides = profiles::parse_overrides(&run.overrides).unwrap();
+        let effective = profile.effective(&overrides);
+        assert_eq!(
+            effective.get("MODEL"),
+            Some(run.checkpoint.as_str()),
+            "{}",
+            run.id
+        );
+        assert_eq!(
+            effective.number("MAX_MODEL_LEN"),
+            Some(run.max_model_len),
+            "{}",
+            run.id
+        );
+        assert_eq!(
+            effective.get("KV_CACHE_DTYPE"),
+            run.kv_cache_dtype.as_deref(),
+            "{}",
+            run.id
+        );
+        let command = effective
+            .launch_command(Launcher::Local)
+            .unwrap()
+            .to_string();
+        let has = |flag: &str| command.split(' ').any(|word| word == flag);
+        assert!(
+            command.starts_with(&format!("vllm serve {} ", run.checkpoint)),
+            "{command}"
+        );
+        assert!(
+            command.contains(&format!("--max-model-len {} ", run.max_model_len)),
+            "{command}"
+        );
+        assert_eq!(
+            has("--speculative-config"),
+            run.spec_decode,
+            "{}: {command}",
+            run.id
+        );
+        assert_eq!(
+            has("--enforce-eager"),
+            !run.cuda_graphs,
+            "{}: {command}",
+            run.id
+        );
+        assert_eq!(
+            has("--language-model-only"),
+            !run.vision,
+            "{}: {command}",
+            run.id
+        );
+        let podman = effective
+            .launch_command(Launcher::Podman)
+            .unwrap()
+            .to_string();
+        assert!(
+            podman.contains("docker.io/vllm/vllm-openai:v0.28.0 --model "),
+            "{podman}"
+        );
+    }
+}
+
+#[test]
+fn the_official_fp8_run_reproduces_exactly() {
+    let output = run_benchsite(&[
+        "profile",
+        "show",
+        "qwen3.8-27b",
+        "--root",
+        repo().to_str().unwrap(),
+        "--launcher",
+        "local",
+        "--set",
+        "MODEL=Qwen/Qwen3.8-27B-FP8",
+        "--set",
+        "MAX_MODEL_LEN=4096",
+        "--set",
+        "MAX_NUM_SEQS=2",
+        "--set",
+        "GPU_MEMORY_UTILIZATION=0.93",
+        "--set",
+        "LANGUAGE_MODEL_ONLY=1",
+        "--set",
+        "EXTRA_ARGS=--max-num-batched-tokens 1024",
+    ]);
+    assert!(output.status.success(), "{}", output.stderr);
+    assert!(
+        output.stdout.contains(
+            "vllm serve Qwen/Qwen3.8-27B-FP8 --served-model-name Qwen3.8-27B --port 8000 \
+             --max-model-len 4096 --max-num-seqs 2 --gpu-memory-utilization 0.93 \
+             --kv-cache-dtype fp8 --enforce-eager --language-model-only \
+             --max-num-batched-tokens 1024\n"
+        ),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        output.stdout.contains("MAX_MODEL_LEN=4096"),
+        "{}",
+        output.stdout
+    );
+    assert!(output.stdout.contains("# override"), "{}", output.stdout);
+}
+
+#[test]
+fn an_unknown_profile_lists_the_known_ones() {
+    let output = run_benchsite(&[
+        "profile",
+        "show",
+        "qwen",
+        "--root",
+        repo().to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        output.stderr.contains("no profile \"qwen\" in ")
+            && output.stderr.contains(
+                "profiles: expected one of nemotron-3.5-lightning, qwen3.6-35b-a3b, qwen3.8-27b"
+            ),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn a_bad_set_is_invalid_input() {
+    let output = run_benchsite(&[
+        "profile",
+        "show",
+        "qwen3.8-27b",
+        "--root",
+        repo().to_str().unwrap(),
+        "--set",
+        "SPEC_DECODE=yes",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        output
+            .stderr
+            .contains("SPEC_DECODE expected 0 or 1, found \"yes\""),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let output = run_benchsite(&["chekc"]);
+    assert_eq!(output.status.code(), Some(2));
+    let output = run_benchsite(&["profile", "show"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn help_lists_only_working_commands() {
+    let output = run_benchsite(&["--help"]);
+    assert!(output.status.success());
+    let commands: Vec<&str> = output
+        .stdout
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| !line.is_empty())
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        commands,
+        ["check", "schema", "profile", "completions", "help"]
+    );
+}
+
+#[test]
+fn schema_prints_the_embedded_schema() {
+    let output = run_benchsite(&["schema"]);
+    assert!(output.status.success());
+    let printed: serde_json::Value = serde_json::from_str(&output.stdout).unwrap();
+    assert_eq!(&printed, data::schema());
+    assert_eq!(printed["title"], "benchsite results document");
+}
+
+#[test]
+fn check_reports_every_broken_file_at_once() {
+    let project = Project::with_results(b"{");
+    let root = project.root.path();
+    std::fs::write(
+        root.join("profiles/broken.env"),
+        "MODEL=x\nMAX_MODEL_LEN=lots\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("profiles/odd.env"), "MODEL=x\nCOLOUR=red\n").unwrap();
+    std::fs::write(
+        root.join("benchsite.toml"),
+        "title = \"x\"\nbase_ulr = \"/\"\n",
+    )
+    .unwrap();
+    let output = run_benchsite(&["check", "--root", project.root_str()]);
+    assert_eq!(output.status.code(), Some(1));
+    let report = output.stderr;
+    assert!(
+        report.contains("benchsite.toml:2:1: unknown field `base_ulr`"),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "profiles/broken.env:2: MAX_MODEL_LEN expected a whole number above 0, found \"lots\""
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("profiles/odd.env:2: unknown key COLOUR is ignored"),
+        "{report}"
+    );
+    assert!(report.contains("it ends too early"), "{report}");
+    assert!(
+        report.contains("check failed: 3 files with problems"),
+        "{report}"
+    );
+}
+
+#[test]
+fn completions_are_generated() {
+    let output = run_benchsite(&["completions", "bash"]);
+    assert!(output.status.success());
+    assert!(output.stdout.contains("benchsite"));
+}

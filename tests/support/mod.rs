@@ -1,0 +1,95 @@
+//! Test support: temporary report projects and running the real binary.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository root, where the shipped project lives.
+pub fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The corpus's valid base document.
+pub fn valid_minimal() -> Vec<u8> {
+    std::fs::read(repo().join("tests/fixtures/valid/minimal.json")).unwrap()
+}
+
+/// A report project in a temporary folder: the shipped settings and profiles, and a results
+/// document of the test's choosing.
+pub struct Project {
+    pub root: tempfile::TempDir,
+}
+
+impl Project {
+    pub fn with_results(results: &[u8]) -> Self {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::copy(
+            repo().join("benchsite.toml"),
+            root.path().join("benchsite.toml"),
+        )
+        .unwrap();
+        let profiles = root.path().join("profiles");
+        std::fs::create_dir(&profiles).unwrap();
+        for entry in std::fs::read_dir(repo().join("profiles")).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, profiles.join(path.file_name().unwrap())).unwrap();
+        }
+        std::fs::create_dir(root.path().join("data")).unwrap();
+        std::fs::write(root.path().join("data/results.json"), results).unwrap();
+        Self { root }
+    }
+
+    pub fn root_str(&self) -> &str {
+        self.root.path().to_str().unwrap()
+    }
+
+    /// Every file of the project with its bytes.
+    pub fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        walk(self.root.path())
+            .into_iter()
+            .map(|path| {
+                let bytes = std::fs::read(&path).unwrap();
+                (
+                    path.strip_prefix(self.root.path()).unwrap().to_owned(),
+                    bytes,
+                )
+            })
+            .collect()
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// The output of one run of the binary, as text.
+pub struct Output {
+    pub status: std::process::ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs the real `benchsite` binary.
+pub fn run_benchsite(args: &[&str]) -> Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_benchsite"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    Output {
+        status: output.status,
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
