@@ -123,7 +123,6 @@ fn parse_with(
 
     let mut problems = schema::violations(&value);
     if !problems.is_empty() {
-        problems.sort_by_cached_key(|problem| document_order(&value, &problem.pointer));
         annotate(&mut problems, &value, Some(text));
         return Err(invalid(problems));
     }
@@ -139,7 +138,6 @@ fn parse_with(
     let mut problems = checks::problems(&doc);
     problems.extend(more_checks(&doc));
     if !problems.is_empty() {
-        problems.sort_by_cached_key(|problem| document_order(&value, &problem.pointer));
         annotate(&mut problems, &value, Some(text));
         return Err(invalid(problems));
     }
@@ -228,27 +226,8 @@ impl Results {
     }
 }
 
-/// A sort key placing a pointer where its value stands in the document.
-fn document_order(value: &Value, pointer: &str) -> Vec<usize> {
-    let mut node = Some(value);
-    let mut key = Vec::new();
-    for segment in problem::pointer_segments(pointer) {
-        let index = match node {
-            Some(Value::Object(map)) => map.keys().position(|key| *key == segment),
-            Some(Value::Array(_)) => segment.parse().ok(),
-            _ => None,
-        };
-        key.push(index.unwrap_or(usize::MAX));
-        node = node.and_then(|node| match node {
-            Value::Object(map) => map.get(&segment),
-            Value::Array(items) => index.and_then(|i| items.get(i)),
-            _ => None,
-        });
-    }
-    key
-}
-
-/// Fills in each problem's record and position.
+/// Fills in each problem's record and position, and puts them in the order they stand in
+/// the file.
 fn annotate(problems: &mut [Problem], value: &Value, text: Option<&str>) {
     let map = text.map(locate::SourceMap::new);
     for problem in problems.iter_mut() {
@@ -257,6 +236,7 @@ fn annotate(problems: &mut [Problem], value: &Value, text: Option<&str>) {
             problem.position = map.as_ref().and_then(|map| map.locate(&problem.pointer));
         }
     }
+    problems.sort_by_key(|problem| problem.position);
 }
 
 /// `runs → qwen36-moe-mtp` for a pointer inside a record.
