@@ -14,6 +14,42 @@ pub const ID_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
 /// The schema version this program reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// Implements `as_str`, `Display`, `Deserialize` (through the type's `new`, so the types
+/// reject what the schema rejects) and `JsonSchema` for a validated string newtype.
+macro_rules! validated_string {
+    ($name:ident, $schema:tt) => {
+        impl $name {
+            /// The value as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(deserializer)?;
+                $name::new(&text).map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!($schema)
+            }
+        }
+    };
+}
+
 /// A record id: a slug that is also the record's permalink.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
@@ -37,39 +73,13 @@ impl Id {
             ))
         }
     }
-
-    /// The id as text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
 }
 
-impl fmt::Display for Id {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Id {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        Id::new(&text).map_err(serde::de::Error::custom)
-    }
-}
-
-impl JsonSchema for Id {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Id".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "pattern": ID_PATTERN,
-            "description": "A slug: lowercase letters and digits in words joined by single hyphens."
-        })
-    }
-}
+validated_string!(Id, {
+    "type": "string",
+    "pattern": ID_PATTERN,
+    "description": "A slug: lowercase letters and digits in words joined by single hyphens."
+});
 
 /// A calendar date written `YYYY-MM-DD`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -108,39 +118,13 @@ impl Date {
         }
         Ok(Self(text.to_owned()))
     }
-
-    /// The date as text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
 }
 
-impl fmt::Display for Date {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for Date {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        Date::new(&text).map_err(serde::de::Error::custom)
-    }
-}
-
-impl JsonSchema for Date {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Date".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "format": "date",
-            "description": "A calendar date, YYYY-MM-DD."
-        })
-    }
-}
+validated_string!(Date, {
+    "type": "string",
+    "format": "date",
+    "description": "A calendar date, YYYY-MM-DD."
+});
 
 /// The document's `schema_version`; only [`SCHEMA_VERSION`] is accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
