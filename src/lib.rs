@@ -7,3 +7,4 @@ pub mod config;
 pub mod data;
 pub mod profiles;
 pub mod project;
+pub mod site;

@@ -23,6 +23,15 @@ pub fn run(root: &Path) -> Outcome {
         );
         return Ok(ExitCode::FAILURE);
     }
+    // Content, shortcodes, links and templates are checked by rendering the site in memory.
+    let site = match benchsite::site::render(root, &benchsite::site::Options::default()) {
+        Ok(site) => site,
+        Err(error) => {
+            eprintln!("error: {error}");
+            eprintln!("check failed: content or templates have problems");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
     let names: Vec<_> = report.profiles.iter().map(|p| p.name.as_str()).collect();
     println!(
         "profiles: {} ({})",
@@ -44,6 +53,10 @@ pub fn run(root: &Path) -> Outcome {
             doc.divergence.len(),
         );
     }
+    println!(
+        "site: {} pages, every internal link resolves",
+        site.pages().count()
+    );
     println!("ok: no problems");
     Ok(ExitCode::SUCCESS)
 }

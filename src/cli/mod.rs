@@ -1,5 +1,6 @@
 //! The clap definitions, one file per command group; each calls into the library.
 
+mod build;
 mod check;
 mod profile;
 
@@ -23,7 +24,9 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Validate the settings, the profiles and data/results.json, reporting every problem.
+    /// Build the static site from data/, content/ and templates/ into site/.
+    Build(build::BuildArgs),
+    /// Validate settings, profiles, data, content and templates, reporting every problem.
     Check,
     /// Print the JSON Schema of the results document.
     Schema,
@@ -44,6 +47,7 @@ pub type Outcome = anyhow::Result<ExitCode>;
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
+        Command::Build(args) => build::run(&cli.root, args),
         Command::Check => check::run(&cli.root),
         Command::Schema => print_schema(),
         Command::Profile(args) => profile::run(&cli.root, args),

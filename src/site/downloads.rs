@@ -1,0 +1,335 @@
+//! The data for download: a CSV per table, with the raw values of the document.
+
+use crate::data::Results;
+
+/// The CSV files, by name.
+pub fn csv_files(doc: &Results) -> Vec<(&'static str, String)> {
+    vec![
+        ("runs.csv", runs(doc)),
+        ("failures.csv", failures(doc)),
+        ("sweep-levels.csv", sweep_levels(doc)),
+        ("jitter.csv", jitter(doc)),
+        ("divergence.csv", divergence(doc)),
+        ("divergence-categories.csv", divergence_categories(doc)),
+    ]
+}
+
+fn write(header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> String {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(header).expect("writing to memory");
+    for row in rows {
+        writer.write_record(&row).expect("writing to memory");
+    }
+    String::from_utf8(writer.into_inner().expect("writing to memory"))
+        .expect("CSV of UTF-8 is UTF-8")
+}
+
+fn o<T: ToString>(value: &Option<T>) -> String {
+    value.as_ref().map(T::to_string).unwrap_or_default()
+}
+
+fn runs(doc: &Results) -> String {
+    write(
+        &[
+            "id",
+            "model",
+            "checkpoint",
+            "shape",
+            "precision",
+            "profile",
+            "overrides",
+            "weights_gb",
+            "max_model_len",
+            "vision",
+            "cuda_graphs",
+            "spec_decode",
+            "decode_tok_s",
+            "decode_cold_sample",
+            "decode_samples",
+            "kv_tokens",
+            "max_concurrency",
+            "kv_cache_dtype",
+            "spec_acceptance",
+            "vllm_version",
+            "generated",
+        ],
+        doc.runs.iter().map(|r| {
+            vec![
+                r.id.to_string(),
+                r.model.clone(),
+                r.checkpoint.clone(),
+                r.shape.clone(),
+                r.precision.clone(),
+                r.profile.clone(),
+                r.overrides.clone(),
+                o(&r.weights_gb),
+                r.max_model_len.to_string(),
+                r.vision.to_string(),
+                r.cuda_graphs.to_string(),
+                r.spec_decode.to_string(),
+                r.decode_tok_s.to_string(),
+                r.decode_cold_sample.to_string(),
+                r.decode_samples
+                    .iter()
+                    .map(f64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                o(&r.kv_tokens),
+                o(&r.max_concurrency),
+                o(&r.kv_cache_dtype),
+                o(&r.spec_acceptance),
+                o(&r.vllm_version),
+                r.generated.to_string(),
+            ]
+        }),
+    )
+}
+
+fn failures(doc: &Results) -> String {
+    write(
+        &[
+            "id",
+            "checkpoint",
+            "precision",
+            "weights_gb",
+            "status",
+            "config",
+            "reason",
+        ],
+        doc.failures.iter().map(|f| {
+            vec![
+                f.id.to_string(),
+                f.checkpoint.clone(),
+                f.precision.clone(),
+                o(&f.weights_gb),
+                f.status.as_str().to_owned(),
+                o(&f.config),
+                f.reason.clone(),
+            ]
+        }),
+    )
+}
+
+fn sweep_levels(doc: &Results) -> String {
+    write(
+        &[
+            "sweep",
+            "model",
+            "prompt_words",
+            "output_tokens",
+            "rounds",
+            "concurrency",
+            "requests",
+            "succeeded",
+            "failed",
+            "status",
+            "prompt_tokens",
+            "output_tokens_per_request",
+            "ttft_p50_s",
+            "ttft_p95_s",
+            "decode_tok_s_per_stream",
+            "total_tok_s",
+            "latency_p50_s",
+            "latency_p95_s",
+        ],
+        doc.sweeps.iter().flat_map(|s| {
+            s.levels.iter().map(move |l| {
+                vec![
+                    s.label.clone(),
+                    s.model.clone(),
+                    s.workload.prompt_words.to_string(),
+                    s.workload.output_tokens.to_string(),
+                    s.workload.rounds.to_string(),
+                    l.concurrency.to_string(),
+                    l.requests.to_string(),
+                    l.succeeded.to_string(),
+                    l.failed.to_string(),
+                    serde_json::to_value(l.status)
+                        .map(|v| v.as_str().unwrap_or_default().to_owned())
+                        .unwrap_or_default(),
+                    o(&l.prompt_tokens),
+                    o(&l.output_tokens),
+                    o(&l.ttft_p50_s),
+                    o(&l.ttft_p95_s),
+                    o(&l.decode_tok_s_per_stream),
+                    o(&l.total_tok_s),
+                    o(&l.latency_p50_s),
+                    o(&l.latency_p95_s),
+                ]
+            })
+        }),
+    )
+}
+
+fn jitter(doc: &Results) -> String {
+    write(
+        &[
+            "label",
+            "model",
+            "prompts",
+            "repeats",
+            "positions",
+            "max_tokens",
+            "top_k",
+            "thinking",
+            "kld_mean",
+            "kld_p50",
+            "kld_p99",
+            "kld_max",
+            "top1_flip_rate",
+            "notes",
+        ],
+        doc.jitter.iter().map(|j| {
+            vec![
+                j.label.clone(),
+                j.model.clone(),
+                j.prompts.to_string(),
+                j.repeats.to_string(),
+                j.positions.to_string(),
+                j.max_tokens.to_string(),
+                j.top_k.to_string(),
+                j.thinking.to_string(),
+                j.kld_mean.to_string(),
+                j.kld_p50.to_string(),
+                j.kld_p99.to_string(),
+                j.kld_max.to_string(),
+                j.top1_flip_rate.to_string(),
+                o(&j.notes),
+            ]
+        }),
+    )
+}
+
+fn divergence(doc: &Results) -> String {
+    write(
+        &[
+            "label",
+            "a",
+            "b",
+            "model",
+            "kind",
+            "block",
+            "positions",
+            "kld_mean",
+            "kld_p50",
+            "kld_p90",
+            "kld_p99",
+            "kld_p999",
+            "kld_max",
+            "top1_agree",
+            "dp_mean_abs",
+            "ppl_a",
+            "ppl_b",
+            "kld_mean_ci95_lo",
+            "kld_mean_ci95_hi",
+            "identical_rate",
+            "suspect",
+        ],
+        doc.divergence.iter().flat_map(|d| {
+            let kind = if d.is_floor() { "floor" } else { "change" };
+            let tf = &d.teacher_forced;
+            let g = &d.generation;
+            let common = |block: &str, positions: u64| {
+                vec![
+                    d.label.clone(),
+                    d.a.to_string(),
+                    d.b.to_string(),
+                    d.model.clone(),
+                    kind.to_owned(),
+                    block.to_owned(),
+                    positions.to_string(),
+                ]
+            };
+            let mut teacher = common("teacher_forced", tf.positions);
+            teacher.extend(
+                [
+                    tf.kld_mean,
+                    tf.kld_p50,
+                    tf.kld_p90,
+                    tf.kld_p99,
+                    tf.kld_p999,
+                    tf.kld_max,
+                    tf.top1_agree,
+                    tf.dp_mean_abs,
+                    tf.ppl_a,
+                    tf.ppl_b,
+                    tf.kld_mean_ci95[0],
+                    tf.kld_mean_ci95[1],
+                ]
+                .iter()
+                .map(f64::to_string),
+            );
+            teacher.extend([String::new(), o(&d.suspect)]);
+            let mut generation = common("generation", g.positions);
+            generation.extend(
+                [
+                    g.kld_mean,
+                    g.kld_p50,
+                    g.kld_p90,
+                    g.kld_p99,
+                    g.kld_p999,
+                    g.kld_max,
+                    g.top1_agree,
+                    g.dp_mean_abs,
+                    g.ppl_a,
+                    g.ppl_b,
+                ]
+                .iter()
+                .map(f64::to_string),
+            );
+            generation.extend([
+                String::new(),
+                String::new(),
+                g.identical_rate.to_string(),
+                o(&d.suspect),
+            ]);
+            [teacher, generation]
+        }),
+    )
+}
+
+fn divergence_categories(doc: &Results) -> String {
+    write(
+        &[
+            "label",
+            "category",
+            "positions",
+            "kld_mean",
+            "top1_agree",
+            "dp_mean_abs",
+        ],
+        doc.divergence.iter().flat_map(|d| {
+            d.teacher_forced.per_category.iter().map(move |(name, c)| {
+                vec![
+                    d.label.clone(),
+                    name.clone(),
+                    c.positions.to_string(),
+                    c.kld_mean.to_string(),
+                    c.top1_agree.to_string(),
+                    c.dp_mean_abs.to_string(),
+                ]
+            })
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_has_every_column() {
+        let text = include_str!("../../data/results.json");
+        let doc: Results = serde_json::from_str(text).unwrap();
+        for (name, csv) in csv_files(&doc) {
+            let mut reader = csv::Reader::from_reader(csv.as_bytes());
+            let width = reader.headers().unwrap().len();
+            let mut rows = 0;
+            for record in reader.records() {
+                assert_eq!(record.unwrap().len(), width, "{name}");
+                rows += 1;
+            }
+            assert!(rows > 0, "{name} is empty");
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! How figures are written on the pages: the one place numbers become text.
+
+/// A figure with the precision the data has: 358.0 stays 358.0, 0.0312 stays 0.0312, and
+/// small values are written out (0.000008, never 8e-6).
+pub fn figure(value: f64) -> String {
+    let text = format!("{value:?}");
+    let Some((mantissa, exponent)) = text.split_once('e') else {
+        return group_integer_part(&text);
+    };
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let point = mantissa
+        .trim_start_matches('-')
+        .find('.')
+        .unwrap_or(mantissa.trim_start_matches('-').len()) as i32;
+    let position = point + exponent;
+    let body = if position <= 0 {
+        format!("0.{}{}", "0".repeat((-position) as usize), digits)
+    } else if position as usize >= digits.len() {
+        format!(
+            "{}{}.0",
+            digits,
+            "0".repeat(position as usize - digits.len())
+        )
+    } else {
+        let (int, frac) = digits.split_at(position as usize);
+        format!("{int}.{frac}")
+    };
+    let body = group_integer_part(&body);
+    if negative { format!("-{body}") } else { body }
+}
+
+/// A whole count with thousands separated: 1,497,245.
+pub fn count(value: u64) -> String {
+    group(&value.to_string())
+}
+
+/// A fraction as a percentage with the data's precision: 0.39 → 39%, 0.0312 → 3.12%.
+pub fn percent(value: f64) -> String {
+    let text = figure(value * 100.0);
+    // Multiplying by 100 in binary can leave a tail like 3.1199999999999997.
+    let rounded = format!("{:.*}", decimals(value).saturating_sub(2), value * 100.0);
+    let text = if text.len() > rounded.len() + 1 {
+        rounded
+    } else {
+        text
+    };
+    format!("{}%", text.trim_end_matches(".0"))
+}
+
+/// The number of decimals a value is written with.
+fn decimals(value: f64) -> usize {
+    figure(value)
+        .split_once('.')
+        .map_or(0, |(_, fraction)| fraction.len())
+}
+
+fn group_integer_part(text: &str) -> String {
+    let (sign, rest) = match text.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", text),
+    };
+    let (int, frac) = match rest.split_once('.') {
+        Some((int, frac)) => (int, Some(frac)),
+        None => (rest, None),
+    };
+    let int = if int.len() > 4 {
+        group(int)
+    } else {
+        int.to_owned()
+    };
+    match frac {
+        Some(frac) => format!("{sign}{int}.{frac}"),
+        None => format!("{sign}{int}"),
+    }
+}
+
+fn group(digits: &str) -> String {
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// "on" or "off".
+pub fn switch(on: bool) -> &'static str {
+    if on { "on" } else { "off" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_keep_the_data_precision() {
+        assert_eq!(figure(358.0), "358.0");
+        assert_eq!(figure(0.0312), "0.0312");
+        assert_eq!(figure(8e-6), "0.000008");
+        assert_eq!(figure(1.5e-5), "0.000015");
+        assert_eq!(figure(-0.10571), "-0.10571");
+        assert_eq!(figure(0.0), "0.0");
+        assert_eq!(figure(22.85), "22.85");
+        assert_eq!(figure(12345.5), "12,345.5");
+        assert_eq!(figure(1e20), "100,000,000,000,000,000,000.0");
+    }
+
+    #[test]
+    fn counts_are_grouped() {
+        assert_eq!(count(1_497_245), "1,497,245");
+        assert_eq!(count(786), "786");
+        assert_eq!(count(24_576), "24,576");
+        assert_eq!(count(0), "0");
+    }
+
+    #[test]
+    fn percentages() {
+        assert_eq!(percent(0.39), "39%");
+        assert_eq!(percent(0.0312), "3.12%");
+        assert_eq!(percent(0.98612), "98.612%");
+        assert_eq!(percent(1.0), "100%");
+    }
+}

@@ -1,0 +1,269 @@
+//! The built site's integrity and its way to disk: every internal link resolves, and the
+//! site replaces the previous one only when it is complete.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use super::{Site, SiteError, Urls};
+
+/// The file a site-internal URL path resolves to (`/report/runs/a/` → `runs/a/index.html`),
+/// or `None` when the path is outside the site.
+pub fn resolve(urls: &Urls, url: &str) -> Option<String> {
+    let path = url.split(['#', '?']).next().unwrap_or_default();
+    let inside = path.strip_prefix(&urls.base_path).or_else(|| {
+        // `/report` without its slash is the site's root too.
+        (path == urls.base_path.trim_end_matches('/')).then_some("")
+    })?;
+    Some(if inside.is_empty() || inside.ends_with('/') {
+        format!("{inside}index.html")
+    } else {
+        inside.to_owned()
+    })
+}
+
+/// Links written in the author's Markdown, checked with their file and line.
+pub fn check_content_links(
+    site: &Site,
+    urls: &Urls,
+    links: &[(PathBuf, String, usize)],
+) -> Result<(), SiteError> {
+    let errors: Vec<SiteError> = links
+        .iter()
+        .filter(|(_, url, _)| !resolves(site, urls, url))
+        .map(|(file, url, line)| SiteError::Content {
+            file: file.clone(),
+            line: *line,
+            message: format!("link to {url}, a page the site does not have"),
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(super::many(errors))
+    }
+}
+
+fn resolves(site: &Site, urls: &Urls, url: &str) -> bool {
+    match resolve(urls, url) {
+        Some(file) => site.files.contains_key(&file),
+        None => false,
+    }
+}
+
+/// Every `href` and `src` of every page that points into the site resolves to a file, and
+/// every `#fragment` to an id on the page it names.
+pub fn check_site(site: &Site, urls: &Urls) -> Result<(), SiteError> {
+    let mut ids: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for path in site.pages() {
+        let html = String::from_utf8_lossy(&site.files[path]);
+        ids.insert(path, attributes(&html, "id").into_iter().collect());
+    }
+    let mut broken = Vec::new();
+    for path in site.pages() {
+        let html = String::from_utf8_lossy(&site.files[path]);
+        for url in attributes(&html, "href")
+            .into_iter()
+            .chain(attributes(&html, "src"))
+        {
+            if url.contains("://") || url.starts_with("mailto:") || url.starts_with("data:") {
+                continue;
+            }
+            let (target, fragment) = match url.split_once('#') {
+                Some((target, fragment)) => (target, Some(fragment)),
+                None => (url.as_str(), None),
+            };
+            let file = if target.is_empty() {
+                Some(path.to_owned())
+            } else if target.starts_with('/') {
+                resolve(urls, target)
+            } else {
+                // Relative links are resolved against the page's folder.
+                let folder = path.rsplit_once('/').map_or("", |(folder, _)| folder);
+                resolve(
+                    urls,
+                    &format!(
+                        "{}{}{}",
+                        urls.base_path,
+                        if folder.is_empty() {
+                            String::new()
+                        } else {
+                            format!("{folder}/")
+                        },
+                        target
+                    ),
+                )
+            };
+            let found = file
+                .as_deref()
+                .filter(|file| site.files.contains_key(*file));
+            let ok = match (found, fragment) {
+                (None, _) => false,
+                (Some(_), None) => true,
+                (Some(file), Some(fragment)) => {
+                    !file.ends_with(".html")
+                        || ids.get(file).is_some_and(|ids| ids.contains(fragment))
+                }
+            };
+            if !ok {
+                broken.push(format!("  {path}: {url}"));
+            }
+        }
+    }
+    broken.sort();
+    broken.dedup();
+    if broken.is_empty() {
+        Ok(())
+    } else {
+        Err(SiteError::Links(broken))
+    }
+}
+
+/// The values of one attribute throughout an HTML text, outside scripts and comments.
+pub fn attributes(html: &str, name: &str) -> Vec<String> {
+    let mut values = Vec::new();
+    let mut rest = html;
+    while let Some(open) = rest.find('<') {
+        rest = &rest[open..];
+        if let Some(comment) = rest.strip_prefix("<!--") {
+            rest = comment.find("-->").map_or("", |end| &comment[end + 3..]);
+            continue;
+        }
+        let Some(close) = tag_end(rest) else { break };
+        let tag = &rest[..close];
+        values.extend(attribute_in_tag(tag, name));
+        rest = &rest[close..];
+        if tag.len() > 7 && tag[..7].eq_ignore_ascii_case("<script") {
+            rest = rest.find("</script").map_or("", |end| &rest[end..]);
+        }
+    }
+    values
+}
+
+/// The end of a tag starting at `<`, minding quoted attribute values.
+fn tag_end(text: &str) -> Option<usize> {
+    let mut quote = None;
+    for (at, c) in text.char_indices() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '>') => return Some(at + 1),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn attribute_in_tag(tag: &str, name: &str) -> Option<String> {
+    let mut search = 0;
+    while let Some(found) = tag[search..].find(name) {
+        let at = search + found;
+        search = at + name.len();
+        let before = tag[..at].chars().last();
+        if !before.is_some_and(char::is_whitespace) {
+            continue;
+        }
+        let after = tag[search..].trim_start();
+        let Some(value) = after.strip_prefix('=') else {
+            continue;
+        };
+        let value = value.trim_start();
+        let (quote, body) = match value.chars().next() {
+            Some(q @ ('"' | '\'')) => (Some(q), &value[1..]),
+            _ => (None, value),
+        };
+        let end = match quote {
+            Some(q) => body.find(q)?,
+            None => body
+                .find(|c: char| c.is_whitespace() || c == '>')
+                .unwrap_or(body.len()),
+        };
+        return Some(unescape(&body[..end]));
+    }
+    None
+}
+
+fn unescape(text: &str) -> String {
+    text.replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&#x2F;", "/")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// Writes the site into a temporary folder beside `out`, then swaps it in for `out`.
+pub fn write(site: &Site, out: &Path) -> Result<(), SiteError> {
+    let error = |path: &Path| {
+        let path = path.to_owned();
+        move |source| SiteError::Write { path, source }
+    };
+    let parent = match out.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).map_err(error(&parent))?;
+    let name = out
+        .file_name()
+        .map_or_else(|| "site".into(), |n| n.to_string_lossy().into_owned());
+    let temp = tempfile::Builder::new()
+        .prefix(&format!(".{name}.new-"))
+        .tempdir_in(&parent)
+        .map_err(error(&parent))?;
+    for (path, bytes) in &site.files {
+        let target = temp.path().join(path);
+        if let Some(folder) = target.parent() {
+            std::fs::create_dir_all(folder).map_err(error(folder))?;
+        }
+        std::fs::write(&target, bytes).map_err(error(&target))?;
+    }
+    let staged = temp.keep();
+    if out.exists() {
+        let old = tempfile::Builder::new()
+            .prefix(&format!(".{name}.old-"))
+            .tempdir_in(&parent)
+            .map_err(error(&parent))?
+            .keep();
+        std::fs::remove_dir(&old).map_err(error(&old))?;
+        std::fs::rename(out, &old).map_err(error(out))?;
+        if let Err(source) = std::fs::rename(&staged, out) {
+            let _ = std::fs::rename(&old, out);
+            let _ = std::fs::remove_dir_all(&staged);
+            return Err(SiteError::Write {
+                path: out.to_owned(),
+                source,
+            });
+        }
+        std::fs::remove_dir_all(&old).map_err(error(&old))?;
+    } else {
+        std::fs::rename(&staged, out).map_err(error(out))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attributes_outside_scripts_and_comments() {
+        let html = r#"<a href="/a/">x</a><!-- <a href="/no/"> --><script>var s = '<a href="/no2/">';</script><img src='/i.png' alt="a > b"><a class=x href=/b/>"#;
+        assert_eq!(attributes(html, "href"), ["/a/", "/b/"]);
+        assert_eq!(attributes(html, "src"), ["/i.png"]);
+    }
+
+    #[test]
+    fn resolving_under_a_base_path() {
+        let urls = Urls::new("/report/");
+        assert_eq!(
+            resolve(&urls, "/report/runs/a/").as_deref(),
+            Some("runs/a/index.html")
+        );
+        assert_eq!(resolve(&urls, "/report/").as_deref(), Some("index.html"));
+        assert_eq!(resolve(&urls, "/report").as_deref(), Some("index.html"));
+        assert_eq!(
+            resolve(&urls, "/report/assets/x.css?v=1").as_deref(),
+            Some("assets/x.css")
+        );
+        assert_eq!(resolve(&urls, "/runs/a/"), None);
+    }
+}

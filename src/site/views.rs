@@ -1,0 +1,156 @@
+//! The plain serialisable pieces templates receive: tables, charts, links, facts. Figures in
+//! them are already text (see `format.rs`); templates only arrange and escape.
+
+use serde::Serialize;
+
+/// A link with optional extra words.
+#[derive(Debug, Clone, Serialize)]
+pub struct Link {
+    /// The link text.
+    pub text: String,
+    /// Where it goes (with the base path).
+    pub href: String,
+    /// Words after the link.
+    pub note: Option<String>,
+    /// A warning to show beside it (a suspect measurement).
+    pub warning: Option<String>,
+}
+
+/// A label and its value, for definition lists.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fact {
+    /// What it is.
+    pub label: String,
+    /// Its value, with unit.
+    pub value: String,
+}
+
+impl Fact {
+    /// A fact.
+    pub fn new(label: impl Into<String>, value: impl Into<String>) -> Self {
+        Self {
+            label: label.into(),
+            value: value.into(),
+        }
+    }
+}
+
+/// A table, sortable by column in the browser.
+#[derive(Debug, Clone, Serialize)]
+pub struct Table {
+    /// What the table shows.
+    pub caption: String,
+    /// The header.
+    pub columns: Vec<Column>,
+    /// The body.
+    pub rows: Vec<Row>,
+    /// The CSV download of the same data, if any.
+    pub csv: Option<String>,
+}
+
+/// A column header.
+#[derive(Debug, Clone, Serialize)]
+pub struct Column {
+    /// The header text, with unit.
+    pub label: String,
+    /// Whether the column holds numbers (right-aligned, sorted numerically).
+    pub numeric: bool,
+}
+
+impl Column {
+    /// A text column.
+    pub fn text(label: impl Into<String>) -> Self {
+        Self {
+            label: label.into(),
+            numeric: false,
+        }
+    }
+
+    /// A number column.
+    pub fn number(label: impl Into<String>) -> Self {
+        Self {
+            label: label.into(),
+            numeric: true,
+        }
+    }
+}
+
+/// A table row.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// Anchor id, for deep links to the row.
+    pub id: Option<String>,
+    /// A class (`floor`, `suspect`).
+    pub class: Option<String>,
+    /// The cells.
+    pub cells: Vec<Cell>,
+}
+
+/// A table cell.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Cell {
+    /// The text shown.
+    pub text: String,
+    /// A link on the text.
+    pub href: Option<String>,
+    /// The value sorted by, when it differs from the text.
+    pub sort: Option<String>,
+    /// A warning shown beside the text.
+    pub warning: Option<String>,
+}
+
+impl Cell {
+    /// A plain text cell.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            ..Self::default()
+        }
+    }
+
+    /// A number cell: shown as `text`, sorted by `value`.
+    pub fn number(text: impl Into<String>, value: f64) -> Self {
+        Self {
+            text: text.into(),
+            sort: Some(value.to_string()),
+            ..Self::default()
+        }
+    }
+
+    /// A cell with no value.
+    pub fn missing() -> Self {
+        Self {
+            text: "—".into(),
+            sort: Some(String::new()),
+            ..Self::default()
+        }
+    }
+
+    /// A linked cell.
+    pub fn link(text: impl Into<String>, href: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            href: Some(href.into()),
+            ..Self::default()
+        }
+    }
+
+    /// The cell with a warning beside it.
+    pub fn warn(mut self, warning: Option<&String>) -> Self {
+        self.warning = warning.cloned();
+        self
+    }
+}
+
+/// A chart and the table of its data.
+#[derive(Debug, Clone, Serialize)]
+pub struct Chart {
+    /// What the chart shows.
+    pub title: String,
+    /// The ECharts option as JSON, safe inside a script element.
+    pub option: String,
+    /// Its height in pixels.
+    pub height: u32,
+    /// The same data as a table.
+    pub table: Table,
+}
