@@ -7,4 +7,5 @@ pub mod config;
 pub mod data;
 pub mod profiles;
 pub mod project;
+pub mod scaffold;
 pub mod site;

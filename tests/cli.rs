@@ -195,7 +195,7 @@ fn help_lists_only_working_commands() {
         .collect();
     assert_eq!(
         commands,
-        ["check", "schema", "profile", "completions", "help"]
+        ["build", "check", "schema", "init", "profile", "completions", "help"]
     );
 }
 

@@ -30,6 +30,11 @@ enum Command {
     Check,
     /// Print the JSON Schema of the results document.
     Schema,
+    /// Write a new report project with the default templates into DIR.
+    Init {
+        /// The new project's folder (created if absent; must be empty).
+        dir: PathBuf,
+    },
     /// Show launch profiles.
     Profile(profile::ProfileArgs),
     /// Print a shell completion script.
@@ -50,6 +55,7 @@ pub fn run() -> ExitCode {
         Command::Build(args) => build::run(&cli.root, args),
         Command::Check => check::run(&cli.root),
         Command::Schema => print_schema(),
+        Command::Init { dir } => init(&dir),
         Command::Profile(args) => profile::run(&cli.root, args),
         Command::Completions { shell } => {
             clap_complete::generate(
@@ -68,6 +74,13 @@ pub fn run() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn init(dir: &std::path::Path) -> Outcome {
+    let written = benchsite::scaffold::init(dir, benchsite::scaffold::today())?;
+    println!("wrote {} files into {}", written.len(), dir.display());
+    println!("next: benchsite build --root {0}", dir.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 fn print_schema() -> Outcome {

@@ -184,8 +184,7 @@ fn attribute_in_tag(tag: &str, name: &str) -> Option<String> {
 
 fn unescape(text: &str) -> String {
     text.replace("&quot;", "\"")
-        .replace("&#x27;", "'")
-        .replace("&#x2F;", "/")
+        .replace("&#39;", "'")
         .replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&amp;", "&")

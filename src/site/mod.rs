@@ -57,7 +57,7 @@ pub enum SiteError {
     #[error("{}", join(.0))]
     Many(Vec<SiteError>),
     /// A template is wrong.
-    #[error("template {name}: {message}")]
+    #[error("templates/{name}: {message}")]
     Template {
         /// The template.
         name: String,
@@ -883,9 +883,20 @@ fn run_field(run: &data::Run, field: &str) -> Result<String, String> {
     })
 }
 
-/// HTML-escapes text.
-fn escape(text: &str) -> String {
-    tera::escape_html(text)
+/// HTML-escapes text for element content and quoted attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// What a block shortcode shows.

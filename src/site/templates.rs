@@ -48,6 +48,7 @@ pub const STATIC: &[(&str, &str)] = &[
 pub fn load(root: &Path) -> Result<tera::Tera, SiteError> {
     let mut tera = tera::Tera::default();
     tera.autoescape_on(vec![".html", ".xml"]);
+    tera.set_escape_fn(super::escape);
     let mut sources = Vec::new();
     for (name, default) in DEFAULTS {
         let path = root.join("templates").join(name);

@@ -41,6 +41,28 @@ impl Project {
         Self { root }
     }
 
+    /// A copy of the shipped report project: settings, profiles, data, content, templates.
+    pub fn copy_of_repo() -> Self {
+        let project = Self::with_results(&std::fs::read(repo().join("data/results.json")).unwrap());
+        for folder in ["content", "templates"] {
+            copy_dir(&repo().join(folder), &project.root.path().join(folder));
+        }
+        project
+    }
+
+    /// Writes a file of the project, creating its folder.
+    pub fn write(&self, relative: &str, text: &str) {
+        let path = self.root.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// Reads a built page of `site/` as text.
+    pub fn page(&self, relative: &str) -> String {
+        let path = self.root.path().join("site").join(relative);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
     pub fn root_str(&self) -> &str {
         self.root.path().to_str().unwrap()
     }
@@ -60,7 +82,16 @@ impl Project {
     }
 }
 
-fn walk(dir: &Path) -> Vec<PathBuf> {
+pub fn copy_dir(from: &Path, to: &Path) {
+    for path in walk(from) {
+        let target = to.join(path.strip_prefix(from).unwrap());
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(&path, &target).unwrap();
+    }
+}
+
+/// Every file below `dir`.
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();

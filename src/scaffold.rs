@@ -1,0 +1,147 @@
+//! `benchsite init`: a new report project with the default templates, ready to build.
+
+use std::path::{Path, PathBuf};
+
+use crate::data::{self, Date, Hardware, Method, Results, SchemaVersion, Software};
+use crate::site::{DEFAULT_STATIC, DEFAULT_TEMPLATES};
+
+/// Why a project could not be created.
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    /// The folder exists and holds files.
+    #[error("{} is not empty: init writes a new project into an empty or new folder", .0.display())]
+    NotEmpty(PathBuf),
+    /// A file could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+const CONFIG: &str = r#"# Site settings. `benchsite build --base-url` overrides base_url.
+title = "LLM serving report"
+description = "Decode speed, concurrency and quality of LLM serving configurations."
+author = ""
+base_url = "/"
+language = "en"
+
+[collect]
+base_url = "http://127.0.0.1:8000"
+request_timeout_s = 600
+"#;
+
+const HOME: &str = r#"+++
+title = "LLM serving report"
++++
+
+Describe the machine and what this report measures here. The tables and charts below come from
+`data/results.json`; shortcodes such as `{{ runs_table() }}` embed them in any page.
+"#;
+
+const PROFILE: &str = r#"# A launch profile: KEY=VALUE lines, applied to `vllm serve`.
+# `benchsite profile show example` prints the effective settings and the command.
+IMAGE=docker.io/vllm/vllm-openai:latest
+MODEL=Qwen/Qwen3-0.6B
+MAX_MODEL_LEN=8192
+MAX_NUM_SEQS=8
+KV_CACHE_DTYPE=auto
+ENFORCE_EAGER=0
+"#;
+
+/// Writes a new project into `dir`, which must be empty or absent. `today` dates the empty
+/// results document.
+pub fn init(dir: &Path, today: Date) -> Result<Vec<PathBuf>, InitError> {
+    if let Ok(mut entries) = std::fs::read_dir(dir)
+        && entries.next().is_some()
+    {
+        return Err(InitError::NotEmpty(dir.to_owned()));
+    }
+    let results = Results {
+        schema_version: SchemaVersion,
+        generated: today,
+        hardware: Hardware::default(),
+        software: Software::default(),
+        method: Method::default(),
+        runs: Vec::new(),
+        failures: Vec::new(),
+        sweeps: Vec::new(),
+        jitter: Vec::new(),
+        divergence: Vec::new(),
+    };
+    let mut files: Vec<(PathBuf, String)> = vec![
+        (PathBuf::from("benchsite.toml"), CONFIG.to_owned()),
+        (PathBuf::from("content/_index.md"), HOME.to_owned()),
+        (PathBuf::from("profiles/example.env"), PROFILE.to_owned()),
+        (PathBuf::from("data/results.json"), data::to_json(&results)),
+        (
+            PathBuf::from(".gitignore"),
+            "/site\n/.site.*\ndata/.*.lock\n".to_owned(),
+        ),
+    ];
+    for (name, text) in DEFAULT_TEMPLATES {
+        files.push((Path::new("templates").join(name), (*text).to_owned()));
+    }
+    for (name, text) in DEFAULT_STATIC {
+        files.push((Path::new("templates/static").join(name), (*text).to_owned()));
+    }
+    let mut written = Vec::new();
+    for (relative, text) in files {
+        let path = dir.join(&relative);
+        let error = |source| InitError::Write {
+            path: path.clone(),
+            source,
+        };
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(error)?;
+        }
+        std::fs::write(&path, text).map_err(error)?;
+        written.push(relative);
+    }
+    Ok(written)
+}
+
+/// Today's date (UTC).
+pub fn today() -> Date {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
+    Date::new(&format!("{year:04}-{month:02}-{day:02}")).expect("a calendar date")
+}
+
+/// The calendar date of a day number since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn day_numbers_become_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_703), (2026, 9, 7));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+    }
+
+    #[test]
+    fn init_refuses_a_folder_with_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x"), "").unwrap();
+        let error = init(dir.path(), today()).unwrap_err();
+        assert!(error.to_string().contains("is not empty"), "{error}");
+    }
+}

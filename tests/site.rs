@@ -1,0 +1,557 @@
+//! `benchsite build` end to end: the seed's figures on the right pages, every link resolving
+//! with and without a base path, escaping, failed builds leaving the old site, determinism.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use benchsite::data::{self, Results};
+use support::{Project, repo, run_benchsite, walk};
+
+fn build(project: &Project, extra: &[&str]) -> support::Output {
+    let mut args = vec!["build", "--root", project.root_str()];
+    args.extend_from_slice(extra);
+    run_benchsite(&args)
+}
+
+fn built_seed(extra: &[&str]) -> Project {
+    let project = Project::copy_of_repo();
+    let output = build(&project, extra);
+    assert!(output.status.success(), "{}", output.stderr);
+    project
+}
+
+fn seed() -> Results {
+    data::load(&repo().join("data/results.json")).unwrap()
+}
+
+/// A figure as the report writes it: the number's shortest form, thousands grouped when
+/// the integer part is long.
+fn shown(value: f64) -> String {
+    let text = format!("{value:?}");
+    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let int = if int.len() > 4 {
+        let mut grouped = String::new();
+        for (i, c) in int.chars().enumerate() {
+            if i > 0 && (int.len() - i) % 3 == 0 {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        grouped
+    } else {
+        int.to_owned()
+    };
+    if frac.is_empty() {
+        int
+    } else {
+        format!("{int}.{frac}")
+    }
+}
+
+fn site_files(project: &Project) -> BTreeMap<String, Vec<u8>> {
+    let site = project.root.path().join("site");
+    walk(&site)
+        .into_iter()
+        .map(|path| {
+            let bytes = std::fs::read(&path).unwrap();
+            (
+                path.strip_prefix(&site)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+                bytes,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_page_kind_exists_at_its_url() {
+    let project = built_seed(&[]);
+    let doc = seed();
+    let files = site_files(&project);
+    let mut expected: Vec<String> = [
+        "index.html",
+        "runs/index.html",
+        "sweeps/index.html",
+        "failures/index.html",
+        "quality/index.html",
+        "method/index.html",
+        "404.html",
+        "sitemap.xml",
+        "robots.txt",
+        ".nojekyll",
+        "data/results.json",
+        "data/runs.csv",
+        "data/sweep-levels.csv",
+        "data/failures.csv",
+        "data/jitter.csv",
+        "data/divergence.csv",
+        "data/divergence-categories.csv",
+        "assets/echarts.min.js",
+        "assets/echarts-LICENSE.txt",
+        "assets/style.css",
+        "assets/benchsite.js",
+    ]
+    .map(str::to_owned)
+    .into();
+    expected.extend(doc.runs.iter().map(|r| format!("runs/{}/index.html", r.id)));
+    expected.extend(
+        doc.failures
+            .iter()
+            .map(|f| format!("failures/{}/index.html", f.id)),
+    );
+    expected.extend(
+        doc.sweeps
+            .iter()
+            .map(|s| format!("sweeps/{}/index.html", s.slug())),
+    );
+    expected.extend(
+        doc.divergence
+            .iter()
+            .map(|d| format!("quality/{}/index.html", d.slug())),
+    );
+    for path in &expected {
+        assert!(files.contains_key(path), "missing {path}");
+    }
+    assert_eq!(
+        files["data/results.json"],
+        std::fs::read(repo().join("data/results.json")).unwrap()
+    );
+    let sitemap = String::from_utf8_lossy(&files["sitemap.xml"]);
+    assert!(
+        sitemap.contains("<loc>/runs/qwen36-moe-mtp/</loc>"),
+        "{sitemap}"
+    );
+}
+
+#[test]
+fn the_seed_figures_are_on_the_right_pages() {
+    let project = built_seed(&[]);
+    let doc = seed();
+
+    let mtp = project.page("runs/qwen36-moe-mtp/index.html");
+    assert!(mtp.contains("<dd>358.0 tok/s</dd>"), "decode speed");
+    assert!(
+        mtp.contains("<dd>0.39 (39% of drafted tokens accepted)</dd>"),
+        "acceptance"
+    );
+    assert!(mtp.contains("111,009 tokens"), "KV pool");
+    assert!(mtp.contains("--speculative-config"), "launch command");
+    assert!(
+        mtp.contains("benchsite collect run --id qwen36-moe-mtp --profile qwen3.6-35b-a3b --set SPEC_DECODE=1 --launch"),
+        "reproduce line"
+    );
+    for sample in ["361.9", "358.0", "355.3", "359.8"] {
+        assert!(mtp.contains(&format!(">{sample}<")), "sample {sample}");
+    }
+    assert!(
+        mtp.contains("href=\"/sweeps/qwen3-6-35b-a3b-baseline/\""),
+        "related sweep"
+    );
+    assert!(
+        mtp.contains("href=\"/quality/qwen3-6-bf16-kv-mtp/\""),
+        "related comparison"
+    );
+
+    for run in &doc.runs {
+        let page = project.page(&format!("runs/{}/index.html", run.id));
+        assert!(
+            page.contains(&format!("<dd>{} tok/s</dd>", shown(run.decode_tok_s))),
+            "{}",
+            run.id
+        );
+        assert!(
+            page.contains(&format!("profiles/{}.env", run.profile)),
+            "{}",
+            run.id
+        );
+    }
+
+    for sweep in &doc.sweeps {
+        let page = project.page(&format!("sweeps/{}/index.html", sweep.slug()));
+        let table = &page[page.find("id=\"levels\"").unwrap()..page.find("id=\"charts\"").unwrap()];
+        for level in &sweep.levels {
+            let row_start = table
+                .find(&format!("<tr id=\"c{}\"", level.concurrency))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}: no row for concurrency {}",
+                        sweep.label, level.concurrency
+                    )
+                });
+            let row = &table[row_start..row_start + table[row_start..].find("</tr>").unwrap()];
+            for value in [
+                level.ttft_p50_s,
+                level.ttft_p95_s,
+                level.decode_tok_s_per_stream,
+                level.total_tok_s,
+                level.latency_p50_s,
+                level.latency_p95_s,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                assert!(
+                    row.contains(&format!(">{}<", shown(value))),
+                    "{} c={}: {} not in {row}",
+                    sweep.label,
+                    level.concurrency,
+                    shown(value)
+                );
+            }
+        }
+    }
+
+    for failure in &doc.failures {
+        let page = project.page(&format!("failures/{}/index.html", failure.id));
+        assert!(
+            page.contains(&benchsite::site::escape(&failure.reason)),
+            "{}",
+            failure.id
+        );
+        assert!(page.contains(failure.status.describe()), "{}", failure.id);
+    }
+    let narrative = project.page("failures/qwen38-mtp-with-vision/index.html");
+    assert!(
+        narrative.contains("What to do instead"),
+        "the failure write-up narrative"
+    );
+
+    let comparison = project.page("quality/qwen3-6-bf16-kv-mtp/index.html");
+    assert!(comparison.contains("Suspect measurement"), "suspect banner");
+}
+
+/// The heatmap's cells are the teacher-forced per-category kld_mean of each comparison, in
+/// the chart and in the table beside it.
+#[test]
+fn heatmap_cells_are_the_per_category_means() {
+    let project = built_seed(&[]);
+    let doc = seed();
+    let page = project.page("quality/index.html");
+    let start = page.find("<script type=\"application/json\">").unwrap() + 32;
+    let end = start + page[start..].find("</script>").unwrap();
+    let option: serde_json::Value = serde_json::from_str(&page[start..end]).unwrap();
+    let columns: Vec<&str> = option["xAxis"]["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let cells = option["series"][0]["data"].as_array().unwrap();
+    let expected: usize = doc
+        .divergence
+        .iter()
+        .map(|d| d.teacher_forced.per_category.len())
+        .sum();
+    assert_eq!(cells.len(), expected);
+    for cell in cells {
+        let column = cell[0].as_f64().unwrap() as usize;
+        let row = cell[1].as_f64().unwrap() as usize;
+        let value = cell[2].as_f64().unwrap();
+        let divergence = &doc.divergence[row];
+        assert_eq!(
+            value, divergence.teacher_forced.per_category[columns[column]].kld_mean,
+            "{} / {}",
+            divergence.label, columns[column]
+        );
+    }
+    // Suspect rows are flagged, floors marked.
+    let rows: Vec<&str> = option["yAxis"]["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for (row, divergence) in rows.iter().zip(&doc.divergence) {
+        assert_eq!(row.contains('⚠'), divergence.suspect.is_some(), "{row}");
+        assert_eq!(row.contains("(floor)"), divergence.is_floor(), "{row}");
+    }
+    assert!(page.contains(">0.003105<"), "the table beside the chart");
+}
+
+/// Every internal href and src of every page resolves to a file of the site.
+fn assert_links_resolve(project: &Project, base_path: &str) {
+    let files = site_files(project);
+    let mut checked = 0;
+    for (path, bytes) in &files {
+        if !path.ends_with(".html") {
+            continue;
+        }
+        let html = String::from_utf8_lossy(bytes);
+        for attribute in ["href=\"", "src=\""] {
+            for piece in html.split(attribute).skip(1) {
+                let url = &piece[..piece.find('"').unwrap()];
+                if url.starts_with("http") || url.starts_with('#') {
+                    continue;
+                }
+                assert!(
+                    url.starts_with(base_path),
+                    "{path}: {url} is outside {base_path}"
+                );
+                let inside = url[base_path.len()..].split('#').next().unwrap();
+                let target = if inside.is_empty() || inside.ends_with('/') {
+                    format!("{inside}index.html")
+                } else {
+                    inside.to_owned()
+                };
+                assert!(
+                    files.contains_key(&target),
+                    "{path}: {url} does not resolve"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} links checked");
+}
+
+#[test]
+fn links_resolve_at_the_root() {
+    assert_links_resolve(&built_seed(&[]), "/");
+}
+
+#[test]
+fn links_resolve_under_a_project_path() {
+    let project = built_seed(&["--base-url", "https://user.github.io/report/"]);
+    assert_links_resolve(&project, "/report/");
+    let page = project.page("runs/qwen36-moe-mtp/index.html");
+    assert!(
+        page.contains("<meta property=\"og:url\" content=\"https://user.github.io/report/runs/qwen36-moe-mtp/\">"),
+        "Open Graph URL"
+    );
+    let sitemap = project.page("sitemap.xml");
+    assert!(sitemap.contains("<loc>https://user.github.io/report/quality/</loc>"));
+}
+
+#[test]
+fn two_builds_are_byte_identical() {
+    let first = built_seed(&[]);
+    let second = built_seed(&[]);
+    assert_eq!(site_files(&first), site_files(&second));
+    let output = build(&first, &[]);
+    assert!(output.status.success());
+    assert_eq!(site_files(&first), site_files(&second));
+}
+
+#[test]
+fn hostile_strings_are_escaped() {
+    let mut doc: serde_json::Value = serde_json::from_slice(&support::valid_minimal()).unwrap();
+    doc["sweeps"][0]["label"] = "<script>alert(\"sweep\")</script> & 'quotes'".into();
+    doc["sweeps"][0]["notes"] = "</script><img src=x onerror=alert(1)>".into();
+    doc["sweeps"][0]["dimensions"]["model"] = "Модель 模型 & <b>".into();
+    doc["failures"][0]["reason"] = "<b>bold</b> & \"quoted\"".into();
+    doc["runs"][0]["model"] = "<i>model</i>".into();
+    doc["runs"][1]["model"] = "<i>model</i>".into();
+    doc["divergence"][0]["label"] = "<svg onload=alert(2)> → ünïcödé".into();
+    doc["divergence"][0]["suspect"] = "\"><script>alert(3)</script>".into();
+    let project = Project::with_results(serde_json::to_string_pretty(&doc).unwrap().as_bytes());
+    let output = build(&project, &[]);
+    assert!(output.status.success(), "{}", output.stderr);
+    for (path, bytes) in site_files(&project) {
+        if !path.ends_with(".html") {
+            continue;
+        }
+        let html = String::from_utf8(bytes).unwrap();
+        for raw in [
+            "<script>alert",
+            "<img src=x",
+            "<b>bold",
+            "<i>model",
+            "<svg onload",
+            "\"><script>",
+        ] {
+            assert!(!html.contains(raw), "{path} contains {raw:?} unescaped");
+        }
+        // Every script element is one of ours: the page script or chart data.
+        assert_eq!(
+            html.matches("<script").count(),
+            html.matches("</script>").count(),
+            "{path}: a data string closed or opened a script element"
+        );
+    }
+    let quality = project.page("quality/index.html");
+    assert!(
+        quality.contains("&lt;svg onload=alert(2)&gt; → ünïcödé"),
+        "escaped label in the table"
+    );
+    let failure = project.page("failures/qwen38-fp8-8k/index.html");
+    assert!(failure.contains("&lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot;"));
+    let sweep_slug = data::slugify("<script>alert(\"sweep\")</script> & 'quotes'");
+    let sweep = project.page(&format!("sweeps/{sweep_slug}/index.html"));
+    assert!(sweep.contains("Модель 模型 &amp; &lt;b&gt;"));
+}
+
+fn assert_failed_build_keeps_site(project: &Project, says: &[&str]) {
+    let before = site_files(project);
+    assert!(!before.is_empty());
+    let output = build(project, &[]);
+    assert_eq!(output.status.code(), Some(1), "{}", output.stdout);
+    for words in says {
+        assert!(
+            output.stderr.contains(words),
+            "does not say {words:?}:\n{}",
+            output.stderr
+        );
+    }
+    assert_eq!(site_files(project), before, "the previous site changed");
+    let leftovers: Vec<_> = std::fs::read_dir(project.root.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".site"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "temporary folders left: {leftovers:?}"
+    );
+}
+
+#[test]
+fn a_broken_template_fails_with_file_and_line() {
+    let project = built_seed(&[]);
+    let template = std::fs::read_to_string(project.root.path().join("templates/run.html")).unwrap();
+    project.write(
+        "templates/run.html",
+        &template.replacen("{% block main %}", "{% block main %}\n{% if %}", 1),
+    );
+    assert_failed_build_keeps_site(
+        &project,
+        &["templates/run.html", "Failed to parse", "--> 4:"],
+    );
+}
+
+#[test]
+fn an_unknown_shortcode_fails_with_file_and_line() {
+    let project = built_seed(&[]);
+    project.write(
+        "content/notes.md",
+        "+++\ntitle = \"Notes\"\n+++\n\nIntro.\n\n{{ no_such_view() }}\n",
+    );
+    assert_failed_build_keeps_site(
+        &project,
+        &["content/notes.md:7:", "unknown shortcode \"no_such_view\""],
+    );
+}
+
+#[test]
+fn an_unknown_id_in_a_shortcode_fails_with_file_and_line() {
+    let project = built_seed(&[]);
+    project.write(
+        "content/notes.md",
+        "Speed: {{ run(id=\"nope\", field=\"decode_tok_s\") }}\n",
+    );
+    assert_failed_build_keeps_site(
+        &project,
+        &["content/notes.md:1:", "no run \"nope\"", "qwen36-moe-mtp"],
+    );
+}
+
+#[test]
+fn a_front_matter_error_fails_with_file_and_line() {
+    let project = built_seed(&[]);
+    project.write(
+        "content/notes.md",
+        "+++\ntitle = \"Notes\"\nweight = \"heavy\"\n+++\nText.\n",
+    );
+    assert_failed_build_keeps_site(&project, &["content/notes.md:3:", "front matter"]);
+}
+
+#[test]
+fn a_link_to_a_missing_page_fails_with_file_and_line() {
+    let project = built_seed(&[]);
+    project.write(
+        "content/notes.md",
+        "Intro.\n\nSee [the runs](/runs/nope/).\n",
+    );
+    assert_failed_build_keeps_site(&project, &["content/notes.md:3:", "link to /runs/nope/"]);
+}
+
+#[test]
+fn a_narrative_for_a_missing_record_fails() {
+    let project = built_seed(&[]);
+    project.write("content/runs/not-a-run.md", "Text.\n");
+    assert_failed_build_keeps_site(
+        &project,
+        &["content/runs/not-a-run.md:1:", "no run \"not-a-run\""],
+    );
+}
+
+#[test]
+fn invalid_data_fails_the_build_and_keeps_the_site() {
+    let project = built_seed(&[]);
+    let text = std::fs::read_to_string(project.root.path().join("data/results.json")).unwrap();
+    project.write(
+        "data/results.json",
+        &text.replacen("\"decode_tok_s\": 358.0", "\"decode_tok_s\": \"fast\"", 1),
+    );
+    assert_failed_build_keeps_site(&project, &["/runs/1/decode_tok_s", "expected a number"]);
+}
+
+#[test]
+fn shortcodes_in_code_are_left_alone_and_drafts_left_out() {
+    let project = built_seed(&[]);
+    project.write(
+        "content/notes.md",
+        "+++\ntitle = \"Notes\"\n+++\n\n{{ runs_table() }}\n\nFastest: {{ run(id=\"nemotron-default\", field=\"decode_tok_s\") }}.\n\n```\n{{ heatmap() }}\n```\n",
+    );
+    project.write("content/wip.md", "+++\ndraft = true\n+++\nNot yet.\n");
+    let output = build(&project, &[]);
+    assert!(output.status.success(), "{}", output.stderr);
+    let notes = project.page("notes/index.html");
+    assert!(notes.contains("Fastest: 392.4 tok/s."), "inline shortcode");
+    assert!(
+        notes.contains("id=\"run-qwen36-moe-mtp\""),
+        "block shortcode"
+    );
+    assert!(
+        notes.contains("<code>{{ heatmap() }}\n</code>"),
+        "code block untouched"
+    );
+    assert!(
+        !project.root.path().join("site/wip/index.html").exists(),
+        "draft built"
+    );
+    let output = build(&project, &["--drafts"]);
+    assert!(output.status.success(), "{}", output.stderr);
+    assert!(
+        project.root.path().join("site/wip/index.html").exists(),
+        "draft not built with --drafts"
+    );
+}
+
+#[test]
+fn a_project_without_templates_builds_from_the_defaults() {
+    let project = Project::with_results(&support::valid_minimal());
+    assert!(!project.root.path().join("templates").exists());
+    let output = build(&project, &[]);
+    assert!(output.status.success(), "{}", output.stderr);
+    assert!(
+        project
+            .page("runs/qwen36-moe-default/index.html")
+            .contains("289.0 tok/s")
+    );
+}
+
+#[test]
+fn init_makes_a_project_that_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("report");
+    let output = run_benchsite(&["init", root.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", output.stderr);
+    for file in [
+        "benchsite.toml",
+        "content/_index.md",
+        "data/results.json",
+        "templates/base.html",
+        "templates/static/style.css",
+    ] {
+        assert!(root.join(file).exists(), "{file}");
+    }
+    let output = run_benchsite(&["build", "--root", root.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", output.stderr);
+    assert!(Path::new(&root.join("site/index.html")).exists());
+    let output = run_benchsite(&["init", root.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+}
