@@ -195,7 +195,15 @@ fn help_lists_only_working_commands() {
         .collect();
     assert_eq!(
         commands,
-        ["build", "check", "schema", "init", "profile", "completions", "help"]
+        [
+            "build",
+            "check",
+            "schema",
+            "init",
+            "profile",
+            "completions",
+            "help"
+        ]
     );
 }
 
