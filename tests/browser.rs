@@ -13,7 +13,9 @@ use support::{Project, repo, run_benchsite};
 fn every_page_works_in_chromium() {
     let script = repo().join("tests/browser/pages.mjs");
     assert!(
-        repo().join("tests/browser/node_modules/playwright-core").exists(),
+        repo()
+            .join("tests/browser/node_modules/playwright-core")
+            .exists(),
         "playwright-core is not installed: run `npm ci --prefix tests/browser` (and `apt-get install chromium`)"
     );
     let project = Project::copy_of_repo();

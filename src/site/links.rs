@@ -4,6 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use super::{Site, SiteError, Urls};
 
 /// The file a site-internal URL path resolves to (`/report/runs/a/` → `runs/a/index.html`),
@@ -53,62 +55,20 @@ fn resolves(site: &Site, urls: &Urls, url: &str) -> bool {
 /// Every `href` and `src` of every page that points into the site resolves to a file, and
 /// every `#fragment` to an id on the page it names.
 pub fn check_site(site: &Site, urls: &Urls) -> Result<(), SiteError> {
-    let mut ids: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
-    for path in site.pages() {
-        let html = String::from_utf8_lossy(&site.files[path]);
-        ids.insert(path, attributes(&html, "id").into_iter().collect());
-    }
-    let mut broken = Vec::new();
-    for path in site.pages() {
-        let html = String::from_utf8_lossy(&site.files[path]);
-        for url in attributes(&html, "href")
-            .into_iter()
-            .chain(attributes(&html, "src"))
-        {
-            if url.contains("://") || url.starts_with("mailto:") || url.starts_with("data:") {
-                continue;
-            }
-            let (target, fragment) = match url.split_once('#') {
-                Some((target, fragment)) => (target, Some(fragment)),
-                None => (url.as_str(), None),
-            };
-            let file = if target.is_empty() {
-                Some(path.to_owned())
-            } else if target.starts_with('/') {
-                resolve(urls, target)
-            } else {
-                // Relative links are resolved against the page's folder.
-                let folder = path.rsplit_once('/').map_or("", |(folder, _)| folder);
-                resolve(
-                    urls,
-                    &format!(
-                        "{}{}{}",
-                        urls.base_path,
-                        if folder.is_empty() {
-                            String::new()
-                        } else {
-                            format!("{folder}/")
-                        },
-                        target
-                    ),
-                )
-            };
-            let found = file
-                .as_deref()
-                .filter(|file| site.files.contains_key(*file));
-            let ok = match (found, fragment) {
-                (None, _) => false,
-                (Some(_), None) => true,
-                (Some(file), Some(fragment)) => {
-                    !file.ends_with(".html")
-                        || ids.get(file).is_some_and(|ids| ids.contains(fragment))
-                }
-            };
-            if !ok {
-                broken.push(format!("  {path}: {url}"));
-            }
-        }
-    }
+    let pages: Vec<&str> = site.pages().collect();
+    let scans: BTreeMap<&str, Scan> = pages
+        .par_iter()
+        .map(|path| (*path, scan(&String::from_utf8_lossy(&site.files[*path]))))
+        .collect();
+    let mut broken: Vec<String> = scans
+        .par_iter()
+        .flat_map_iter(|(path, page)| {
+            page.urls
+                .iter()
+                .filter(|url| !link_resolves(site, urls, &scans, path, url))
+                .map(move |url| format!("  {path}: {url}"))
+        })
+        .collect();
     broken.sort();
     broken.dedup();
     if broken.is_empty() {
@@ -118,9 +78,77 @@ pub fn check_site(site: &Site, urls: &Urls) -> Result<(), SiteError> {
     }
 }
 
+fn link_resolves(
+    site: &Site,
+    urls: &Urls,
+    scans: &BTreeMap<&str, Scan>,
+    page: &str,
+    url: &str,
+) -> bool {
+    if url.contains("://") || url.starts_with("mailto:") || url.starts_with("data:") {
+        return true;
+    }
+    let (target, fragment) = match url.split_once('#') {
+        Some((target, fragment)) => (target, Some(fragment)),
+        None => (url, None),
+    };
+    let file = if target.is_empty() {
+        Some(page.to_owned())
+    } else if target.starts_with('/') {
+        resolve(urls, target)
+    } else {
+        // Relative links are resolved against the page's folder.
+        let folder = page.rsplit_once('/').map_or("", |(folder, _)| folder);
+        let folder = if folder.is_empty() {
+            String::new()
+        } else {
+            format!("{folder}/")
+        };
+        resolve(urls, &format!("{}{folder}{target}", urls.base_path))
+    };
+    let Some(file) = file.filter(|file| site.files.contains_key(file)) else {
+        return false;
+    };
+    match fragment {
+        None => true,
+        Some(fragment) => {
+            !file.ends_with(".html")
+                || scans
+                    .get(file.as_str())
+                    .is_some_and(|scan| scan.ids.contains(fragment))
+        }
+    }
+}
+
+/// The ids a page defines and the URLs it points to.
+#[derive(Debug, Default)]
+struct Scan {
+    ids: BTreeSet<String>,
+    urls: Vec<String>,
+}
+
+/// One pass over a page's tags, outside scripts and comments.
+fn scan(html: &str) -> Scan {
+    let mut found = Scan::default();
+    for_each_tag(html, |tag| {
+        if let Some(id) = attribute_in_tag(tag, "id") {
+            found.ids.insert(id);
+        }
+        found.urls.extend(attribute_in_tag(tag, "href"));
+        found.urls.extend(attribute_in_tag(tag, "src"));
+    });
+    found
+}
+
 /// The values of one attribute throughout an HTML text, outside scripts and comments.
-pub fn attributes(html: &str, name: &str) -> Vec<String> {
+#[cfg(test)]
+fn attributes(html: &str, name: &str) -> Vec<String> {
     let mut values = Vec::new();
+    for_each_tag(html, |tag| values.extend(attribute_in_tag(tag, name)));
+    values
+}
+
+fn for_each_tag(html: &str, mut visit: impl FnMut(&str)) {
     let mut rest = html;
     while let Some(open) = rest.find('<') {
         rest = &rest[open..];
@@ -128,15 +156,18 @@ pub fn attributes(html: &str, name: &str) -> Vec<String> {
             rest = comment.find("-->").map_or("", |end| &comment[end + 3..]);
             continue;
         }
+        if rest.starts_with("</") {
+            rest = &rest[2..];
+            continue;
+        }
         let Some(close) = tag_end(rest) else { break };
         let tag = &rest[..close];
-        values.extend(attribute_in_tag(tag, name));
+        visit(tag);
         rest = &rest[close..];
         if tag.len() > 7 && tag[..7].eq_ignore_ascii_case("<script") {
             rest = rest.find("</script").map_or("", |end| &rest[end..]);
         }
     }
-    values
 }
 
 /// The end of a tag starting at `<`, minding quoted attribute values.
@@ -183,6 +214,9 @@ fn attribute_in_tag(tag: &str, name: &str) -> Option<String> {
 }
 
 fn unescape(text: &str) -> String {
+    if !text.contains('&') {
+        return text.to_owned();
+    }
     text.replace("&quot;", "\"")
         .replace("&#39;", "'")
         .replace("&lt;", "<")

@@ -16,6 +16,7 @@ mod views;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -325,140 +326,29 @@ impl<'a> Renderer<'a> {
             }
         };
         let doc = self.catalog.doc;
-
-        let (html, source) = narrative(Place::Home);
-        self.page(
-            &mut site,
-            "",
-            "index.html",
-            self.config.title.clone(),
-            source,
-            html,
-            &Home {
-                hardware: self.catalog.hardware(),
-                software: self.catalog.software(),
-                decode_chart: self.catalog.decode_chart(),
-                runs: self.catalog.runs_table(),
-                sections: self.sections(),
-            },
-        )?;
-        self.page(
-            &mut site,
-            "runs/",
-            "runs.html",
-            "Runs".into(),
-            None,
-            String::new(),
-            &RunsIndex {
-                decode_chart: self.catalog.decode_chart(),
-                runs: self.catalog.runs_table(),
-                method: self.catalog.method(),
-            },
-        )?;
-        for run in &doc.runs {
-            let (html, source) = narrative(Place::Run(run.id.to_string()));
-            let page = self.catalog.run_page(run);
-            self.page(
-                &mut site,
-                &format!("runs/{}/", run.id),
-                "run.html",
-                page.title.clone(),
-                source,
-                html,
-                &page,
-            )?;
-        }
-        self.page(
-            &mut site,
-            "sweeps/",
-            "sweeps.html",
-            "Sweeps".into(),
-            None,
-            String::new(),
-            &SweepsIndex {
-                charts: self.catalog.sweep_overlays(),
-                sweeps: self.catalog.sweeps_table(),
-            },
-        )?;
-        for sweep in &doc.sweeps {
-            let page = self.catalog.sweep_page(sweep);
-            let (html, source) = narrative(Place::Sweep(page.slug.clone()));
-            self.page(
-                &mut site,
-                &format!("sweeps/{}/", page.slug),
-                "sweep.html",
-                page.title.clone(),
-                source,
-                html,
-                &page,
-            )?;
-        }
-        self.page(
-            &mut site,
-            "failures/",
-            "failures.html",
-            "Failures".into(),
-            None,
-            String::new(),
-            &FailuresIndex {
-                failures: self.catalog.failures_table(),
-                list: self.catalog.failure_links(),
-            },
-        )?;
-        for failure in &doc.failures {
-            let (html, source) = narrative(Place::Failure(failure.id.to_string()));
-            let page = self.catalog.failure_page(failure);
-            self.page(
-                &mut site,
-                &format!("failures/{}/", failure.id),
-                "failure.html",
-                page.title.clone(),
-                source,
-                html,
-                &page,
-            )?;
-        }
-        self.page(
-            &mut site,
-            "quality/",
-            "quality.html",
-            "Quality".into(),
-            None,
-            String::new(),
-            &QualityIndex {
-                heatmap: self.catalog.heatmap(),
-                comparisons: self.catalog.comparisons_table(),
-                jitter: self.catalog.jitter_table(),
-            },
-        )?;
-        for divergence in &doc.divergence {
-            let page = self.catalog.comparison_page(divergence);
-            let (html, source) = narrative(Place::Quality(page.slug.clone()));
-            self.page(
-                &mut site,
-                &format!("quality/{}/", page.slug),
-                "comparison.html",
-                page.title.clone(),
-                source,
-                html,
-                &page,
-            )?;
-        }
-        for (key, (html, source)) in &narratives {
-            if let Place::Free(name) = &source.place {
-                let _ = key;
-                let title = source.front.title.clone().unwrap_or_else(|| name.clone());
-                self.page(
-                    &mut site,
-                    &format!("{name}/"),
-                    "page.html",
-                    title,
-                    Some(source),
-                    html.clone(),
-                    &Empty {},
-                )?;
-            }
-        }
+        let mut jobs = vec![
+            Job::Home,
+            Job::RunsIndex,
+            Job::SweepsIndex,
+            Job::FailuresIndex,
+            Job::QualityIndex,
+        ];
+        jobs.extend(doc.runs.iter().map(Job::Run));
+        jobs.extend(doc.sweeps.iter().map(Job::Sweep));
+        jobs.extend(doc.failures.iter().map(Job::Failure));
+        jobs.extend(doc.divergence.iter().map(Job::Comparison));
+        jobs.extend(
+            narratives
+                .values()
+                .filter(|(_, source)| matches!(source.place, Place::Free(_)))
+                .map(|(_, source)| Job::Free(source)),
+        );
+        // Pages are independent: render them on every core.
+        let rendered = jobs
+            .par_iter()
+            .map(|job| self.render_job(job, &narrative))
+            .collect::<Result<Vec<_>, SiteError>>()?;
+        site.files.extend(rendered);
         let not_found = self.render_template(
             "404.html",
             &PageContext {
@@ -556,14 +446,13 @@ impl<'a> Renderer<'a> {
     #[allow(clippy::too_many_arguments)]
     fn page<T: Serialize>(
         &self,
-        site: &mut Site,
         path: &str,
         template: &str,
         title: String,
         source: Option<&Source>,
         narrative: String,
         content: &T,
-    ) -> Result<(), SiteError> {
+    ) -> Result<(String, Vec<u8>), SiteError> {
         let front = source.map(|s| &s.front);
         let title = front.and_then(|f| f.title.clone()).unwrap_or(title);
         let description = front
@@ -581,9 +470,147 @@ impl<'a> Renderer<'a> {
                 content,
             },
         )?;
-        site.files
-            .insert(format!("{path}index.html"), html.into_bytes());
-        Ok(())
+        Ok((format!("{path}index.html"), html.into_bytes()))
+    }
+
+    /// Renders one page of the site: its path and bytes.
+    fn render_job<'s>(
+        &self,
+        job: &Job<'s>,
+        narrative: &(dyn Fn(Place) -> (String, Option<&'s Source>) + Sync),
+    ) -> Result<(String, Vec<u8>), SiteError> {
+        let c = &self.catalog;
+        match job {
+            Job::Home => {
+                let (html, source) = narrative(Place::Home);
+                let home = Home {
+                    hardware: c.hardware(),
+                    software: c.software(),
+                    decode_chart: c.decode_chart(),
+                    runs: c.runs_table(),
+                    sections: self.sections(),
+                };
+                self.page(
+                    "",
+                    "index.html",
+                    self.config.title.clone(),
+                    source,
+                    html,
+                    &home,
+                )
+            }
+            Job::RunsIndex => {
+                let index = RunsIndex {
+                    decode_chart: c.decode_chart(),
+                    runs: c.runs_table(),
+                    method: c.method(),
+                };
+                self.page(
+                    "runs/",
+                    "runs.html",
+                    "Runs".into(),
+                    None,
+                    String::new(),
+                    &index,
+                )
+            }
+            Job::Run(run) => {
+                let (html, source) = narrative(Place::Run(run.id.to_string()));
+                let page = c.run_page(run);
+                let path = format!("runs/{}/", run.id);
+                self.page(&path, "run.html", page.title.clone(), source, html, &page)
+            }
+            Job::SweepsIndex => {
+                let index = SweepsIndex {
+                    charts: c.sweep_overlays(),
+                    sweeps: c.sweeps_table(),
+                };
+                self.page(
+                    "sweeps/",
+                    "sweeps.html",
+                    "Sweeps".into(),
+                    None,
+                    String::new(),
+                    &index,
+                )
+            }
+            Job::Sweep(sweep) => {
+                let page = c.sweep_page(sweep);
+                let (html, source) = narrative(Place::Sweep(page.slug.clone()));
+                let path = format!("sweeps/{}/", page.slug);
+                self.page(&path, "sweep.html", page.title.clone(), source, html, &page)
+            }
+            Job::FailuresIndex => {
+                let index = FailuresIndex {
+                    failures: c.failures_table(),
+                    list: c.failure_links(),
+                };
+                self.page(
+                    "failures/",
+                    "failures.html",
+                    "Failures".into(),
+                    None,
+                    String::new(),
+                    &index,
+                )
+            }
+            Job::Failure(failure) => {
+                let (html, source) = narrative(Place::Failure(failure.id.to_string()));
+                let page = c.failure_page(failure);
+                let path = format!("failures/{}/", failure.id);
+                self.page(
+                    &path,
+                    "failure.html",
+                    page.title.clone(),
+                    source,
+                    html,
+                    &page,
+                )
+            }
+            Job::QualityIndex => {
+                let index = QualityIndex {
+                    heatmap: c.heatmap(),
+                    comparisons: c.comparisons_table(),
+                    jitter: c.jitter_table(),
+                };
+                self.page(
+                    "quality/",
+                    "quality.html",
+                    "Quality".into(),
+                    None,
+                    String::new(),
+                    &index,
+                )
+            }
+            Job::Comparison(divergence) => {
+                let page = c.comparison_page(divergence);
+                let (html, source) = narrative(Place::Quality(page.slug.clone()));
+                let path = format!("quality/{}/", page.slug);
+                self.page(
+                    &path,
+                    "comparison.html",
+                    page.title.clone(),
+                    source,
+                    html,
+                    &page,
+                )
+            }
+            Job::Free(source) => {
+                let (html, _) = narrative(source.place.clone());
+                let Place::Free(name) = &source.place else {
+                    unreachable!("free pages only")
+                };
+                let title = source.front.title.clone().unwrap_or_else(|| name.clone());
+                self.page(
+                    &format!("{name}/"),
+                    "page.html",
+                    title,
+                    Some(source),
+                    html,
+                    &Empty {},
+                )
+            }
+        }
     }
 
     fn render_template<T: Serialize>(
@@ -843,6 +870,20 @@ impl<'a> Renderer<'a> {
             .unwrap_or_else(|| self.urls.page("sitemap.xml"));
         format!("User-agent: *\nAllow: /\nSitemap: {sitemap}\n")
     }
+}
+
+/// One page to render.
+enum Job<'d> {
+    Home,
+    RunsIndex,
+    Run(&'d data::Run),
+    SweepsIndex,
+    Sweep(&'d data::Sweep),
+    FailuresIndex,
+    Failure(&'d data::Failure),
+    QualityIndex,
+    Comparison(&'d data::Divergence),
+    Free(&'d Source),
 }
 
 fn key_of(place: &Place) -> String {
