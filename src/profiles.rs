@@ -572,7 +572,7 @@ impl fmt::Display for Effective {
 
 /// A word as a POSIX shell reads it back: bare when it holds only characters the shell
 /// leaves alone, else in single quotes.
-fn shell_quote(word: &str) -> String {
+pub fn shell_quote(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

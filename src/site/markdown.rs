@@ -97,6 +97,15 @@ pub fn render(
 
     let text_lines = LineIndex::new(&text, first_line);
     let mut links = Vec::new();
+    let mut site_dest = |dest_url: CowStr<'_>, start: usize| -> CowStr<'static> {
+        match site_link(&dest_url, base_path) {
+            Some(url) => {
+                links.push((url.clone(), text_lines.line_of(start)));
+                CowStr::from(url)
+            }
+            None => CowStr::from(dest_url.into_string()),
+        }
+    };
     let events = with_heading_ids(
         Parser::new_ext(&text, options())
             .into_offset_iter()
@@ -106,35 +115,23 @@ pub fn render(
                     dest_url,
                     title,
                     id,
-                }) => {
-                    let dest_url = site_link(&dest_url, base_path).map_or(dest_url, |url| {
-                        links.push((url.clone(), text_lines.line_of(range.start)));
-                        CowStr::from(url)
-                    });
-                    Event::Start(Tag::Link {
-                        link_type,
-                        dest_url,
-                        title,
-                        id,
-                    })
-                }
+                }) => Event::Start(Tag::Link {
+                    link_type,
+                    dest_url: site_dest(dest_url, range.start),
+                    title,
+                    id,
+                }),
                 Event::Start(Tag::Image {
                     link_type,
                     dest_url,
                     title,
                     id,
-                }) => {
-                    let dest_url = site_link(&dest_url, base_path).map_or(dest_url, |url| {
-                        links.push((url.clone(), text_lines.line_of(range.start)));
-                        CowStr::from(url)
-                    });
-                    Event::Start(Tag::Image {
-                        link_type,
-                        dest_url,
-                        title,
-                        id,
-                    })
-                }
+                }) => Event::Start(Tag::Image {
+                    link_type,
+                    dest_url: site_dest(dest_url, range.start),
+                    title,
+                    id,
+                }),
                 other => other,
             })
             .collect(),

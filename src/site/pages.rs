@@ -770,7 +770,7 @@ impl<'a> Catalog<'a> {
         for setting in &overrides {
             collect.push_str(&format!(
                 " --set {}",
-                shell_word(&format!("{}={}", setting.key, setting.value))
+                profiles::shell_quote(&format!("{}={}", setting.key, setting.value))
             ));
         }
         collect.push_str(" --launch");
@@ -1205,17 +1205,6 @@ fn kv_fits(kv_tokens: u64, max_model_len: u64) -> Table {
             })
             .collect(),
         csv: None,
-    }
-}
-
-fn shell_word(word: &str) -> String {
-    if word
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c))
-    {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 
