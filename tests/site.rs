@@ -555,3 +555,45 @@ fn init_makes_a_project_that_builds() {
     let output = run_benchsite(&["init", root.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
 }
+
+#[test]
+fn check_covers_content_and_templates() {
+    let project = Project::copy_of_repo();
+    let output = run_benchsite(&["check", "--root", project.root_str()]);
+    assert!(output.status.success(), "{}", output.stderr);
+    assert!(
+        output
+            .stdout
+            .contains("site: 41 pages, every template renders"),
+        "{}",
+        output.stdout
+    );
+    project.write("content/notes.md", "Intro.\n\n{{ heatmap(kind=\"x\") }}\n");
+    let output = run_benchsite(&["check", "--root", project.root_str()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        output
+            .stderr
+            .contains("content/notes.md:3: heatmap: unknown argument kind"),
+        "{}",
+        output.stderr
+    );
+    std::fs::remove_file(project.root.path().join("content/notes.md")).unwrap();
+    let template =
+        std::fs::read_to_string(project.root.path().join("templates/sweep.html")).unwrap();
+    project.write(
+        "templates/sweep.html",
+        &template.replacen("{{ sweep.title }}", "{{ sweep.no_such_field }}", 1),
+    );
+    let output = run_benchsite(&["check", "--root", project.root_str()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        output.stderr.contains("templates/sweep.html"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        !project.root.path().join("site").exists(),
+        "check wrote a site"
+    );
+}

@@ -23,8 +23,20 @@ pub fn run(root: &Path) -> Outcome {
         );
         return Ok(ExitCode::FAILURE);
     }
-    // Content, shortcodes, links and templates are checked by rendering the site in memory.
-    let site = match benchsite::site::render(root, &benchsite::site::Options::default()) {
+    // Content, shortcodes, links and templates are checked by rendering in memory.
+    let names: Vec<String> = report.profiles.iter().map(|p| p.name.clone()).collect();
+    let counts = report.results.as_ref().map(|doc| {
+        format!(
+            "data/results.json: {} runs, {} failures, {} sweeps ({} levels), {} jitter, {} divergence",
+            doc.runs.len(),
+            doc.failures.len(),
+            doc.sweeps.len(),
+            doc.sweeps.iter().map(|s| s.levels.len()).sum::<usize>(),
+            doc.jitter.len(),
+            doc.divergence.len(),
+        )
+    });
+    let site = match benchsite::site::check(root, report) {
         Ok(site) => site,
         Err(error) => {
             eprintln!("error: {error}");
@@ -32,7 +44,6 @@ pub fn run(root: &Path) -> Outcome {
             return Ok(ExitCode::FAILURE);
         }
     };
-    let names: Vec<_> = report.profiles.iter().map(|p| p.name.as_str()).collect();
     println!(
         "profiles: {} ({})",
         names.len(),
@@ -42,19 +53,11 @@ pub fn run(root: &Path) -> Outcome {
             names.join(", ")
         }
     );
-    if let Some(doc) = &report.results {
-        println!(
-            "data/results.json: {} runs, {} failures, {} sweeps ({} levels), {} jitter, {} divergence",
-            doc.runs.len(),
-            doc.failures.len(),
-            doc.sweeps.len(),
-            doc.sweeps.iter().map(|s| s.levels.len()).sum::<usize>(),
-            doc.jitter.len(),
-            doc.divergence.len(),
-        );
+    if let Some(counts) = counts {
+        println!("{counts}");
     }
     println!(
-        "site: {} pages, every internal link resolves",
+        "site: {} pages, every template renders, every content link resolves",
         site.pages().count()
     );
     println!("ok: no problems");

@@ -189,8 +189,32 @@ struct PageContext<T: Serialize> {
 /// Renders the site of the project at `root` in memory: validates the project, renders
 /// every page, and checks every internal link.
 pub fn render(root: &Path, options: &Options) -> Result<Site, SiteError> {
+    let report = project::check(&Layout::new(root).root);
+    render_as(root, report, options, Scope::Everything)
+}
+
+/// Checks the project as `render` would, rendering every content page but only one page of
+/// each data kind: the data, content, shortcodes, content links and every template are
+/// checked without the cost of rendering every record's page. `report` is the project's
+/// [`project::check`]. The returned site holds the other data pages as empty files.
+pub fn check(root: &Path, report: project::CheckReport) -> Result<Site, SiteError> {
+    render_as(root, report, &Options::default(), Scope::OnePerKind)
+}
+
+/// How much of the site to render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    Everything,
+    OnePerKind,
+}
+
+fn render_as(
+    root: &Path,
+    report: project::CheckReport,
+    options: &Options,
+    scope: Scope,
+) -> Result<Site, SiteError> {
     let layout = Layout::new(root);
-    let report = project::check(&layout.root);
     if !report.is_ok() {
         return Err(SiteError::Project(report.errors));
     }
@@ -214,7 +238,7 @@ pub fn render(root: &Path, options: &Options) -> Result<Site, SiteError> {
         &tera,
         &data_bytes,
     )
-    .render(&content)
+    .render(&content, scope)
 }
 
 /// Renders the site and writes it to `out`: into a temporary folder beside it first, swapped
@@ -294,7 +318,7 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    fn render(&self, content: &Content) -> Result<Site, SiteError> {
+    fn render(&self, content: &Content, scope: Scope) -> Result<Site, SiteError> {
         let mut site = Site::default();
         let mut errors = Vec::new();
         let mut narratives: BTreeMap<String, (String, &Source)> = BTreeMap::new();
@@ -343,6 +367,17 @@ impl<'a> Renderer<'a> {
                 .filter(|(_, source)| matches!(source.place, Place::Free(_)))
                 .map(|(_, source)| Job::Free(source)),
         );
+        if scope == Scope::OnePerKind {
+            let mut seen = std::collections::BTreeSet::new();
+            let (sample, rest): (Vec<_>, Vec<_>) = jobs
+                .into_iter()
+                .partition(|job| matches!(job, Job::Free(_)) || seen.insert(job.kind()));
+            for job in rest {
+                site.files
+                    .insert(format!("{}index.html", job.path()), Vec::new());
+            }
+            jobs = sample;
+        }
         // Pages are independent: render them on every core.
         let rendered = jobs
             .par_iter()
@@ -393,7 +428,9 @@ impl<'a> Renderer<'a> {
             .insert("robots.txt".into(), self.robots().into_bytes());
 
         links::check_content_links(&site, &self.urls, &content_links)?;
-        links::check_site(&site, &self.urls)?;
+        if scope == Scope::Everything {
+            links::check_site(&site, &self.urls)?;
+        }
         Ok(site)
     }
 
@@ -517,7 +554,7 @@ impl<'a> Renderer<'a> {
             Job::Run(run) => {
                 let (html, source) = narrative(Place::Run(run.id.to_string()));
                 let page = c.run_page(run);
-                let path = format!("runs/{}/", run.id);
+                let path = job.path();
                 self.page(&path, "run.html", page.title.clone(), source, html, &page)
             }
             Job::SweepsIndex => {
@@ -537,7 +574,7 @@ impl<'a> Renderer<'a> {
             Job::Sweep(sweep) => {
                 let page = c.sweep_page(sweep);
                 let (html, source) = narrative(Place::Sweep(page.slug.clone()));
-                let path = format!("sweeps/{}/", page.slug);
+                let path = job.path();
                 self.page(&path, "sweep.html", page.title.clone(), source, html, &page)
             }
             Job::FailuresIndex => {
@@ -557,7 +594,7 @@ impl<'a> Renderer<'a> {
             Job::Failure(failure) => {
                 let (html, source) = narrative(Place::Failure(failure.id.to_string()));
                 let page = c.failure_page(failure);
-                let path = format!("failures/{}/", failure.id);
+                let path = job.path();
                 self.page(
                     &path,
                     "failure.html",
@@ -585,7 +622,7 @@ impl<'a> Renderer<'a> {
             Job::Comparison(divergence) => {
                 let page = c.comparison_page(divergence);
                 let (html, source) = narrative(Place::Quality(page.slug.clone()));
-                let path = format!("quality/{}/", page.slug);
+                let path = job.path();
                 self.page(
                     &path,
                     "comparison.html",
@@ -884,6 +921,43 @@ enum Job<'d> {
     QualityIndex,
     Comparison(&'d data::Divergence),
     Free(&'d Source),
+}
+
+impl Job<'_> {
+    /// The kind of page, for rendering one of each.
+    fn kind(&self) -> &'static str {
+        match self {
+            Job::Home => "home",
+            Job::RunsIndex => "runs",
+            Job::Run(_) => "run",
+            Job::SweepsIndex => "sweeps",
+            Job::Sweep(_) => "sweep",
+            Job::FailuresIndex => "failures",
+            Job::Failure(_) => "failure",
+            Job::QualityIndex => "quality",
+            Job::Comparison(_) => "comparison",
+            Job::Free(_) => "page",
+        }
+    }
+
+    /// The page's path inside the site.
+    fn path(&self) -> String {
+        match self {
+            Job::Home => String::new(),
+            Job::RunsIndex => "runs/".into(),
+            Job::Run(run) => format!("runs/{}/", run.id),
+            Job::SweepsIndex => "sweeps/".into(),
+            Job::Sweep(sweep) => format!("sweeps/{}/", sweep.slug()),
+            Job::FailuresIndex => "failures/".into(),
+            Job::Failure(failure) => format!("failures/{}/", failure.id),
+            Job::QualityIndex => "quality/".into(),
+            Job::Comparison(divergence) => format!("quality/{}/", divergence.slug()),
+            Job::Free(source) => match &source.place {
+                Place::Free(name) => format!("{name}/"),
+                _ => unreachable!("free pages only"),
+            },
+        }
+    }
 }
 
 fn key_of(place: &Place) -> String {
