@@ -837,13 +837,17 @@ impl<'a> Catalog<'a> {
             .runs
             .iter()
             .filter(|run| run.model == model)
-            .map(|run| Link {
-                text: run.id.to_string(),
-                href: self.run_url(run),
-                note: Some(format!("{} tok/s", figure(run.decode_tok_s))),
-                warning: None,
-            })
+            .map(|run| self.link_run(run))
             .collect()
+    }
+
+    fn link_run(&self, run: &Run) -> Link {
+        Link {
+            text: run.id.to_string(),
+            href: self.run_url(run),
+            note: Some(format!("{} tok/s", figure(run.decode_tok_s))),
+            warning: None,
+        }
     }
 
     /// One sweep's page.
@@ -915,12 +919,7 @@ impl<'a> Catalog<'a> {
                 .runs
                 .iter()
                 .filter(|run| failure_concerns(failure, &run.model))
-                .map(|run| Link {
-                    text: run.id.to_string(),
-                    href: self.run_url(run),
-                    note: Some(format!("{} tok/s", figure(run.decode_tok_s))),
-                    warning: None,
-                })
+                .map(|run| self.link_run(run))
                 .collect(),
         }
     }
