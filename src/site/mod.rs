@@ -229,16 +229,37 @@ fn render_as(
     })?;
     let content = content::load(&layout.root, options.drafts).map_err(many)?;
     let tera = templates::load(&layout.root)?;
-    Renderer::new(
-        &layout,
-        &config,
-        options,
-        &results,
-        &report.profiles,
-        &tera,
-        &data_bytes,
-    )
-    .render(&content, scope)
+    let renderer = |doc| {
+        Renderer::new(
+            &layout,
+            &config,
+            options,
+            doc,
+            &report.profiles,
+            &tera,
+            &data_bytes,
+        )
+    };
+    match scope {
+        Scope::Everything => renderer(&results).render(&content, None),
+        Scope::OnePerKind => {
+            // The index templates are checked against one record of each kind: they show
+            // every record, and a large document would make check as slow as a build.
+            let sample = first_of_each(&results);
+            renderer(&results).render(&content, Some(&renderer(&sample)))
+        }
+    }
+}
+
+/// The document with only the first record of each kind.
+fn first_of_each(doc: &Results) -> Results {
+    let mut sample = doc.clone();
+    sample.runs.truncate(1);
+    sample.failures.truncate(1);
+    sample.sweeps.truncate(1);
+    sample.jitter.truncate(1);
+    sample.divergence.truncate(1);
+    sample
 }
 
 /// Renders the site and writes it to `out`: into a temporary folder beside it first, swapped
@@ -318,7 +339,9 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    fn render(&self, content: &Content, scope: Scope) -> Result<Site, SiteError> {
+    /// Renders the site; with `sample`, only one page of each kind, the index pages through
+    /// `sample`, and the rest of the data pages as empty files.
+    fn render(&self, content: &Content, sample: Option<&Renderer<'_>>) -> Result<Site, SiteError> {
         let mut site = Site::default();
         let mut errors = Vec::new();
         let mut narratives: BTreeMap<String, (String, &Source)> = BTreeMap::new();
@@ -367,21 +390,24 @@ impl<'a> Renderer<'a> {
                 .filter(|(_, source)| matches!(source.place, Place::Free(_)))
                 .map(|(_, source)| Job::Free(source)),
         );
-        if scope == Scope::OnePerKind {
+        if sample.is_some() {
             let mut seen = std::collections::BTreeSet::new();
-            let (sample, rest): (Vec<_>, Vec<_>) = jobs
+            let (kept, rest): (Vec<_>, Vec<_>) = jobs
                 .into_iter()
                 .partition(|job| matches!(job, Job::Free(_)) || seen.insert(job.kind()));
             for job in rest {
                 site.files
                     .insert(format!("{}index.html", job.path()), Vec::new());
             }
-            jobs = sample;
+            jobs = kept;
         }
         // Pages are independent: render them on every core.
         let rendered = jobs
             .par_iter()
-            .map(|job| self.render_job(job, &narrative))
+            .map(|job| match sample {
+                Some(sample) if job.is_index() => sample.render_job(job, &narrative),
+                _ => self.render_job(job, &narrative),
+            })
             .collect::<Result<Vec<_>, SiteError>>()?;
         site.files.extend(rendered);
         let not_found = self.render_template(
@@ -428,7 +454,7 @@ impl<'a> Renderer<'a> {
             .insert("robots.txt".into(), self.robots().into_bytes());
 
         links::check_content_links(&site, &self.urls, &content_links)?;
-        if scope == Scope::Everything {
+        if sample.is_none() {
             links::check_site(&site, &self.urls)?;
         }
         Ok(site)
@@ -938,6 +964,14 @@ impl Job<'_> {
             Job::Comparison(_) => "comparison",
             Job::Free(_) => "page",
         }
+    }
+
+    /// Whether the page lists every record of its kind.
+    fn is_index(&self) -> bool {
+        matches!(
+            self,
+            Job::Home | Job::RunsIndex | Job::SweepsIndex | Job::FailuresIndex | Job::QualityIndex
+        )
     }
 
     /// The page's path inside the site.
