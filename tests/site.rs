@@ -220,6 +220,16 @@ fn the_seed_figures_are_on_the_right_pages() {
         "the failure write-up narrative"
     );
 
+    let home = project.page("index.html");
+    for fact in [
+        "<dd>30 GiB</dd>",
+        "<dd>31.4 GiB</dd>",
+        "<dd>32,607 MiB</dd>",
+        "<dd>0.28.0</dd>",
+    ] {
+        assert!(home.contains(fact), "home page lacks {fact}");
+    }
+
     let comparison = project.page("quality/qwen3-6-bf16-kv-mtp/index.html");
     assert!(comparison.contains("Suspect measurement"), "suspect banner");
 }

@@ -229,6 +229,7 @@ pub struct Results {
 }
 
 /// The machine. Every field is optional: `collect hardware` leaves out what it cannot read.
+/// Sizes in GiB keep the number as written (30 stays 30, 31.4 stays 31.4).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Hardware {
@@ -244,7 +245,7 @@ pub struct Hardware {
     /// VRAM usable by the server in GiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
-    pub vram_usable_gib: Option<f64>,
+    pub vram_usable_gib: Option<serde_json::Number>,
     /// VRAM taken before the server starts, in MiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vram_baseline_mib: Option<u64>,
@@ -257,7 +258,7 @@ pub struct Hardware {
     /// Host RAM in GiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
-    pub host_ram_gib: Option<f64>,
+    pub host_ram_gib: Option<serde_json::Number>,
     /// CPU threads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_threads: Option<u64>,

@@ -594,7 +594,7 @@ impl<'a> Catalog<'a> {
         );
         add(
             "VRAM usable",
-            h.vram_usable_gib.map(|v| format!("{} GiB", figure(v))),
+            h.vram_usable_gib.as_ref().map(|v| format!("{v} GiB")),
         );
         add(
             "VRAM taken before the server starts",
@@ -606,7 +606,7 @@ impl<'a> Catalog<'a> {
         add("Driver", h.driver.clone());
         add(
             "Host RAM",
-            h.host_ram_gib.map(|v| format!("{} GiB", figure(v))),
+            h.host_ram_gib.as_ref().map(|v| format!("{v} GiB")),
         );
         add("CPU threads", h.cpu_threads.map(count));
         add("Operating system", h.os.clone());
