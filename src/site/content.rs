@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::SiteError;
 
 /// What a content file is the narrative of.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Place {
     /// `content/_index.md`: the home page.
     Home,

@@ -38,15 +38,9 @@ pub fn count(value: u64) -> String {
 
 /// A fraction as a percentage with the data's precision: 0.39 → 39%, 0.0312 → 3.12%.
 pub fn percent(value: f64) -> String {
-    let text = figure(value * 100.0);
-    // Multiplying by 100 in binary can leave a tail like 3.1199999999999997.
-    let rounded = format!("{:.*}", decimals(value).saturating_sub(2), value * 100.0);
-    let text = if text.len() > rounded.len() + 1 {
-        rounded
-    } else {
-        text
-    };
-    format!("{}%", text.trim_end_matches(".0"))
+    // Two of the fraction's decimals become the percentage's whole part.
+    let places = decimals(value).saturating_sub(2);
+    format!("{:.*}%", places, value * 100.0)
 }
 
 /// The number of decimals a value is written with.

@@ -344,7 +344,7 @@ impl<'a> Renderer<'a> {
     fn render(&self, content: &Content, sample: Option<&Renderer<'_>>) -> Result<Site, SiteError> {
         let mut site = Site::default();
         let mut errors = Vec::new();
-        let mut narratives: BTreeMap<String, (String, &Source)> = BTreeMap::new();
+        let mut narratives: BTreeMap<Place, (String, &Source)> = BTreeMap::new();
         let mut content_links = Vec::new();
         for source in &content.sources {
             if let Err(error) = self.check_place(&source.place, &source.file) {
@@ -358,7 +358,7 @@ impl<'a> Renderer<'a> {
                             .into_iter()
                             .map(|(url, line)| (source.file.clone(), url, line)),
                     );
-                    narratives.insert(key_of(&source.place), (html, source));
+                    narratives.insert(source.place.clone(), (html, source));
                 }
                 Err(error) => errors.push(error),
             }
@@ -367,7 +367,7 @@ impl<'a> Renderer<'a> {
             return Err(many(errors));
         }
         let narrative = |place: Place| -> (String, Option<&Source>) {
-            match narratives.get(&key_of(&place)) {
+            match narratives.get(&place) {
                 Some((html, source)) => (html.clone(), Some(*source)),
                 None => (String::new(), None),
             }
@@ -807,47 +807,25 @@ impl<'a> Renderer<'a> {
                 )
             })
         };
+        // The views that take no arguments.
+        let plain = match call.name.as_str() {
+            "runs_table" => Some(ShortcodeView::table(c.runs_table())),
+            "decode_chart" => Some(ShortcodeView::chart(c.decode_chart())),
+            "failure_list" => Some(ShortcodeView::links(c.failure_links())),
+            "failures_table" => Some(ShortcodeView::table(c.failures_table())),
+            "heatmap" => Some(ShortcodeView::chart(c.heatmap())),
+            "jitter_table" => Some(ShortcodeView::table(c.jitter_table())),
+            "comparisons_table" => Some(ShortcodeView::table(c.comparisons_table())),
+            "sweeps_table" => Some(ShortcodeView::table(c.sweeps_table())),
+            "hardware_table" => Some(ShortcodeView::facts(c.hardware())),
+            "software_table" => Some(ShortcodeView::facts(c.software())),
+            _ => None,
+        };
+        if let Some(view) = plain {
+            allowed(&[])?;
+            return block(view);
+        }
         match call.name.as_str() {
-            "runs_table" => {
-                allowed(&[])?;
-                block(ShortcodeView::table(c.runs_table()))
-            }
-            "decode_chart" => {
-                allowed(&[])?;
-                block(ShortcodeView::chart(c.decode_chart()))
-            }
-            "failure_list" => {
-                allowed(&[])?;
-                block(ShortcodeView::links(c.failure_links()))
-            }
-            "failures_table" => {
-                allowed(&[])?;
-                block(ShortcodeView::table(c.failures_table()))
-            }
-            "heatmap" => {
-                allowed(&[])?;
-                block(ShortcodeView::chart(c.heatmap()))
-            }
-            "jitter_table" => {
-                allowed(&[])?;
-                block(ShortcodeView::table(c.jitter_table()))
-            }
-            "comparisons_table" => {
-                allowed(&[])?;
-                block(ShortcodeView::table(c.comparisons_table()))
-            }
-            "sweeps_table" => {
-                allowed(&[])?;
-                block(ShortcodeView::table(c.sweeps_table()))
-            }
-            "hardware_table" => {
-                allowed(&[])?;
-                block(ShortcodeView::facts(c.hardware()))
-            }
-            "software_table" => {
-                allowed(&[])?;
-                block(ShortcodeView::facts(c.software()))
-            }
             "sweep_table" => {
                 allowed(&["sweep"])?;
                 let sweep = sweep_of(text_arg("sweep")?)?;
@@ -992,10 +970,6 @@ impl Job<'_> {
             },
         }
     }
-}
-
-fn key_of(place: &Place) -> String {
-    format!("{place:?}")
 }
 
 /// One field of a run, as text with its unit.

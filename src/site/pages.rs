@@ -722,7 +722,6 @@ impl<'a> Catalog<'a> {
             fits: kv_fits(kv, run.max_model_len),
         });
         let launch = self.launch(run);
-        let related = |links: Vec<Link>| links;
         RunPage {
             id: run.id.to_string(),
             title: format!("{} ({})", run.id, run.model),
@@ -730,14 +729,13 @@ impl<'a> Catalog<'a> {
             samples,
             kv,
             launch,
-            sweeps: related(
-                self.doc
-                    .sweeps
-                    .iter()
-                    .filter(|s| s.model == run.model)
-                    .map(|s| self.link_sweep(s))
-                    .collect(),
-            ),
+            sweeps: self
+                .doc
+                .sweeps
+                .iter()
+                .filter(|s| s.model == run.model)
+                .map(|s| self.link_sweep(s))
+                .collect(),
             comparisons: self
                 .doc
                 .divergence
