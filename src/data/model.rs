@@ -526,6 +526,16 @@ pub enum LevelStatus {
     Failed,
 }
 
+impl LevelStatus {
+    /// The status as written in the document.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LevelStatus::Ok => "ok",
+            LevelStatus::Failed => "failed",
+        }
+    }
+}
+
 /// One concurrency level of a sweep. The figures are absent when every request failed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -886,6 +896,13 @@ mod tests {
             "2026-09-07T00:00",
         ] {
             assert!(Date::new(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn level_status_names_match_serde() {
+        for status in [LevelStatus::Ok, LevelStatus::Failed] {
+            assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
         }
     }
 

@@ -144,9 +144,7 @@ fn sweep_levels(doc: &Results) -> String {
                     l.requests.to_string(),
                     l.succeeded.to_string(),
                     l.failed.to_string(),
-                    serde_json::to_value(l.status)
-                        .map(|v| v.as_str().unwrap_or_default().to_owned())
-                        .unwrap_or_default(),
+                    l.status.as_str().to_owned(),
                     o(&l.prompt_tokens),
                     o(&l.output_tokens),
                     o(&l.ttft_p50_s),
