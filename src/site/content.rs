@@ -135,6 +135,19 @@ pub fn load(root: &Path, drafts: bool) -> Result<Content, Vec<SiteError>> {
     }
 }
 
+/// Reads one Markdown file of `content/` (`relative` to the project root, as
+/// `content/method.md`); `None` when it is a draft left out of the build.
+pub fn load_file(root: &Path, relative: &Path, drafts: bool) -> Result<Option<Source>, SiteError> {
+    let inside = relative.strip_prefix("content").unwrap_or(relative);
+    let bytes = std::fs::read(root.join(relative)).map_err(|error| SiteError::Content {
+        file: relative.to_owned(),
+        line: 0,
+        message: format!("cannot read: {error}"),
+    })?;
+    let source = parse(relative, inside, bytes)?;
+    Ok((!source.front.draft || drafts).then_some(source))
+}
+
 fn parse(file: &Path, relative: &Path, bytes: Vec<u8>) -> Result<Source, SiteError> {
     let error = |line: usize, message: String| SiteError::Content {
         file: file.to_owned(),

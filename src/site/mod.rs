@@ -8,6 +8,7 @@ mod content;
 mod downloads;
 pub mod format;
 mod links;
+mod live;
 mod markdown;
 mod pages;
 mod templates;
@@ -29,6 +30,7 @@ use content::{Content, Place, Source};
 use markdown::{Arg, Expansion, Shortcode};
 use pages::Catalog;
 
+pub use live::{Live, Rebuild};
 pub use templates::{DEFAULTS as DEFAULT_TEMPLATES, STATIC as DEFAULT_STATIC};
 
 /// The vendored ECharts build every site carries.
@@ -214,40 +216,68 @@ fn render_as(
     options: &Options,
     scope: Scope,
 ) -> Result<Site, SiteError> {
-    let layout = Layout::new(root);
-    if !report.is_ok() {
-        return Err(SiteError::Project(report.errors));
-    }
-    let results = report.results.expect("a valid project has results");
-    let config =
-        crate::config::load(&layout.root).map_err(|e| SiteError::Project(vec![e.into()]))?;
-    let data_bytes = std::fs::read(layout.results()).map_err(|source| {
-        SiteError::Project(vec![ProjectError::Data(data::DataError::Read {
-            path: layout.results(),
-            source,
-        })])
-    })?;
-    let content = content::load(&layout.root, options.drafts).map_err(many)?;
-    let tera = templates::load(&layout.root)?;
-    let renderer = |doc| {
-        Renderer::new(
-            &layout,
-            &config,
-            options,
-            doc,
-            &report.profiles,
-            &tera,
-            &data_bytes,
-        )
-    };
+    let inputs = Inputs::load(root, report, options)?;
+    let renderer = inputs.renderer(&inputs.results);
     match scope {
-        Scope::Everything => renderer(&results).render(&content, None),
+        Scope::Everything => renderer.render(&inputs.content, None),
         Scope::OnePerKind => {
             // The index templates are checked against one record of each kind: they show
             // every record, and a large document would make check as slow as a build.
-            let sample = first_of_each(&results);
-            renderer(&results).render(&content, Some(&renderer(&sample)))
+            let sample = first_of_each(&inputs.results);
+            renderer.render(&inputs.content, Some(&inputs.renderer(&sample)))
         }
+    }
+}
+
+/// Everything a site is rendered from, read and validated once.
+struct Inputs {
+    layout: Layout,
+    options: Options,
+    config: Config,
+    results: Results,
+    profiles: Vec<Profile>,
+    tera: tera::Tera,
+    data_bytes: Vec<u8>,
+    content: Content,
+}
+
+impl Inputs {
+    /// Reads the project whose [`project::check`] is `report`.
+    fn load(
+        root: &Path,
+        report: project::CheckReport,
+        options: &Options,
+    ) -> Result<Self, SiteError> {
+        let layout = Layout::new(root);
+        if !report.is_ok() {
+            return Err(SiteError::Project(report.errors));
+        }
+        let results = report.results.expect("a valid project has results");
+        let config =
+            crate::config::load(&layout.root).map_err(|e| SiteError::Project(vec![e.into()]))?;
+        let data_bytes = std::fs::read(layout.results()).map_err(|source| {
+            SiteError::Project(vec![ProjectError::Data(data::DataError::Read {
+                path: layout.results(),
+                source,
+            })])
+        })?;
+        let content = content::load(&layout.root, options.drafts).map_err(many)?;
+        let tera = templates::load(&layout.root)?;
+        Ok(Self {
+            layout,
+            options: options.clone(),
+            config,
+            results,
+            profiles: report.profiles,
+            tera,
+            data_bytes,
+            content,
+        })
+    }
+
+    /// A renderer of `doc` (the project's results or a sample of them).
+    fn renderer<'a>(&'a self, doc: &'a Results) -> Renderer<'a> {
+        Renderer::new(self, doc)
     }
 }
 
@@ -289,15 +319,8 @@ struct Renderer<'a> {
 }
 
 impl<'a> Renderer<'a> {
-    fn new(
-        layout: &'a Layout,
-        config: &'a Config,
-        options: &Options,
-        results: &'a Results,
-        profiles: &'a [Profile],
-        tera: &'a tera::Tera,
-        data_bytes: &'a [u8],
-    ) -> Self {
+    fn new(inputs: &'a Inputs, results: &'a Results) -> Self {
+        let (config, options, data_bytes) = (&inputs.config, &inputs.options, &inputs.data_bytes);
         let base_url = options.base_url.as_deref().unwrap_or(&config.base_url);
         let urls = Urls::new(base_url);
         let hash = Sha256::digest(data_bytes);
@@ -330,12 +353,12 @@ impl<'a> Renderer<'a> {
         };
         Self {
             config,
-            catalog: Catalog::new(results, profiles, urls.clone()),
+            catalog: Catalog::new(results, &inputs.profiles, urls.clone()),
             urls,
-            tera,
+            tera: &inputs.tera,
             site,
             data_bytes,
-            root: &layout.root,
+            root: &inputs.layout.root,
         }
     }
 
@@ -458,6 +481,54 @@ impl<'a> Renderer<'a> {
             links::check_site(&site, &self.urls)?;
         }
         Ok(site)
+    }
+
+    /// Renders the one page whose narrative is `source`: its path and bytes, and the site
+    /// links its Markdown holds.
+    #[allow(clippy::type_complexity)]
+    fn render_narrative_page(
+        &self,
+        source: &Source,
+    ) -> Result<((String, Vec<u8>), Vec<(PathBuf, String, usize)>), SiteError> {
+        self.check_place(&source.place, &source.file)?;
+        let (html, links) = self.narrative(source)?;
+        let doc = self.catalog.doc;
+        let job = match &source.place {
+            Place::Home => Job::Home,
+            Place::Free(_) => Job::Free(source),
+            Place::Run(id) => Job::Run(self.catalog.run(id).expect("checked above")),
+            Place::Failure(id) => Job::Failure(
+                doc.failures
+                    .iter()
+                    .find(|f| f.id.as_str() == id)
+                    .expect("checked above"),
+            ),
+            Place::Sweep(slug) => Job::Sweep(
+                doc.sweeps
+                    .iter()
+                    .find(|s| &s.slug() == slug)
+                    .expect("checked above"),
+            ),
+            Place::Quality(slug) => Job::Comparison(
+                doc.divergence
+                    .iter()
+                    .find(|d| &d.slug() == slug)
+                    .expect("checked above"),
+            ),
+        };
+        let narrative = |place: Place| {
+            if place == source.place {
+                (html.clone(), Some(source))
+            } else {
+                (String::new(), None)
+            }
+        };
+        let page = self.render_job(&job, &narrative)?;
+        let links = links
+            .into_iter()
+            .map(|(url, line)| (source.file.clone(), url, line))
+            .collect();
+        Ok((page, links))
     }
 
     fn sections(&self) -> Vec<views::Link> {

@@ -1,0 +1,141 @@
+//! A site kept in memory between edits, for `serve`: a Markdown edit re-renders only the page
+//! it is the narrative of; anything else rebuilds the whole site.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{Inputs, Options, Site, SiteError, content, links};
+use crate::project;
+
+/// The last good site of a project and what it was rendered from.
+pub struct Live {
+    root: PathBuf,
+    options: Options,
+    /// The inputs of the last good site, while they still match the files: after a failed
+    /// rebuild the next one is full.
+    inputs: Option<Inputs>,
+    site: Arc<Site>,
+}
+
+/// What a rebuild did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rebuild {
+    /// The HTML pages rendered.
+    pub pages: usize,
+    /// Whether only the pages of the changed Markdown were rendered.
+    pub incremental: bool,
+}
+
+impl Live {
+    /// A project at `root` with nothing rendered yet: the first [`Live::rebuild`] is full.
+    pub fn new(root: &Path, options: Options) -> Self {
+        Self {
+            root: root.to_owned(),
+            options,
+            inputs: None,
+            site: Arc::default(),
+        }
+    }
+
+    /// The last site that rendered without error (empty before the first).
+    pub fn site(&self) -> Arc<Site> {
+        Arc::clone(&self.site)
+    }
+
+    /// Brings the site up to date after `changed` files (absolute, or relative to the root)
+    /// changed; with none, rebuilds everything. On error the last good site is kept.
+    pub fn rebuild(&mut self, changed: &[PathBuf]) -> Result<Rebuild, SiteError> {
+        let relative: Vec<PathBuf> = changed
+            .iter()
+            .map(|path| path.strip_prefix(&self.root).unwrap_or(path).to_owned())
+            .collect();
+        let outcome = match self.markdown_only(&relative) {
+            Some(indexes) => self.rerender(&relative, &indexes),
+            None => self.full(),
+        };
+        if outcome.is_err() {
+            self.inputs = None;
+        }
+        outcome
+    }
+
+    /// The indexes of the changed sources, when every change is an edit of a Markdown file
+    /// the last good site already has a page for.
+    fn markdown_only(&self, relative: &[PathBuf]) -> Option<Vec<usize>> {
+        let inputs = self.inputs.as_ref()?;
+        if relative.is_empty() {
+            return None;
+        }
+        relative
+            .iter()
+            .map(|path| {
+                if !path.starts_with("content") || path.extension()? != "md" {
+                    return None;
+                }
+                inputs
+                    .content
+                    .sources
+                    .iter()
+                    .position(|source| source.file == *path)
+            })
+            .collect()
+    }
+
+    fn full(&mut self) -> Result<Rebuild, SiteError> {
+        let report = project::check(&self.root);
+        let inputs = Inputs::load(&self.root, report, &self.options)?;
+        let site = inputs
+            .renderer(&inputs.results)
+            .render(&inputs.content, None)?;
+        let pages = site.pages().count();
+        self.site = Arc::new(site);
+        self.inputs = Some(inputs);
+        Ok(Rebuild {
+            pages,
+            incremental: false,
+        })
+    }
+
+    fn rerender(&mut self, relative: &[PathBuf], indexes: &[usize]) -> Result<Rebuild, SiteError> {
+        let inputs = self.inputs.as_mut().expect("checked by markdown_only");
+        for (path, &index) in relative.iter().zip(indexes) {
+            match content::load_file(&self.root, path, self.options.drafts)? {
+                Some(source) => inputs.content.sources[index] = source,
+                // It became a draft: its page goes, and with it the links to it.
+                None => return self.full(),
+            }
+        }
+        let renderer = inputs.renderer(&inputs.results);
+        let mut pages = Vec::new();
+        let mut content_links = Vec::new();
+        for &index in indexes {
+            let (page, links) = renderer.render_narrative_page(&inputs.content.sources[index])?;
+            pages.push(page);
+            content_links.extend(links);
+        }
+        let count = pages.len();
+        let site = Arc::make_mut(&mut self.site);
+        let previous: Vec<_> = pages
+            .into_iter()
+            .map(|(path, bytes)| {
+                let old = site.files.insert(path.clone(), bytes);
+                (path, old)
+            })
+            .collect();
+        let checked = links::check_content_links(site, &renderer.urls, &content_links)
+            .and_then(|()| links::check_site(site, &renderer.urls));
+        if let Err(error) = checked {
+            for (path, old) in previous {
+                match old {
+                    Some(bytes) => site.files.insert(path, bytes),
+                    None => site.files.remove(&path),
+                };
+            }
+            return Err(error);
+        }
+        Ok(Rebuild {
+            pages: count,
+            incremental: true,
+        })
+    }
+}

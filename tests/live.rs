@@ -1,0 +1,146 @@
+//! The in-memory site `serve` keeps: a Markdown edit re-renders one page and gives the bytes a
+//! full build gives; anything else rebuilds everything; a broken edit keeps the last good site.
+
+mod support;
+
+use std::path::PathBuf;
+
+use benchsite::site::{self, Live, Options, Rebuild};
+use support::Project;
+
+fn options() -> Options {
+    Options {
+        base_url: Some("/".into()),
+        drafts: false,
+    }
+}
+
+fn started(project: &Project) -> Live {
+    let mut live = Live::new(project.root.path(), options());
+    let rebuild = live.rebuild(&[]).unwrap();
+    assert!(!rebuild.incremental);
+    assert!(rebuild.pages > 30, "{rebuild:?}");
+    live
+}
+
+fn edit(project: &Project, relative: &str, edit: impl FnOnce(String) -> String) -> PathBuf {
+    let path = project.root.path().join(relative);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, edit(text)).unwrap();
+    path
+}
+
+fn assert_same_as_full_build(live: &Live, project: &Project) {
+    let full = site::render(project.root.path(), &options()).unwrap();
+    let kept = live.site();
+    assert_eq!(
+        kept.files.keys().collect::<Vec<_>>(),
+        full.files.keys().collect::<Vec<_>>()
+    );
+    for (path, bytes) in &full.files {
+        assert!(
+            kept.files[path] == *bytes,
+            "{path} differs from a full build"
+        );
+    }
+}
+
+#[test]
+fn a_markdown_edit_rerenders_its_page_with_the_bytes_of_a_full_build() {
+    let project = Project::copy_of_repo();
+    let mut live = started(&project);
+    let edits: [(&str, fn(String) -> String); 4] = [
+        ("content/method.md", |text| {
+            format!(
+                "{text}\n## Added later\n\nDecode: {{{{ run(id=\"qwen36-moe-mtp\", field=\"decode_tok_s\") }}}}, see [runs](/runs/).\n"
+            )
+        }),
+        ("content/_index.md", |text| {
+            format!("{text}\nA new closing paragraph.\n")
+        }),
+        ("content/failures/qwen38-bf16.md", |text| {
+            text.replacen("+++\n", "+++\ntitle = \"Renamed write-up\"\n", 1)
+        }),
+        ("content/method.md", |text| {
+            text.replace("## Decode speed", "## Decoding speed")
+        }),
+    ];
+    for (file, change) in edits {
+        let path = edit(&project, file, change);
+        let rebuild = live.rebuild(&[path]).unwrap();
+        assert_eq!(
+            rebuild,
+            Rebuild {
+                pages: 1,
+                incremental: true
+            },
+            "{file}"
+        );
+        assert_same_as_full_build(&live, &project);
+    }
+    let method = String::from_utf8(live.site().files["method/index.html"].clone()).unwrap();
+    assert!(method.contains("Added later"), "{method}");
+    assert!(method.contains("id=\"decoding-speed\""), "{method}");
+}
+
+#[test]
+fn data_template_and_new_files_rebuild_everything() {
+    let project = Project::copy_of_repo();
+    let mut live = started(&project);
+    let data = edit(&project, "data/results.json", |text| {
+        text.replacen("\"Arch Linux\"", "\"Arch Linux (edited)\"", 1)
+    });
+    let rebuild = live.rebuild(&[data]).unwrap();
+    assert!(!rebuild.incremental);
+    assert_same_as_full_build(&live, &project);
+    let home = String::from_utf8(live.site().files["index.html"].clone()).unwrap();
+    assert!(home.contains("Arch Linux (edited)"));
+
+    project.write("content/notes.md", "# Notes\n\nNew page.\n");
+    let rebuild = live
+        .rebuild(&[project.root.path().join("content/notes.md")])
+        .unwrap();
+    assert!(!rebuild.incremental);
+    assert!(live.site().files.contains_key("notes/index.html"));
+
+    let template = edit(&project, "templates/page.html", |text| {
+        text.replacen(
+            "{% block main %}",
+            "{% block main %}<p>template edit</p>",
+            1,
+        )
+    });
+    let rebuild = live.rebuild(&[template]).unwrap();
+    assert!(!rebuild.incremental);
+    let notes = String::from_utf8(live.site().files["notes/index.html"].clone()).unwrap();
+    assert!(notes.contains("template edit"), "{notes}");
+    assert_same_as_full_build(&live, &project);
+}
+
+#[test]
+fn a_broken_edit_keeps_the_last_good_site_until_it_is_fixed() {
+    let project = Project::copy_of_repo();
+    let mut live = started(&project);
+    let good = live.site();
+    let original = std::fs::read_to_string(project.root.path().join("content/method.md")).unwrap();
+
+    let path = edit(&project, "content/method.md", |text| {
+        format!("{text}\n{{{{ no_such_view() }}}}\n")
+    });
+    let error = live.rebuild(std::slice::from_ref(&path)).unwrap_err();
+    let message = error.to_string();
+    assert!(message.contains("content/method.md:"), "{message}");
+    assert!(message.contains("no_such_view"), "{message}");
+    assert!(*live.site() == *good, "the last good site is kept");
+
+    // A link to a missing page, found only by the link check after the page rendered.
+    std::fs::write(&path, format!("{original}\n[gone](/runs/no-such-run/)\n")).unwrap();
+    let error = live.rebuild(std::slice::from_ref(&path)).unwrap_err();
+    assert!(error.to_string().contains("/runs/no-such-run/"), "{error}");
+    assert!(*live.site() == *good);
+
+    std::fs::write(&path, &original).unwrap();
+    live.rebuild(&[path]).unwrap();
+    assert!(*live.site() == *good);
+    assert_same_as_full_build(&live, &project);
+}
