@@ -45,11 +45,14 @@ fn assert_same_as_full_build(live: &Live, project: &Project) {
     }
 }
 
+/// An edit of a file's text.
+type Change = fn(String) -> String;
+
 #[test]
 fn a_markdown_edit_rerenders_its_page_with_the_bytes_of_a_full_build() {
     let project = Project::copy_of_repo();
     let mut live = started(&project);
-    let edits: [(&str, fn(String) -> String); 4] = [
+    let edits: [(&str, Change); 4] = [
         ("content/method.md", |text| {
             format!(
                 "{text}\n## Added later\n\nDecode: {{{{ run(id=\"qwen36-moe-mtp\", field=\"decode_tok_s\") }}}}, see [runs](/runs/).\n"
