@@ -8,4 +8,5 @@ pub mod data;
 pub mod profiles;
 pub mod project;
 pub mod scaffold;
+pub mod serve;
 pub mod site;

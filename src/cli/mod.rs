@@ -3,6 +3,7 @@
 mod build;
 mod check;
 mod profile;
+mod serve;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -26,6 +27,8 @@ struct Cli {
 enum Command {
     /// Build the static site from data/, content/ and templates/ into site/.
     Build(build::BuildArgs),
+    /// Preview the site with live reload: rebuilt in memory on every edit.
+    Serve(serve::ServeArgs),
     /// Validate settings, profiles, data, content and templates, reporting every problem.
     Check,
     /// Print the JSON Schema of the results document.
@@ -53,6 +56,7 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Build(args) => build::run(&cli.root, args),
+        Command::Serve(args) => serve::run(&cli.root, args),
         Command::Check => check::run(&cli.root),
         Command::Schema => print_schema(),
         Command::Init { dir } => init(&dir),
