@@ -1,6 +1,6 @@
 //! The built seed site in a real headless Chromium (Debian's `chromium`), driven by
 //! playwright-core: every page loads without a console error, every chart renders, and the
-//! sort buttons reorder a table. Needs `chromium` and `npm ci --prefix tests/browser`
+//! sort buttons reorder a table; a page served by `benchsite serve` reloads itself after an edit. Needs `chromium` and `npm ci --prefix tests/browser`
 //! (`.ci/run` installs both).
 
 mod support;
@@ -38,4 +38,32 @@ fn every_page_works_in_chromium() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains(", 0 problems"), "{stdout}");
+}
+
+#[test]
+fn an_open_page_reloads_itself_after_an_edit_in_chromium() {
+    let project = Project::copy_of_repo();
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_benchsite"))
+        .args(["serve", "--port", "0", "--root", project.root_str()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(serve.stdout.take().unwrap()));
+    let url = lines
+        .find_map(|line| line.ok()?.strip_prefix("serving ").map(str::to_owned))
+        .expect("serve prints its address");
+    // Keep reading so serve never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    let output = Command::new("node")
+        .arg(repo().join("tests/browser/reload.mjs"))
+        .arg(&url)
+        .arg(project.root.path())
+        .output()
+        .expect("node runs");
+    let _ = serve.kill();
+    let _ = serve.wait();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("0 problems"), "{stdout}");
 }

@@ -1,0 +1,78 @@
+// Live reload in a real browser: a page served by `benchsite serve` reloads by itself after
+// its Markdown is edited, shows a broken data edit as an overlay without reloading, and
+// reloads without the overlay once the data is fixed. Fails on any console or page error.
+//
+// usage: node reload.mjs SERVE_URL PROJECT_DIR
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const [url, project] = process.argv.slice(2);
+if (!url || !project) {
+  console.error('usage: node reload.mjs SERVE_URL PROJECT_DIR');
+  process.exit(2);
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: [
+    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  ],
+});
+const problems = [];
+const timeout = 15000;
+try {
+  const page = await browser.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // The page's socket greets it with the current build; only then can an edit be seen.
+  const greeted = new Promise((resolve) => page.on('websocket', (socket) =>
+    socket.on('framereceived', resolve)));
+  await page.goto(`${url}method/`, { waitUntil: 'load' });
+  await greeted;
+
+  // 1. A Markdown edit: the page reloads by itself and shows the new text.
+  await page.evaluate(() => { window.benchsiteMarker = 'before the edit'; });
+  let reloaded = page.waitForEvent('load', { timeout });
+  await appendFile(join(project, 'content/method.md'), '\nThis sentence arrived by live reload.\n');
+  await reloaded;
+  const marker = await page.evaluate(() => window.benchsiteMarker);
+  if (marker !== undefined) problems.push('the page did not reload');
+  const text = await page.locator('main').textContent();
+  if (!text.includes('This sentence arrived by live reload.')) {
+    problems.push('the reloaded page lacks the new sentence');
+  }
+  console.log('reloaded after a Markdown edit');
+
+  // 2. Broken data: an overlay with the pointer appears over the page, which stays.
+  const resultsPath = join(project, 'data/results.json');
+  const good = await readFile(resultsPath, 'utf8');
+  await page.evaluate(() => { window.benchsiteMarker = 'before the break'; });
+  await writeFile(resultsPath, good.replace('"decode_tok_s": 289.0', '"decode_tok_s": "fast"'));
+  const overlay = page.locator('#benchsite-overlay');
+  await overlay.waitFor({ state: 'visible', timeout });
+  const said = await overlay.textContent();
+  if (!said.includes('/runs/0/decode_tok_s')) problems.push(`the overlay says: ${said}`);
+  if (await page.evaluate(() => window.benchsiteMarker) !== 'before the break') {
+    problems.push('the page reloaded on a broken edit');
+  }
+  console.log('overlay shown for broken data');
+
+  // 3. Fixed: the page reloads and the overlay is gone.
+  reloaded = page.waitForEvent('load', { timeout });
+  await writeFile(resultsPath, good);
+  await reloaded;
+  if (await overlay.count() !== 0) problems.push('the overlay stayed after the fix');
+  console.log('overlay cleared after the fix');
+} catch (error) {
+  problems.push(`failed: ${error.message}`);
+} finally {
+  await browser.close();
+}
+
+console.log(`${problems.length} problems`);
+for (const problem of problems) console.log(problem);
+process.exit(problems.length === 0 ? 0 : 1);
