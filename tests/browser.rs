@@ -1,6 +1,7 @@
-//! The built seed site in a real headless Chromium (Debian's `chromium`), driven by
-//! playwright-core: every page loads without a console error, every chart renders, and the
-//! sort buttons reorder a table; a page served by `benchsite serve` reloads itself after an edit. Needs `chromium` and `npm ci --prefix tests/browser`
+//! The site in a real headless Chromium (Debian's `chromium`), driven by playwright-core:
+//! every built page loads without a console error, every chart renders, and the sort buttons
+//! reorder a table; a page served by `benchsite serve` reloads itself after an edit and shows
+//! a broken one as an overlay. Needs `chromium` and `npm ci --prefix tests/browser`
 //! (`.ci/run` installs both).
 
 mod support;
