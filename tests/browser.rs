@@ -47,6 +47,7 @@ fn an_open_page_reloads_itself_after_an_edit_in_chromium() {
     let mut serve = Command::new(env!("CARGO_BIN_EXE_benchsite"))
         .args(["serve", "--port", "0", "--root", project.root_str()])
         .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let mut lines = std::io::BufRead::lines(std::io::BufReader::new(serve.stdout.take().unwrap()));

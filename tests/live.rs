@@ -81,7 +81,7 @@ fn a_markdown_edit_rerenders_its_page_with_the_bytes_of_a_full_build() {
         );
         assert_same_as_full_build(&live, &project);
     }
-    let method = String::from_utf8(live.site().files["method/index.html"].clone()).unwrap();
+    let method = String::from_utf8(live.site().files["method/index.html"].to_vec()).unwrap();
     assert!(method.contains("Added later"), "{method}");
     assert!(method.contains("id=\"decoding-speed\""), "{method}");
 }
@@ -96,7 +96,7 @@ fn data_template_and_new_files_rebuild_everything() {
     let rebuild = live.rebuild(&[data]).unwrap();
     assert!(!rebuild.incremental);
     assert_same_as_full_build(&live, &project);
-    let home = String::from_utf8(live.site().files["index.html"].clone()).unwrap();
+    let home = String::from_utf8(live.site().files["index.html"].to_vec()).unwrap();
     assert!(home.contains("Arch Linux (edited)"));
 
     project.write("content/notes.md", "# Notes\n\nNew page.\n");
@@ -115,7 +115,7 @@ fn data_template_and_new_files_rebuild_everything() {
     });
     let rebuild = live.rebuild(&[template]).unwrap();
     assert!(!rebuild.incremental);
-    let notes = String::from_utf8(live.site().files["notes/index.html"].clone()).unwrap();
+    let notes = String::from_utf8(live.site().files["notes/index.html"].to_vec()).unwrap();
     assert!(notes.contains("template edit"), "{notes}");
     assert_same_as_full_build(&live, &project);
 }
@@ -143,7 +143,27 @@ fn a_broken_edit_keeps_the_last_good_site_until_it_is_fixed() {
     assert!(*live.site() == *good);
 
     std::fs::write(&path, &original).unwrap();
-    live.rebuild(&[path]).unwrap();
+    live.rebuild(std::slice::from_ref(&path)).unwrap();
     assert!(*live.site() == *good);
     assert_same_as_full_build(&live, &project);
+
+    // Another page links to a heading of this one; renaming the heading breaks that link.
+    let home = edit(&project, "content/_index.md", |text| {
+        format!("{text}\nSee [decode speed](/method/#decode-speed).\n")
+    });
+    assert!(live.rebuild(&[home]).unwrap().incremental);
+    let linked = live.site();
+    std::fs::write(
+        &path,
+        original.replace("## Decode speed", "## Decoding speed"),
+    )
+    .unwrap();
+    let error = live.rebuild(std::slice::from_ref(&path)).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("index.html: /method/#decode-speed"),
+        "{error}"
+    );
+    assert!(*live.site() == *linked);
 }

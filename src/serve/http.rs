@@ -188,9 +188,9 @@ async fn file(method: Method, uri: Uri, State(shared): State<Arc<Shared>>) -> Re
     let content_type = mime_guess::from_path(&name).first_or_octet_stream();
     let body = match bytes {
         Some(bytes) if content_type != mime_guess::mime::TEXT_HTML => bytes,
-        Some(bytes) => inject(&String::from_utf8_lossy(&bytes), &current).into_bytes(),
+        Some(bytes) => inject(&String::from_utf8_lossy(&bytes), &current).into(),
         // Before the first good build there is no site, not even its 404 page.
-        None => inject(NO_SITE, &current).into_bytes(),
+        None => inject(NO_SITE, &current).into(),
     };
     let mut content_type = content_type.essence_str().to_owned();
     if content_type.starts_with("text/") || content_type.ends_with("javascript") {
@@ -236,7 +236,7 @@ mod tests {
             "runs/a/index.html",
             "data/x y.csv",
         ] {
-            site.files.insert(path.into(), Vec::new());
+            site.files.insert(path.into(), Default::default());
         }
         site
     }

@@ -55,33 +55,70 @@ fn resolves(site: &Site, urls: &Urls, url: &str) -> bool {
 /// Every `href` and `src` of every page that points into the site resolves to a file, and
 /// every `#fragment` to an id on the page it names.
 pub fn check_site(site: &Site, urls: &Urls) -> Result<(), SiteError> {
-    let pages: Vec<&str> = site.pages().collect();
-    let scans: BTreeMap<&str, Scan> = pages
-        .par_iter()
-        .map(|path| (*path, scan(&String::from_utf8_lossy(&site.files[*path]))))
-        .collect();
-    let mut broken: Vec<String> = scans
-        .par_iter()
-        .flat_map_iter(|(path, page)| {
-            page.urls
-                .iter()
-                .filter(|url| !link_resolves(site, urls, &scans, path, url))
-                .map(move |url| format!("  {path}: {url}"))
-        })
-        .collect();
-    broken.sort();
-    broken.dedup();
-    if broken.is_empty() {
-        Ok(())
-    } else {
-        Err(SiteError::Links(broken))
+    Scans::of(site).check(site, urls)
+}
+
+/// The ids and links of every page of a site, kept so that a changed page is scanned alone.
+#[derive(Debug, Default)]
+pub struct Scans(BTreeMap<String, Scan>);
+
+impl Scans {
+    /// Scans every page of `site`.
+    pub fn of(site: &Site) -> Self {
+        let pages: Vec<&str> = site.pages().collect();
+        Self(
+            pages
+                .par_iter()
+                .map(|path| {
+                    (
+                        path.to_string(),
+                        scan(&String::from_utf8_lossy(&site.files[*path])),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// Scans `pages` of `site` again.
+    pub fn rescan(&mut self, site: &Site, pages: &[String]) {
+        for path in pages {
+            let html = site
+                .files
+                .get(path)
+                .map(|bytes| String::from_utf8_lossy(bytes));
+            match html {
+                Some(html) => self.0.insert(path.clone(), scan(&html)),
+                None => self.0.remove(path),
+            };
+        }
+    }
+
+    /// Checks every link of the scanned pages against `site`.
+    pub fn check(&self, site: &Site, urls: &Urls) -> Result<(), SiteError> {
+        let mut broken: Vec<String> = self
+            .0
+            .par_iter()
+            .flat_map_iter(|(path, page)| {
+                page.urls
+                    .iter()
+                    .filter(|url| !link_resolves(site, urls, &self.0, path, url))
+                    .map(move |url| format!("  {path}: {url}"))
+            })
+            .collect();
+        broken.sort();
+        broken.dedup();
+        if broken.is_empty() {
+            Ok(())
+        } else {
+            Err(SiteError::Links(broken))
+        }
     }
 }
 
 fn link_resolves(
     site: &Site,
     urls: &Urls,
-    scans: &BTreeMap<&str, Scan>,
+    scans: &BTreeMap<String, Scan>,
     page: &str,
     url: &str,
 ) -> bool {
@@ -114,7 +151,7 @@ fn link_resolves(
         Some(fragment) => {
             !file.ends_with(".html")
                 || scans
-                    .get(file.as_str())
+                    .get(&file)
                     .is_some_and(|scan| scan.ids.contains(fragment))
         }
     }
@@ -122,7 +159,7 @@ fn link_resolves(
 
 /// The ids a page defines and the URLs it points to.
 #[derive(Debug, Default)]
-struct Scan {
+pub struct Scan {
     ids: BTreeSet<String>,
     urls: Vec<String>,
 }

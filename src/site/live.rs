@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Inputs, Options, Site, SiteError, content, links};
+use super::links::{self, Scans};
+use super::{Inputs, Options, Site, SiteError, content};
 use crate::project;
 
 /// The last good site of a project and what it was rendered from.
@@ -15,6 +16,8 @@ pub struct Live {
     /// rebuild the next one is full.
     inputs: Option<Inputs>,
     site: Arc<Site>,
+    /// The links and ids of the site's pages, for checking links after a page changes.
+    scans: Scans,
 }
 
 /// What a rebuild did.
@@ -34,6 +37,7 @@ impl Live {
             options,
             inputs: None,
             site: Arc::default(),
+            scans: Scans::default(),
         }
     }
 
@@ -84,11 +88,14 @@ impl Live {
     fn full(&mut self) -> Result<Rebuild, SiteError> {
         let report = project::check(&self.root);
         let inputs = Inputs::load(&self.root, report, &self.options)?;
-        let site = inputs
-            .renderer(&inputs.results)
-            .render(&inputs.content, None)?;
+        let renderer = inputs.renderer(&inputs.results);
+        let (site, content_links) = renderer.render_unchecked(&inputs.content, None)?;
+        links::check_content_links(&site, &renderer.urls, &content_links)?;
+        let scans = Scans::of(&site);
+        scans.check(&site, &renderer.urls)?;
         let pages = site.pages().count();
         self.site = Arc::new(site);
+        self.scans = scans;
         self.inputs = Some(inputs);
         Ok(Rebuild {
             pages,
@@ -113,7 +120,8 @@ impl Live {
             pages.push(page);
             content_links.extend(links);
         }
-        let count = pages.len();
+        let paths: Vec<String> = pages.iter().map(|(path, _)| path.clone()).collect();
+        // Shared with the server, the site is copied here, but its files are not.
         let site = Arc::make_mut(&mut self.site);
         let previous: Vec<_> = pages
             .into_iter()
@@ -122,8 +130,9 @@ impl Live {
                 (path, old)
             })
             .collect();
+        self.scans.rescan(site, &paths);
         let checked = links::check_content_links(site, &renderer.urls, &content_links)
-            .and_then(|()| links::check_site(site, &renderer.urls));
+            .and_then(|()| self.scans.check(site, &renderer.urls));
         if let Err(error) = checked {
             for (path, old) in previous {
                 match old {
@@ -131,10 +140,11 @@ impl Live {
                     None => site.files.remove(&path),
                 };
             }
+            self.scans.rescan(site, &paths);
             return Err(error);
         }
         Ok(Rebuild {
-            pages: count,
+            pages: paths.len(),
             incremental: true,
         })
     }

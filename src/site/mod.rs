@@ -17,6 +17,7 @@ mod views;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use bytes::Bytes;
 use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -100,8 +101,9 @@ pub struct Options {
 /// A rendered site: every file by its path inside the site.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Site {
-    /// Path (`runs/x/index.html`) to bytes.
-    pub files: BTreeMap<String, Vec<u8>>,
+    /// Path (`runs/x/index.html`) to bytes; cheap to clone, so a site can be shared and
+    /// changed page by page.
+    pub files: BTreeMap<String, Bytes>,
 }
 
 impl Site {
@@ -308,6 +310,9 @@ fn many(mut errors: Vec<SiteError>) -> SiteError {
     }
 }
 
+/// A site link written in Markdown: its file, URL and line.
+type ContentLink = (PathBuf, String, usize);
+
 struct Renderer<'a> {
     config: &'a Config,
     urls: Urls,
@@ -365,6 +370,21 @@ impl<'a> Renderer<'a> {
     /// Renders the site; with `sample`, only one page of each kind, the index pages through
     /// `sample`, and the rest of the data pages as empty files.
     fn render(&self, content: &Content, sample: Option<&Renderer<'_>>) -> Result<Site, SiteError> {
+        let (site, content_links) = self.render_unchecked(content, sample)?;
+        links::check_content_links(&site, &self.urls, &content_links)?;
+        if sample.is_none() {
+            links::check_site(&site, &self.urls)?;
+        }
+        Ok(site)
+    }
+
+    /// Renders the site without checking its links: the site, and the links the Markdown
+    /// holds with their files and lines.
+    fn render_unchecked(
+        &self,
+        content: &Content,
+        sample: Option<&Renderer<'_>>,
+    ) -> Result<(Site, Vec<ContentLink>), SiteError> {
         let mut site = Site::default();
         let mut errors = Vec::new();
         let mut narratives: BTreeMap<Place, (String, &Source)> = BTreeMap::new();
@@ -420,7 +440,7 @@ impl<'a> Renderer<'a> {
                 .partition(|job| matches!(job, Job::Free(_)) || seen.insert(job.kind()));
             for job in rest {
                 site.files
-                    .insert(format!("{}index.html", job.path()), Vec::new());
+                    .insert(format!("{}index.html", job.path()), Bytes::new());
             }
             jobs = kept;
         }
@@ -445,51 +465,48 @@ impl<'a> Renderer<'a> {
                 content: Empty {},
             },
         )?;
-        site.files.insert("404.html".into(), not_found.into_bytes());
+        site.files.insert("404.html".into(), not_found.into());
 
         for (name, default) in templates::STATIC {
             site.files.insert(
                 format!("assets/{name}"),
-                templates::static_file(self.root, name, default)?,
+                templates::static_file(self.root, name, default)?.into(),
             );
         }
         site.files
-            .insert("assets/echarts.min.js".into(), ECHARTS.to_vec());
+            .insert("assets/echarts.min.js".into(), Bytes::from_static(ECHARTS));
         site.files.insert(
             "assets/echarts-LICENSE.txt".into(),
-            ECHARTS_LICENSE.to_vec(),
+            Bytes::from_static(ECHARTS_LICENSE),
         );
-        site.files
-            .insert("assets/echarts-NOTICE.txt".into(), ECHARTS_NOTICE.to_vec());
+        site.files.insert(
+            "assets/echarts-NOTICE.txt".into(),
+            Bytes::from_static(ECHARTS_NOTICE),
+        );
         for asset in &content.assets {
             site.files
-                .insert(asset.site_path.clone(), asset.bytes.clone());
+                .insert(asset.site_path.clone(), asset.bytes.clone().into());
         }
-        site.files
-            .insert("data/results.json".into(), self.data_bytes.to_vec());
+        site.files.insert(
+            "data/results.json".into(),
+            Bytes::copy_from_slice(self.data_bytes),
+        );
         for (name, csv) in downloads::csv_files(doc) {
-            site.files.insert(format!("data/{name}"), csv.into_bytes());
+            site.files.insert(format!("data/{name}"), csv.into());
         }
-        site.files.insert(".nojekyll".into(), Vec::new());
+        site.files.insert(".nojekyll".into(), Bytes::new());
         site.files
-            .insert("sitemap.xml".into(), self.sitemap(&site).into_bytes());
-        site.files
-            .insert("robots.txt".into(), self.robots().into_bytes());
-
-        links::check_content_links(&site, &self.urls, &content_links)?;
-        if sample.is_none() {
-            links::check_site(&site, &self.urls)?;
-        }
-        Ok(site)
+            .insert("sitemap.xml".into(), self.sitemap(&site).into());
+        site.files.insert("robots.txt".into(), self.robots().into());
+        Ok((site, content_links))
     }
 
     /// Renders the one page whose narrative is `source`: its path and bytes, and the site
     /// links its Markdown holds.
-    #[allow(clippy::type_complexity)]
     fn render_narrative_page(
         &self,
         source: &Source,
-    ) -> Result<((String, Vec<u8>), Vec<(PathBuf, String, usize)>), SiteError> {
+    ) -> Result<((String, Bytes), Vec<ContentLink>), SiteError> {
         self.check_place(&source.place, &source.file)?;
         let (html, links) = self.narrative(source)?;
         let doc = self.catalog.doc;
@@ -576,7 +593,7 @@ impl<'a> Renderer<'a> {
         sections
     }
 
-    /// Renders one page through its template into `site`.
+    /// Renders one page through its template.
     #[allow(clippy::too_many_arguments)]
     fn page<T: Serialize>(
         &self,
@@ -586,7 +603,7 @@ impl<'a> Renderer<'a> {
         source: Option<&Source>,
         narrative: String,
         content: &T,
-    ) -> Result<(String, Vec<u8>), SiteError> {
+    ) -> Result<(String, Bytes), SiteError> {
         let front = source.map(|s| &s.front);
         let title = front.and_then(|f| f.title.clone()).unwrap_or(title);
         let description = front
@@ -604,7 +621,7 @@ impl<'a> Renderer<'a> {
                 content,
             },
         )?;
-        Ok((format!("{path}index.html"), html.into_bytes()))
+        Ok((format!("{path}index.html"), html.into()))
     }
 
     /// Renders one page of the site: its path and bytes.
@@ -612,7 +629,7 @@ impl<'a> Renderer<'a> {
         &self,
         job: &Job<'s>,
         narrative: &(dyn Fn(Place) -> (String, Option<&'s Source>) + Sync),
-    ) -> Result<(String, Vec<u8>), SiteError> {
+    ) -> Result<(String, Bytes), SiteError> {
         let c = &self.catalog;
         match job {
             Job::Home => {
