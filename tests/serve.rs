@@ -25,9 +25,15 @@ struct Served {
 
 impl Served {
     fn start(project: &Project, port: u16) -> Self {
+        Self::start_with(project, port, &[], &[])
+    }
+
+    fn start_with(project: &Project, port: u16, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_benchsite"))
             .args(["serve", "--root", project.root_str(), "--debounce", "20"])
             .args(["--port", &port.to_string()])
+            .args(args)
+            .envs(env.iter().copied())
             .env("NO_COLOR", "1")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -330,8 +336,9 @@ fn ctrl_c_stops_promptly_with_pages_open() {
     let project = Project::copy_of_repo();
     let mut served = Served::start(&project, 0);
     let _socket = served.socket();
-    let killed = Command::new("kill")
-        .args(["-INT", &served.child.id().to_string()])
+    // The shell's own kill, so no procps is needed.
+    let killed = Command::new("sh")
+        .args(["-c", &format!("kill -INT {}", served.child.id())])
         .status()
         .unwrap();
     assert!(killed.success());
@@ -344,4 +351,30 @@ fn ctrl_c_stops_promptly_with_pages_open() {
         assert!(Instant::now() < deadline, "still running 5 s after Ctrl-C");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+#[test]
+fn open_hands_the_address_to_the_browser() {
+    let project = Project::copy_of_repo();
+    let opened = project.root.path().join("opened.txt");
+    let browser = project.root.path().join("browser.sh");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let served = Served::start_with(
+        &project,
+        0,
+        &["--open"],
+        &[("BROWSER", browser.to_str().unwrap())],
+    );
+    let deadline = Instant::now() + PATIENCE;
+    while !opened.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let url = std::fs::read_to_string(&opened).expect("the browser was started");
+    assert_eq!(url.trim(), format!("http://{}/", served.addr));
 }

@@ -18,7 +18,7 @@ pub struct ServeArgs {
     /// The address to listen on.
     #[arg(long, default_value = "127.0.0.1", value_name = "IP")]
     bind: IpAddr,
-    /// Open the site in the default browser.
+    /// Open the site in the default browser (or the program $BROWSER names).
     #[arg(long)]
     open: bool,
     /// Include pages marked draft = true.
@@ -48,7 +48,7 @@ pub fn run(root: &Path, args: ServeArgs) -> Outcome {
     println!("serving {}", server.url());
     println!("watching content/, templates/, data/, profiles/ and benchsite.toml; Ctrl-C stops");
     if args.open
-        && let Err(error) = opener::open(server.url())
+        && let Err(error) = opener::open_browser(server.url())
     {
         eprintln!("warning: cannot open a browser: {error}");
     }
