@@ -18,7 +18,7 @@ use notify_debouncer_full::DebounceEventResult;
 
 use crate::site::{self, Live, Rebuild, SiteError};
 
-pub use http::{LIVERELOAD, Lookup, lookup};
+pub use http::LIVERELOAD;
 
 /// How to serve.
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launch } from './chromium.mjs';
 
 const [siteDir, basePath = '/'] = process.argv.slice(2);
 if (!siteDir) {
@@ -62,13 +62,7 @@ async function htmlPages(dir) {
   return pages.sort();
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: [
-    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  ],
-});
+const browser = await launch();
 const problems = [];
 let charts = 0;
 let pagesChecked = 0;

@@ -5,7 +5,7 @@
 // usage: node reload.mjs SERVE_URL PROJECT_DIR
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launch } from './chromium.mjs';
 
 const [url, project] = process.argv.slice(2);
 if (!url || !project) {
@@ -13,13 +13,7 @@ if (!url || !project) {
   process.exit(2);
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: [
-    '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  ],
-});
+const browser = await launch();
 const problems = [];
 const timeout = 15000;
 try {
