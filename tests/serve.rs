@@ -378,3 +378,28 @@ fn open_hands_the_address_to_the_browser() {
     let url = std::fs::read_to_string(&opened).expect("the browser was started");
     assert_eq!(url.trim(), format!("http://{}/", served.addr));
 }
+
+#[test]
+fn a_project_broken_from_the_start_is_served_once_fixed() {
+    let project = Project::copy_of_repo();
+    let path = project.root.path().join("data/results.json");
+    let good = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, &good[..good.len() / 2]).unwrap();
+    let served = Served::start(&project, 0);
+    let home = served.get("/");
+    assert_eq!(home.status, 503);
+    assert!(
+        home.body.contains("The site has not built yet"),
+        "{}",
+        home.body
+    );
+    assert!(
+        home.body.contains("data/results.json"),
+        "the error is in the page"
+    );
+    let mut socket = served.socket();
+    std::fs::write(&path, &good).unwrap();
+    let message = socket.next();
+    assert!(message["error"].is_null(), "{message}");
+    assert_eq!(served.get("/").status, 200);
+}

@@ -185,11 +185,16 @@ async fn file(method: Method, uri: Uri, State(shared): State<Arc<Shared>>) -> Re
         Lookup::Missing => (StatusCode::NOT_FOUND, "404.html".to_owned()),
     };
     let bytes = current.site.files.get(&name).cloned();
+    // Before the first good build there is no site, not even its 404 page.
+    let status = if bytes.is_none() {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        status
+    };
     let content_type = mime_guess::from_path(&name).first_or_octet_stream();
     let body = match bytes {
         Some(bytes) if content_type != mime_guess::mime::TEXT_HTML => bytes,
         Some(bytes) => inject(&String::from_utf8_lossy(&bytes), &current).into(),
-        // Before the first good build there is no site, not even its 404 page.
         None => inject(NO_SITE, &current).into(),
     };
     let mut content_type = content_type.essence_str().to_owned();
