@@ -3,6 +3,7 @@
 //! Data flows one way: files are loaded and validated once into typed records ([`data`],
 //! [`profiles`], [`config`]), then checked as a whole project ([`project`]).
 
+pub mod collect;
 pub mod config;
 pub mod data;
 pub mod profiles;
@@ -10,3 +11,4 @@ pub mod project;
 pub mod scaffold;
 pub mod serve;
 pub mod site;
+pub mod stats;

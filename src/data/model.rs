@@ -404,12 +404,15 @@ pub enum FailureStatus {
     OomAtFirstRequest,
     /// The KV cache cannot hold one sequence of the configured length.
     InsufficientKv,
+    /// The server exited or never became ready, for a cause its log does not name.
+    Crashed,
 }
 
 impl FailureStatus {
     /// Every status, in order of how far the configuration got.
-    pub const ALL: [FailureStatus; 4] = [
+    pub const ALL: [FailureStatus; 5] = [
         FailureStatus::NotAttempted,
+        FailureStatus::Crashed,
         FailureStatus::OomAtStartup,
         FailureStatus::InsufficientKv,
         FailureStatus::OomAtFirstRequest,
@@ -422,6 +425,7 @@ impl FailureStatus {
             FailureStatus::OomAtStartup => "oom_at_startup",
             FailureStatus::OomAtFirstRequest => "oom_at_first_request",
             FailureStatus::InsufficientKv => "insufficient_kv",
+            FailureStatus::Crashed => "crashed",
         }
     }
 
@@ -432,6 +436,7 @@ impl FailureStatus {
             FailureStatus::OomAtStartup => "out of memory at start-up",
             FailureStatus::OomAtFirstRequest => "out of memory at the first request",
             FailureStatus::InsufficientKv => "KV cache too small",
+            FailureStatus::Crashed => "the server crashed",
         }
     }
 }

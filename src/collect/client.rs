@@ -1,0 +1,269 @@
+//! A client for OpenAI-compatible inference servers (vLLM first, llama.cpp's llama-server
+//! and others for what they expose): the model list, health, version, metrics, tokenizer,
+//! and streamed completions timed chunk by chunk.
+
+use std::time::{Duration, Instant};
+
+use eventsource_stream::Eventsource;
+use futures_util::StreamExt;
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::CollectError;
+use super::stream::{Reader, RequestError, Timing, head};
+
+/// The environment variables an API key is read from, in order.
+pub const API_KEY_VARIABLES: [&str; 2] = ["BENCHSITE_API_KEY", "OPENAI_API_KEY"];
+
+/// Which generation endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    /// `/v1/chat/completions`.
+    Chat,
+    /// `/v1/completions`.
+    Completions,
+}
+
+/// A model the server serves.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Model {
+    /// Its name in requests.
+    pub id: String,
+    /// Its context length, when the server says (vLLM does).
+    #[serde(default)]
+    pub max_model_len: Option<u64>,
+}
+
+/// An OpenAI-compatible server.
+#[derive(Debug, Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    base: String,
+    timeout: Duration,
+}
+
+impl Client {
+    /// A client of the server at `base_url` (`http://127.0.0.1:8000`), sending the API key
+    /// when given, giving each request up after `timeout`.
+    pub fn new(
+        base_url: &str,
+        api_key: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Self, CollectError> {
+        let base = base_url.trim_end_matches('/').trim_end_matches("/v1");
+        if !base.starts_with("http://") {
+            return Err(CollectError::Usage(format!(
+                "--base-url {base_url}: expected an http:// address (benchsite talks plain HTTP to local servers)"
+            )));
+        }
+        let mut headers = reqwest::header::HeaderMap::new();
+        if let Some(key) = api_key {
+            let value = HeaderValue::from_str(&format!("Bearer {key}"))
+                .map_err(|_| CollectError::Usage("the API key is not a valid header".into()))?;
+            headers.insert(AUTHORIZATION, value);
+        }
+        let http = reqwest::Client::builder()
+            .default_headers(headers)
+            .tcp_nodelay(true)
+            .pool_max_idle_per_host(1024)
+            .build()
+            .map_err(|error| CollectError::Usage(format!("cannot make an HTTP client: {error}")))?;
+        Ok(Self {
+            http,
+            base: base.to_owned(),
+            timeout,
+        })
+    }
+
+    /// The API key from the environment, if any.
+    pub fn api_key_from_env() -> Option<String> {
+        API_KEY_VARIABLES
+            .iter()
+            .find_map(|name| std::env::var(name).ok().filter(|key| !key.is_empty()))
+    }
+
+    /// The server's address.
+    pub fn base_url(&self) -> &str {
+        &self.base
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    async fn get(&self, path: &str) -> Result<reqwest::Response, CollectError> {
+        self.http
+            .get(self.url(path))
+            .timeout(self.timeout)
+            .send()
+            .await
+            .map_err(|error| self.unreachable(path, &error))
+    }
+
+    fn unreachable(&self, path: &str, error: &reqwest::Error) -> CollectError {
+        CollectError::Server(format!("{}{path}: {}", self.base, error_chain(error)))
+    }
+
+    /// `GET /health`: the status code, or why there was none.
+    pub async fn health(&self) -> Result<u16, CollectError> {
+        Ok(self.get("/health").await?.status().as_u16())
+    }
+
+    /// `GET /v1/models`.
+    pub async fn models(&self) -> Result<Vec<Model>, CollectError> {
+        #[derive(Deserialize)]
+        struct List {
+            data: Vec<Model>,
+        }
+        let response = self.get("/v1/models").await?;
+        let list: List = self.json("/v1/models", response).await?;
+        Ok(list.data)
+    }
+
+    /// `GET /version`: vLLM's version, when the server is vLLM.
+    pub async fn version(&self) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Version {
+            version: String,
+        }
+        let response = self.get("/version").await.ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        let version: Version = self.json("/version", response).await.ok()?;
+        Some(version.version)
+    }
+
+    /// `GET /metrics` as text; `None` when the server has none.
+    pub async fn metrics(&self) -> Result<Option<String>, CollectError> {
+        let response = self.get("/metrics").await?;
+        if !response.status().is_success() {
+            return Ok(None);
+        }
+        let text = response
+            .text()
+            .await
+            .map_err(|error| self.unreachable("/metrics", &error))?;
+        Ok(Some(text))
+    }
+
+    /// How many tokens `text` is, by the server's tokenizer (vLLM's `/tokenize`, then
+    /// llama-server's); `None` when neither answers.
+    pub async fn count_tokens(&self, model: &str, text: &str) -> Option<u64> {
+        #[derive(Deserialize)]
+        struct Tokens {
+            #[serde(default)]
+            count: Option<u64>,
+            #[serde(default)]
+            tokens: Vec<Value>,
+        }
+        let bodies = [
+            serde_json::json!({"model": model, "prompt": text, "add_special_tokens": false}),
+            serde_json::json!({"content": text, "add_special": false}),
+        ];
+        for body in bodies {
+            let Ok(response) = self
+                .http
+                .post(self.url("/tokenize"))
+                .timeout(self.timeout)
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.to_string())
+                .send()
+                .await
+            else {
+                continue;
+            };
+            if !response.status().is_success() {
+                continue;
+            }
+            let Ok(bytes) = response.bytes().await else {
+                continue;
+            };
+            if let Ok(tokens) = serde_json::from_slice::<Tokens>(&bytes) {
+                return Some(tokens.count.unwrap_or(tokens.tokens.len() as u64));
+            }
+        }
+        None
+    }
+
+    async fn json<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        response: reqwest::Response,
+    ) -> Result<T, CollectError> {
+        let status = response.status();
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|error| self.unreachable(path, &error))?;
+        if !status.is_success() {
+            return Err(CollectError::Server(format!(
+                "{}{path}: HTTP {status}: {}",
+                self.base,
+                head(&String::from_utf8_lossy(&bytes))
+            )));
+        }
+        serde_json::from_slice(&bytes).map_err(|error| {
+            CollectError::Server(format!(
+                "{}{path}: unexpected answer ({error}): {}",
+                self.base,
+                head(&String::from_utf8_lossy(&bytes))
+            ))
+        })
+    }
+
+    /// Sends `body` to `endpoint` with streaming on and times the answer.
+    pub async fn stream(&self, endpoint: Endpoint, body: &Value) -> Result<Timing, RequestError> {
+        let path = match endpoint {
+            Endpoint::Chat => "/v1/chat/completions",
+            Endpoint::Completions => "/v1/completions",
+        };
+        let request = self
+            .http
+            .post(self.url(path))
+            .timeout(self.timeout)
+            .header(CONTENT_TYPE, "application/json")
+            .body(body.to_string());
+        let sent = Instant::now();
+        let response = request.send().await.map_err(|e| self.failed(&e))?;
+        let status = response.status();
+        if !status.is_success() {
+            let body = response.text().await.unwrap_or_default();
+            return Err(RequestError::Status {
+                status: status.as_u16(),
+                body: head(&body),
+            });
+        }
+        let mut reader = Reader::new(sent);
+        let mut events = response.bytes_stream().eventsource();
+        while let Some(event) = events.next().await {
+            let event = event.map_err(|error| match error {
+                eventsource_stream::EventStreamError::Transport(error) => self.failed(&error),
+                other => RequestError::Transport(other.to_string()),
+            })?;
+            reader.event(&event.data, Instant::now())?;
+        }
+        reader.finish()
+    }
+
+    fn failed(&self, error: &reqwest::Error) -> RequestError {
+        if error.is_timeout() {
+            RequestError::Timeout(self.timeout)
+        } else {
+            RequestError::Transport(error_chain(error))
+        }
+    }
+}
+
+/// An error with its causes, which say what actually went wrong (refused, reset, ...).
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

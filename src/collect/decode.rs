@@ -1,0 +1,357 @@
+//! `collect run`: single-stream decode speed of one configuration. One cold request is
+//! discarded (kept as `decode_cold_sample`), then the median of the samples is the figure; the
+//! KV pool and the speculative-decoding acceptance come from `/metrics`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::launch::{self, LaunchOptions, Phase};
+use super::metrics::{self, KvSource, Metrics};
+use super::progress::Progress;
+use super::stream::Timing;
+use super::{CollectError, Endpoint, Outcome, ServerOptions, Target, connect, interrupted};
+use crate::data::{self, Date, Failure, Id, Results, Run, RunStatus};
+use crate::profiles::{self, Setting};
+use crate::project::Layout;
+use crate::stats;
+
+/// What `collect run` measures.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The run's id (its permalink).
+    pub id: Id,
+    /// The profile the server runs (`profiles/<name>.env`).
+    pub profile: String,
+    /// Settings on top of the profile (`--set`).
+    pub overrides: Vec<Setting>,
+    /// The server.
+    pub server: ServerOptions,
+    /// Start the server from the profile first.
+    pub launch: Option<LaunchOptions>,
+    /// The model's shape ("MoE, 35B total / 3B active"); default: an earlier record's.
+    pub shape: Option<String>,
+    /// The weights' precision; default: an earlier record's.
+    pub precision: Option<String>,
+    /// The weights' size in GB, when not launched.
+    pub weights_gb: Option<f64>,
+    /// Free text for the record.
+    pub notes: Option<String>,
+    /// Measured samples after the cold one.
+    pub samples: usize,
+    /// Tokens per request.
+    pub max_tokens: u64,
+    /// The prompt (default: the document's `method.prompt`).
+    pub prompt: Option<String>,
+    /// The date of the record.
+    pub today: Date,
+    /// Replace a run of the same id.
+    pub replace: bool,
+}
+
+/// Measures the configuration; see the module documentation.
+pub async fn run(
+    root: &Path,
+    options: &RunOptions,
+    progress: &Progress,
+) -> Result<Outcome<Run>, CollectError> {
+    let layout = Layout::new(root);
+    let doc = data::load(&layout.results())?;
+    if !options.replace && doc.runs.iter().any(|run| run.id == options.id) {
+        // Checked again when saving; failing now saves the measurement's time.
+        return Err(CollectError::Usage(format!(
+            "a run {} exists; --replace replaces it",
+            options.id
+        )));
+    }
+    let profile = profiles::load(&layout.profiles(), &options.profile)?;
+    let effective = profile.effective(&options.overrides);
+    let checkpoint = effective
+        .get("MODEL")
+        .ok_or_else(|| CollectError::Usage(format!("profile {}: MODEL is not set", options.profile)))?
+        .to_owned();
+    let (shape, precision) = model_facts(&doc, &checkpoint, options)?;
+    let prompt = options
+        .prompt
+        .clone()
+        .or_else(|| doc.method.prompt.clone())
+        .ok_or_else(|| {
+            CollectError::Usage(
+                "no prompt: give --prompt, or set method.prompt in data/results.json".into(),
+            )
+        })?;
+    let overrides = overrides_text(&options.overrides);
+
+    let mut launched = match &options.launch {
+        Some(launch) => {
+            let log = log_path(&layout, options.id.as_str());
+            match launch::launch(&effective, launch, &log, &options.server, progress).await? {
+                Ok(server) => Some(server),
+                Err(diagnosis) => {
+                    return Ok(Outcome::Failed(failure(
+                        &options.id,
+                        &checkpoint,
+                        &precision,
+                        &overrides,
+                        diagnosis,
+                    )));
+                }
+            }
+        }
+        None => None,
+    };
+
+    let measured = tokio::select! {
+        measured = measure(options, &prompt, progress) => measured,
+        () = interrupted() => return Err(CollectError::Interrupted),
+    };
+    let (target, before, samples, after) = match measured {
+        Ok(measured) => measured,
+        Err(error) => {
+            if let Some(server) = launched.as_mut() {
+                // A server that died under the first requests is a failure of the configuration.
+                if let Some(status) = server.exited() {
+                    let diagnosis = server.diagnose(
+                        Phase::FirstRequest,
+                        &format!("exited on the first requests ({status}) with “{error}”"),
+                    );
+                    return Ok(Outcome::Failed(failure(
+                        &options.id,
+                        &checkpoint,
+                        &precision,
+                        &overrides,
+                        diagnosis,
+                    )));
+                }
+            }
+            return Err(error);
+        }
+    };
+    let log = launched.as_ref().map(|server| server.log_text());
+    drop(launched);
+
+    let mut warnings = Vec::new();
+    let mut notes: Vec<String> = options.notes.iter().cloned().collect();
+    let rates: Vec<f64> = samples
+        .iter()
+        .map(decode_rate)
+        .collect::<Result<_, _>>()?;
+    let cold = rates[0];
+    let measured: Vec<f64> = rates[1..].iter().map(|rate| stats::round(*rate, 1)).collect();
+    let decode = stats::median(&measured).expect("at least one sample");
+
+    let max_model_len = target
+        .max_model_len
+        .or_else(|| effective.number("MAX_MODEL_LEN"))
+        .ok_or_else(|| CollectError::Server("the server does not say its max_model_len, and the profile sets no MAX_MODEL_LEN".into()))?;
+    let kv = kv_pool(after.as_ref(), log.as_deref());
+    let kv_tokens = match kv {
+        Some((tokens, source)) => {
+            if source == KvSource::Blocks {
+                notes.push("kv_tokens is num_gpu_blocks × block_size (the server reports no kv_cache_size_tokens); exact only for single-group full-attention models".into());
+            }
+            Some(tokens)
+        }
+        None => {
+            warnings.push("the server reports no KV-cache pool (vllm:cache_config_info); kv_tokens and max_concurrency are left out".into());
+            None
+        }
+    };
+    let spec_decode = effective.switch("SPEC_DECODE");
+    let spec_acceptance = if spec_decode {
+        let acceptance = before
+            .as_ref()
+            .and_then(|m| m.spec)
+            .zip(after.as_ref().and_then(|m| m.spec))
+            .and_then(|(before, after)| before.acceptance_until(&after));
+        if acceptance.is_none() {
+            warnings.push("the server reports no speculative-decoding counters; spec_acceptance is left out".into());
+        }
+        acceptance.map(|value| stats::round(value, 3))
+    } else {
+        None
+    };
+    let (weights_gb, weights_source) = match (options.weights_gb, log.as_deref().and_then(launch::weights_gib)) {
+        (Some(given), _) => (Some(given), Some("given with --weights-gb".to_owned())),
+        (None, Some(loaded)) => (Some(loaded), Some("loaded on the GPU, from vLLM's load report".to_owned())),
+        (None, None) => {
+            warnings.push("weights_gb is left out: launch the server with --launch, or give --weights-gb".into());
+            (None, None)
+        }
+    };
+    if target.vllm_version.is_none() {
+        warnings.push("the server has no /version (not vLLM?); vllm_version is left out".into());
+    }
+    let record = Run {
+        id: options.id.clone(),
+        status: RunStatus::Ok,
+        profile: options.profile.clone(),
+        overrides,
+        model: target.model,
+        checkpoint,
+        shape,
+        precision,
+        weights_gb,
+        weights_source,
+        max_model_len,
+        vision: !effective.switch("LANGUAGE_MODEL_ONLY"),
+        cuda_graphs: !effective.switch("ENFORCE_EAGER"),
+        spec_decode,
+        decode_tok_s: decode,
+        decode_cold_sample: stats::round(cold, 1),
+        decode_samples: measured,
+        generated: options.today.clone(),
+        vllm_version: target.vllm_version,
+        kv_tokens,
+        max_concurrency: kv_tokens.map(|tokens| stats::round(tokens as f64 / max_model_len as f64, 2)),
+        kv_cache_dtype: effective.get("KV_CACHE_DTYPE").map(str::to_owned),
+        spec_acceptance,
+        notes: (!notes.is_empty()).then(|| notes.join(" ")),
+    };
+    Ok(Outcome::Measured { record, warnings })
+}
+
+type Measured = (Target, Option<Metrics>, Vec<Timing>, Option<Metrics>);
+
+/// The cold request and the samples, with the metrics scraped around the samples.
+async fn measure(options: &RunOptions, prompt: &str, progress: &Progress) -> Result<Measured, CollectError> {
+    let target = connect(&options.server).await?;
+    let body = decode_body(&target.model, prompt, options.max_tokens);
+    let mut samples = Vec::with_capacity(options.samples + 1);
+    let mut before = None;
+    for index in 0..=options.samples {
+        if index == 1 {
+            before = scrape(&target).await?;
+        }
+        let what = if index == 0 {
+            "cold request".to_owned()
+        } else {
+            format!("sample {index}/{}", options.samples)
+        };
+        progress.step(&what);
+        let timing = target
+            .client
+            .stream(Endpoint::Chat, &body)
+            .await
+            .map_err(|error| CollectError::Request(format!("{what} failed: {error}")))?;
+        if let Some(rate) = timing.decode_rate() {
+            progress.line(&format!("{what}: {rate:.1} tok/s, TTFT {:.1} ms", timing.ttft.as_secs_f64() * 1e3));
+        }
+        progress.advance(1);
+        samples.push(timing);
+    }
+    let after = scrape(&target).await?;
+    Ok((target, before, samples, after))
+}
+
+async fn scrape(target: &Target) -> Result<Option<Metrics>, CollectError> {
+    match target.client.metrics().await? {
+        Some(text) => metrics::parse(&text)
+            .map(Some)
+            .map_err(|error| CollectError::Server(format!("{}/metrics: {error}", target.client.base_url()))),
+        None => Ok(None),
+    }
+}
+
+/// The decode request: the method's prompt through the chat template, thinking off, greedy,
+/// every sampling field explicit, no logprobs (they turn speculative decoding off on older
+/// vLLM), no ignore_eos (speculative decoding should see natural text).
+pub fn decode_body(model: &str, prompt: &str, max_tokens: u64) -> Value {
+    json!({
+        "model": model,
+        "messages": [{"role": "user", "content": prompt}],
+        "max_tokens": max_tokens,
+        "temperature": 0.0,
+        "top_p": 1.0,
+        "top_k": -1,
+        "min_p": 0.0,
+        "repetition_penalty": 1.0,
+        "seed": 0,
+        "stream": true,
+        "stream_options": {"include_usage": true},
+        "chat_template_kwargs": {"enable_thinking": false},
+    })
+}
+
+fn decode_rate(timing: &Timing) -> Result<f64, CollectError> {
+    if timing.output_tokens().is_none() {
+        return Err(CollectError::Server(
+            "the server sent no usage report (stream_options.include_usage); benchsite does not count chunks as tokens".into(),
+        ));
+    }
+    timing.decode_rate().ok_or_else(|| {
+        CollectError::Request(format!(
+            "a request generated {} token(s): too few for a decode rate",
+            timing.output_tokens().unwrap_or(0)
+        ))
+    })
+}
+
+/// The KV pool: the metrics label, then the start-up log, then blocks × block size.
+fn kv_pool(metrics: Option<&Metrics>, log: Option<&str>) -> Option<(u64, KvSource)> {
+    let pool = metrics.and_then(|m| m.kv_pool);
+    match pool {
+        Some(pool) if pool.source == KvSource::Label => Some((pool.tokens, pool.source)),
+        _ => log
+            .and_then(launch::kv_tokens)
+            .map(|tokens| (tokens, KvSource::Log))
+            .or(pool.map(|pool| (pool.tokens, pool.source))),
+    }
+}
+
+/// Shape and precision: as given, else from an earlier run or failure of the checkpoint.
+fn model_facts(doc: &Results, checkpoint: &str, options: &RunOptions) -> Result<(String, String), CollectError> {
+    let earlier = doc.runs.iter().find(|run| run.checkpoint == checkpoint);
+    let shape = options
+        .shape
+        .clone()
+        .or_else(|| earlier.map(|run| run.shape.clone()))
+        .ok_or_else(|| CollectError::Usage(format!("no run of {checkpoint} yet: give --shape (e.g. \"MoE, 35B total / 3B active\")")))?;
+    let precision = options
+        .precision
+        .clone()
+        .or_else(|| earlier.map(|run| run.precision.clone()))
+        .or_else(|| {
+            doc.failures
+                .iter()
+                .find(|failure| failure.checkpoint == checkpoint)
+                .map(|failure| failure.precision.clone())
+        })
+        .ok_or_else(|| CollectError::Usage(format!("no run of {checkpoint} yet: give --precision (e.g. NVFP4)")))?;
+    Ok((shape, precision))
+}
+
+/// The overrides as a run records them: `KEY=VALUE` pairs, EXTRA_ARGS last.
+pub fn overrides_text(overrides: &[Setting]) -> String {
+    let mut pairs: Vec<&Setting> = overrides.iter().filter(|s| s.key != "EXTRA_ARGS").collect();
+    pairs.extend(overrides.iter().filter(|s| s.key == "EXTRA_ARGS"));
+    pairs
+        .iter()
+        .map(|setting| format!("{}={}", setting.key, setting.value))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Where a launched server's log goes.
+pub fn log_path(layout: &Layout, id: &str) -> PathBuf {
+    layout.root.join("data").join("logs").join(format!("{id}.log"))
+}
+
+/// The failure record of a launch that did not serve.
+pub(super) fn failure(
+    id: &Id,
+    checkpoint: &str,
+    precision: &str,
+    overrides: &str,
+    diagnosis: launch::Diagnosis,
+) -> Failure {
+    Failure {
+        id: id.clone(),
+        checkpoint: checkpoint.to_owned(),
+        precision: precision.to_owned(),
+        weights_gb: diagnosis.weights_gib,
+        status: diagnosis.status,
+        config: (!overrides.is_empty()).then(|| overrides.to_owned()),
+        reason: diagnosis.reason,
+    }
+}

@@ -1,0 +1,360 @@
+//! Starting the server from its profile, reading its log, and stopping it again: the log
+//! goes to `data/logs/<id>.log`, readiness is `GET /health`, and a server that dies or never
+//! becomes ready is classified from what its log says.
+
+use std::fs::File;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+use super::client::Client;
+use super::progress::Progress;
+use super::{CollectError, ServerOptions, interrupted};
+use crate::data::FailureStatus;
+use crate::profiles::{Effective, LaunchCommand, Launcher};
+
+/// How to start and stop the server.
+#[derive(Debug, Clone)]
+pub struct LaunchOptions {
+    /// podman or `vllm serve`.
+    pub launcher: Launcher,
+    /// A program to run in place of `podman` or `vllm`, with the same arguments.
+    pub program: Option<String>,
+    /// How long the server may take to become ready.
+    pub ready_timeout: Duration,
+    /// How long it may take to stop before it is killed.
+    pub stop_timeout: Duration,
+}
+
+/// A server this process started; dropping it stops it.
+pub struct Launched {
+    child: Child,
+    log: PathBuf,
+    stop_timeout: Duration,
+    stopped: bool,
+}
+
+/// When a launched server failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Before it became ready.
+    Startup,
+    /// After it became ready, on the first requests.
+    FirstRequest,
+}
+
+/// Why a launched server did not serve, as a failure record wants it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnosis {
+    /// The classified status.
+    pub status: FailureStatus,
+    /// A paragraph: what happened and the log's decisive lines.
+    pub reason: String,
+    /// The weights' size, when the log got that far.
+    pub weights_gib: Option<f64>,
+}
+
+/// Log texts that name a cause, each with the status it means. Checked in order.
+const CAUSES: &[(&str, Cause)] = &[
+    (
+        "KV cache is needed, which is larger than the available KV cache memory",
+        Cause::Kv,
+    ),
+    ("No available memory for the cache blocks", Cause::Kv),
+    ("CUDA out of memory", Cause::Oom),
+    ("OutOfMemoryError", Cause::Oom),
+    ("on startup is less than desired GPU memory utilization", Cause::Oom),
+];
+
+/// Lines worth quoting besides the causes.
+const CONTEXT: &[&str] = &["Engine core initialization failed", "Error", "error:"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    Kv,
+    Oom,
+}
+
+impl Launched {
+    /// Starts `command` (with `program` in place of its own when given) in a process group of
+    /// its own, its output going to `log`.
+    pub fn start(
+        command: &LaunchCommand,
+        options: &LaunchOptions,
+        log: &Path,
+    ) -> Result<Self, String> {
+        if let Some(parent) = log.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        let file = File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let stderr = file
+            .try_clone()
+            .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
+        let program = options.program.as_deref().unwrap_or(&command.program);
+        let child = Command::new(program)
+            .args(&command.args)
+            .stdin(Stdio::null())
+            .stdout(file)
+            .stderr(stderr)
+            // Its own group: a Ctrl-C in the terminal reaches benchsite, which stops it.
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("cannot start {program}: {e}"))?;
+        Ok(Self {
+            child,
+            log: log.to_owned(),
+            stop_timeout: options.stop_timeout,
+            stopped: false,
+        })
+    }
+
+    /// The log so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read(&self.log)
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default()
+    }
+
+    /// The exit status, once the server has exited.
+    pub fn exited(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Waits until `/health` answers 200; on failure, what the log says went wrong.
+    pub async fn wait_ready(
+        &mut self,
+        client: &Client,
+        timeout: Duration,
+    ) -> Result<Duration, Diagnosis> {
+        let started = Instant::now();
+        let poll = Duration::from_millis(200).min(timeout / 10).max(Duration::from_millis(10));
+        loop {
+            if let Some(status) = self.exited() {
+                return Err(self.diagnose(Phase::Startup, &format!("exited during start-up ({status})")));
+            }
+            if let Ok(200) = client.health().await {
+                return Ok(started.elapsed());
+            }
+            if started.elapsed() > timeout {
+                return Err(self.diagnose(
+                    Phase::Startup,
+                    &format!("was not ready after {} s", timeout.as_secs_f64()),
+                ));
+            }
+            tokio::time::sleep(poll).await;
+        }
+    }
+
+    /// What the log says of a failure in `phase`; `what` says what was seen.
+    pub fn diagnose(&self, phase: Phase, what: &str) -> Diagnosis {
+        diagnose(&self.log_text(), phase, what)
+    }
+
+    /// Stops the server: SIGTERM to its group, then SIGKILL after the stop timeout.
+    pub fn stop(&mut self) {
+        if self.stopped {
+            return;
+        }
+        self.stopped = true;
+        let group = Pid::from_raw(self.child.id() as i32);
+        if self.exited().is_some() {
+            // The group may live on (podman's conmon, vLLM's workers).
+            let _ = killpg(group, Signal::SIGKILL);
+            return;
+        }
+        let _ = killpg(group, Signal::SIGTERM);
+        let deadline = Instant::now() + self.stop_timeout;
+        while Instant::now() < deadline {
+            if self.exited().is_some() {
+                let _ = killpg(group, Signal::SIGKILL);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = killpg(group, Signal::SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Launched {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The failure a log shows: its status, and a reason quoting the decisive lines.
+pub fn diagnose(log: &str, phase: Phase, what: &str) -> Diagnosis {
+    let lines: Vec<&str> = log.lines().map(str::trim_end).collect();
+    let cause = CAUSES
+        .iter()
+        .find(|(text, _)| log.contains(text))
+        .map(|(_, cause)| *cause);
+    let status = match (cause, phase) {
+        (Some(Cause::Kv), _) => FailureStatus::InsufficientKv,
+        (Some(Cause::Oom), Phase::Startup) => FailureStatus::OomAtStartup,
+        (Some(Cause::Oom), Phase::FirstRequest) => FailureStatus::OomAtFirstRequest,
+        (None, _) => FailureStatus::Crashed,
+    };
+    let mut decisive: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|line| CAUSES.iter().any(|(text, _)| line.contains(text)))
+        .collect();
+    let context: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|line| CONTEXT.iter().any(|text| line.contains(text)))
+        .filter(|line| !decisive.contains(line))
+        .take(3)
+        .collect();
+    decisive.extend(context);
+    if decisive.is_empty() {
+        decisive = lines
+            .iter()
+            .rev()
+            .copied()
+            .filter(|line| !line.is_empty())
+            .take(3)
+            .collect();
+        decisive.reverse();
+    }
+    decisive.dedup();
+    decisive.truncate(6);
+    let when = match phase {
+        Phase::Startup => "The server",
+        Phase::FirstRequest => "The server started, then",
+    };
+    let quoted: Vec<String> = decisive
+        .iter()
+        .map(|line| format!("“{}”", shorten(line.trim())))
+        .collect();
+    let reason = if quoted.is_empty() {
+        format!("{when} {what}; its log is empty.")
+    } else {
+        format!("{when} {what}. Its log says: {}", quoted.join(" "))
+    };
+    Diagnosis {
+        status,
+        reason,
+        weights_gib: weights_gib(log),
+    }
+}
+
+fn shorten(line: &str) -> String {
+    const MOST: usize = 400;
+    if line.chars().count() <= MOST {
+        line.to_owned()
+    } else {
+        format!("{}…", line.chars().take(MOST).collect::<String>())
+    }
+}
+
+/// `Model loading took 21.9 GiB and 33.2 seconds` (either wording): the weights' size.
+pub fn weights_gib(log: &str) -> Option<f64> {
+    log.lines().find_map(|line| {
+        let rest = line.split("Model loading took ").nth(1)?;
+        rest.split_whitespace().next()?.parse().ok()
+    })
+}
+
+/// `GPU KV cache size: 370,189 tokens`: the KV pool in tokens.
+pub fn kv_tokens(log: &str) -> Option<u64> {
+    log.lines().find_map(|line| {
+        let rest = line.split("GPU KV cache size: ").nth(1)?;
+        let number: String = rest
+            .split_whitespace()
+            .next()?
+            .chars()
+            .filter(|c| *c != ',')
+            .collect();
+        number.parse().ok()
+    })
+}
+
+/// Starts the server of `effective` and waits until it is ready: the running server, or the
+/// diagnosis of why it did not come up.
+pub async fn launch(
+    effective: &Effective,
+    options: &LaunchOptions,
+    log: &Path,
+    server: &ServerOptions,
+    progress: &Progress,
+) -> Result<Result<Launched, Diagnosis>, CollectError> {
+    let command = effective
+        .launch_command(options.launcher)
+        .map_err(|error| CollectError::Launch(error.to_string()))?;
+    progress.step(&format!(
+        "starting the server; its log goes to {}",
+        log.display()
+    ));
+    let mut launched = Launched::start(&command, options, log).map_err(CollectError::Launch)?;
+    let client = Client::new(&server.base_url, server.api_key.as_deref(), server.timeout)?;
+    let ready = tokio::select! {
+        ready = launched.wait_ready(&client, options.ready_timeout) => ready,
+        () = interrupted() => return Err(CollectError::Interrupted),
+    };
+    Ok(match ready {
+        Ok(took) => {
+            progress.line(&format!("server ready after {:.1} s", took.as_secs_f64()));
+            Ok(launched)
+        }
+        Err(diagnosis) => Err(diagnosis),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KV: &str = "INFO 09-07 gpu_model_runner.py: Model loading took 23.6 GiB and 41.2 seconds
+ERROR 09-07 core.py: EngineCore failed to start.
+ValueError: To serve at least one request with the models's max seq len (65536), (4.12 GiB KV cache is needed, which is larger than the available KV cache memory (2.31 GiB). Based on the available memory, the estimated maximum model length is 36720. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
+RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}
+";
+
+    #[test]
+    fn the_kv_error_is_insufficient_kv_with_its_lines() {
+        let diagnosis = diagnose(KV, Phase::Startup, "exited during start-up (exit status: 1)");
+        assert_eq!(diagnosis.status, FailureStatus::InsufficientKv);
+        assert_eq!(diagnosis.weights_gib, Some(23.6));
+        assert!(diagnosis.reason.starts_with("The server exited during start-up (exit status: 1). Its log says: “ValueError: To serve"), "{}", diagnosis.reason);
+        assert!(diagnosis.reason.contains("Engine core initialization failed"));
+    }
+
+    #[test]
+    fn out_of_memory_by_phase_and_unknown_causes() {
+        let oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB. GPU 0 has a total capacity of 31.36 GiB of which 0.9 GiB is free.";
+        assert_eq!(
+            diagnose(oom, Phase::Startup, "exited").status,
+            FailureStatus::OomAtStartup
+        );
+        assert_eq!(
+            diagnose(oom, Phase::FirstRequest, "died").status,
+            FailureStatus::OomAtFirstRequest
+        );
+        let free = "ValueError: Free memory on device cuda:0 (20.1/31.4 GiB) on startup is less than desired GPU memory utilization (0.92, 28.9 GiB).";
+        assert_eq!(
+            diagnose(free, Phase::Startup, "exited").status,
+            FailureStatus::OomAtStartup
+        );
+        let other = "loading\nsegfault in worker\n";
+        let diagnosis = diagnose(other, Phase::Startup, "exited");
+        assert_eq!(diagnosis.status, FailureStatus::Crashed);
+        assert!(diagnosis.reason.contains("“loading” “segfault in worker”"), "{}", diagnosis.reason);
+    }
+
+    #[test]
+    fn start_up_figures() {
+        assert_eq!(weights_gib("x Model loading took 21.9 GiB memory and 33.2 seconds"), Some(21.9));
+        assert_eq!(
+            kv_tokens("INFO kv_cache_utils.py:1087] GPU KV cache size: 370,189 tokens\n"),
+            Some(370_189)
+        );
+        assert_eq!(kv_tokens("nothing"), None);
+    }
+}

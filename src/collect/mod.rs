@@ -1,0 +1,147 @@
+//! `benchsite collect`: measuring a running OpenAI-compatible server (vLLM first) and
+//! recording the results in `data/results.json` through the one atomic writer.
+//!
+//! [`run`] measures single-stream decode speed, [`sweep`] a concurrency sweep, [`hardware`]
+//! reads the machine; each returns the record, which [`save`] writes. With a [`LaunchOptions`]
+//! the server is started from its profile first, and a server that does not come up becomes a
+//! failure record.
+
+pub mod client;
+mod decode;
+mod hardware;
+mod launch;
+pub mod metrics;
+mod progress;
+mod prompt;
+pub mod stream;
+mod sweep;
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::data::{self, DataError, Record};
+use crate::profiles::ProfileError;
+use crate::project::Layout;
+
+pub use client::{Client, Endpoint};
+pub use decode::{RunOptions, run};
+pub use hardware::{Detected, hardware, merge};
+pub use launch::{Diagnosis, LaunchOptions, Phase, diagnose};
+pub use progress::Progress;
+pub use prompt::prompt;
+pub use sweep::{Level, SweepOptions, request_body, run_level, sweep};
+
+/// Why a collection could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum CollectError {
+    /// The command was asked for something it cannot do.
+    #[error("{0}")]
+    Usage(String),
+    /// The server could not be reached or answered wrongly.
+    #[error("{0}")]
+    Server(String),
+    /// A request of the measurement failed.
+    #[error("{0}")]
+    Request(String),
+    /// The results document could not be read or written.
+    #[error(transparent)]
+    Data(#[from] DataError),
+    /// The profile is missing or invalid.
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    /// The server could not be started.
+    #[error("{0}")]
+    Launch(String),
+    /// Ctrl-C before anything could be recorded.
+    #[error("interrupted; nothing was written")]
+    Interrupted,
+}
+
+/// Where the server is and how to talk to it.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// `http://127.0.0.1:8000`.
+    pub base_url: String,
+    /// The model to ask for (default: the first the server lists).
+    pub model: Option<String>,
+    /// Sent as a bearer token.
+    pub api_key: Option<String>,
+    /// How long one request may take.
+    pub timeout: Duration,
+}
+
+/// What a measurement gave: the record, or, when the server it launched did not serve, the
+/// failure to record instead.
+#[derive(Debug)]
+pub enum Outcome<T> {
+    /// Measured.
+    Measured {
+        /// The record.
+        record: T,
+        /// Things worth knowing (fields left out, fallbacks taken).
+        warnings: Vec<String>,
+    },
+    /// Stopped early (Ctrl-C, the server went away); the record holds what was finished.
+    Partial {
+        /// The record.
+        record: T,
+        /// Why it stopped.
+        why: String,
+    },
+    /// The launched server did not serve.
+    Failed(data::Failure),
+}
+
+/// The server and model a measurement talks to.
+pub(crate) struct Target {
+    pub client: Client,
+    pub model: String,
+    pub max_model_len: Option<u64>,
+    pub vllm_version: Option<String>,
+}
+
+/// Connects: the model list (the model asked for must be served), the version.
+pub(crate) async fn connect(server: &ServerOptions) -> Result<Target, CollectError> {
+    let client = Client::new(&server.base_url, server.api_key.as_deref(), server.timeout)?;
+    let models = client.models().await?;
+    let model = match &server.model {
+        Some(name) => models.iter().find(|m| &m.id == name).ok_or_else(|| {
+            CollectError::Usage(format!(
+                "--model {name}: the server serves {}",
+                models.iter().map(|m| m.id.as_str()).collect::<Vec<_>>().join(", ")
+            ))
+        })?,
+        None => models.first().ok_or_else(|| {
+            CollectError::Server(format!("{}/v1/models lists no model", client.base_url()))
+        })?,
+    }
+    .clone();
+    let vllm_version = client.version().await;
+    Ok(Target {
+        client,
+        model: model.id,
+        max_model_len: model.max_model_len,
+        vllm_version,
+    })
+}
+
+/// Writes `record` into the project's results document through the atomic writer: lock,
+/// read and validate, add (or replace, when `replace`), validate, write, fsync, rename.
+pub fn save<R: Record>(root: &Path, record: R, replace: bool) -> Result<(), DataError> {
+    data::update(&Layout::new(root).results(), |doc| doc.put(record, replace))?;
+    Ok(())
+}
+
+/// A record as the JSON `--dry-run` prints.
+pub fn to_json<R: serde::Serialize>(record: &R) -> String {
+    serde_json::to_string_pretty(record).unwrap_or_else(|_| Value::Null.to_string())
+}
+
+/// Waits for Ctrl-C; never returns when the signal cannot be listened for.
+pub(crate) async fn interrupted() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}

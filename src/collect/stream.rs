@@ -1,0 +1,306 @@
+//! One streamed completion, timed: the server-sent events of a completions or chat stream
+//! read chunk by chunk, with the time each one arrived.
+//!
+//! TTFT is the first chunk that carries generated text (content, completion text or reasoning;
+//! never the chat endpoint's role-only first chunk), latency the last such chunk (the usage
+//! chunk does not move it), and the output token count comes from the usage report: one chunk
+//! can carry several tokens, so chunks are never counted as tokens.
+
+use std::borrow::Cow;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+
+/// A streamed chunk, with only what the timing needs; everything else is skipped unparsed.
+#[derive(Debug, Deserialize)]
+struct Chunk<'a> {
+    #[serde(borrow, default)]
+    choices: Vec<Choice<'a>>,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(borrow, default)]
+    error: Option<ErrorBody<'a>>,
+    #[serde(borrow, default)]
+    object: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    message: Option<Cow<'a, str>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Choice<'a> {
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    delta: Option<Delta<'a>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Delta<'a> {
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    reasoning_content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    reasoning: Option<Cow<'a, str>>,
+}
+
+/// The usage report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct Usage {
+    /// Prompt tokens.
+    #[serde(default)]
+    pub prompt_tokens: Option<u64>,
+    /// Generated tokens.
+    #[serde(default)]
+    pub completion_tokens: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum ErrorBody<'a> {
+    Object {
+        #[serde(borrow, default)]
+        message: Option<Cow<'a, str>>,
+    },
+    Text(#[serde(borrow)] Cow<'a, str>),
+}
+
+/// Why a request failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RequestError {
+    /// The server answered with a non-2xx status.
+    #[error("HTTP {status}: {body}")]
+    Status {
+        /// The status code.
+        status: u16,
+        /// The start of the body.
+        body: String,
+    },
+    /// The connection failed or broke.
+    #[error("transport: {0}")]
+    Transport(String),
+    /// No answer within the request timeout.
+    #[error("timed out after {0:?}")]
+    Timeout(Duration),
+    /// The stream carried an error object.
+    #[error("error in the stream: {0}")]
+    InStream(String),
+    /// A chunk was not JSON.
+    #[error("a chunk is not valid JSON ({0})")]
+    BadChunk(String),
+    /// The stream ended before `[DONE]`.
+    #[error("the stream ended before [DONE]")]
+    Cut,
+    /// The stream ended without a generated token.
+    #[error("the stream carried no generated token")]
+    NoToken,
+}
+
+/// A request that streamed to the end.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timing {
+    /// Request sent → first chunk carrying generated text.
+    pub ttft: Duration,
+    /// Request sent → last chunk carrying generated text.
+    pub latency: Duration,
+    /// From the usage report, when the server sent one.
+    pub usage: Option<Usage>,
+    /// Chunks that carried text (not tokens: a chunk may carry several).
+    pub text_chunks: u64,
+    /// The generated text, reasoning included.
+    pub text: String,
+}
+
+impl Timing {
+    /// Generated tokens, as the server reported them.
+    pub fn output_tokens(&self) -> Option<u64> {
+        self.usage.and_then(|usage| usage.completion_tokens)
+    }
+
+    /// This request's decode rate: (output tokens − 1) / (latency − TTFT), in tok/s; `None`
+    /// with fewer than two tokens or no usage report.
+    pub fn decode_rate(&self) -> Option<f64> {
+        let tokens = self.output_tokens()?;
+        let span = self.latency.checked_sub(self.ttft)?.as_secs_f64();
+        (tokens > 1 && span > 0.0).then(|| (tokens - 1) as f64 / span)
+    }
+}
+
+/// Reads the events of one stream as they arrive.
+#[derive(Debug)]
+pub struct Reader {
+    sent: Instant,
+    first: Option<Instant>,
+    last: Option<Instant>,
+    usage: Option<Usage>,
+    text_chunks: u64,
+    text: String,
+    done: bool,
+}
+
+impl Reader {
+    /// A stream whose request was sent at `sent`.
+    pub fn new(sent: Instant) -> Self {
+        Self {
+            sent,
+            first: None,
+            last: None,
+            usage: None,
+            text_chunks: 0,
+            text: String::new(),
+            done: false,
+        }
+    }
+
+    /// Takes one event's data, arrived at `at`.
+    pub fn event(&mut self, data: &str, at: Instant) -> Result<(), RequestError> {
+        let data = data.trim();
+        if data == "[DONE]" {
+            self.done = true;
+            return Ok(());
+        }
+        if data.is_empty() {
+            return Ok(());
+        }
+        let chunk: Chunk = serde_json::from_str(data).map_err(|error| {
+            RequestError::BadChunk(format!("{error}; chunk starts {:?}", head(data)))
+        })?;
+        if let Some(error) = chunk.error {
+            return Err(RequestError::InStream(match error {
+                ErrorBody::Object { message } => message.unwrap_or_default().into_owned(),
+                ErrorBody::Text(text) => text.into_owned(),
+            }));
+        }
+        if chunk.object.as_deref() == Some("error") {
+            return Err(RequestError::InStream(
+                chunk.message.unwrap_or_default().into_owned(),
+            ));
+        }
+        let before = self.text.len();
+        for choice in &chunk.choices {
+            if let Some(text) = &choice.text {
+                self.text.push_str(text);
+            }
+            if let Some(delta) = &choice.delta {
+                for part in [&delta.reasoning_content, &delta.reasoning, &delta.content]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.text.push_str(part);
+                }
+            }
+        }
+        if self.text.len() > before {
+            self.first.get_or_insert(at);
+            self.last = Some(at);
+            self.text_chunks += 1;
+        }
+        if chunk.usage.is_some() {
+            self.usage = chunk.usage;
+        }
+        Ok(())
+    }
+
+    /// The stream ended: its timing, or why it failed.
+    pub fn finish(self) -> Result<Timing, RequestError> {
+        if !self.done {
+            return Err(RequestError::Cut);
+        }
+        let (Some(first), Some(last)) = (self.first, self.last) else {
+            return Err(RequestError::NoToken);
+        };
+        Ok(Timing {
+            ttft: first - self.sent,
+            latency: last - self.sent,
+            usage: self.usage,
+            text_chunks: self.text_chunks,
+            text: self.text,
+        })
+    }
+}
+
+/// The first characters of a text, for messages.
+pub fn head(text: &str) -> String {
+    text.chars().take(120).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(start: Instant, ms: u64) -> Instant {
+        start + Duration::from_millis(ms)
+    }
+
+    #[test]
+    fn the_role_chunk_does_not_start_the_clock_and_usage_does_not_stop_it() {
+        let start = Instant::now();
+        let mut reader = Reader::new(start);
+        let events = [
+            (10, r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}],"usage":null}"#),
+            (50, r#"{"choices":[{"index":0,"delta":{"reasoning_content":"Hm"}}]}"#),
+            (60, r#"{"choices":[{"index":0,"delta":{"content":" two tokens"}}]}"#),
+            (70, r#"{"choices":[{"index":0,"delta":{"content":null},"finish_reason":"length"}]}"#),
+            (90, r#"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":5,"total_tokens":17}}"#),
+            (91, "[DONE]"),
+        ];
+        for (ms, data) in events {
+            reader.event(data, at(start, ms)).unwrap();
+        }
+        let timing = reader.finish().unwrap();
+        assert_eq!(timing.ttft, Duration::from_millis(50));
+        assert_eq!(timing.latency, Duration::from_millis(60));
+        assert_eq!(timing.output_tokens(), Some(5));
+        assert_eq!(timing.text_chunks, 2);
+        assert_eq!(timing.text, "Hm two tokens");
+        // 4 tokens after the first in 10 ms.
+        assert!((timing.decode_rate().unwrap() - 400.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn completions_chunks_and_the_reasoning_field() {
+        let start = Instant::now();
+        let mut reader = Reader::new(start);
+        reader
+            .event(r#"{"choices":[{"text":"Once","index":0}],"usage":null}"#, at(start, 5))
+            .unwrap();
+        reader
+            .event(r#"{"choices":[{"delta":{"reasoning":"x"}}]}"#, at(start, 7))
+            .unwrap();
+        reader.event("[DONE]", at(start, 8)).unwrap();
+        let timing = reader.finish().unwrap();
+        assert_eq!(timing.ttft, Duration::from_millis(5));
+        assert_eq!(timing.latency, Duration::from_millis(7));
+        assert_eq!(timing.output_tokens(), None);
+        assert_eq!(timing.decode_rate(), None);
+    }
+
+    #[test]
+    fn failures() {
+        let start = Instant::now();
+        let error = |events: &[&str]| {
+            let mut reader = Reader::new(start);
+            for data in events {
+                reader.event(data, start)?;
+            }
+            reader.finish()
+        };
+        assert_eq!(
+            error(&[r#"{"error":{"message":"boom","type":"x","code":500}}"#]),
+            Err(RequestError::InStream("boom".into()))
+        );
+        assert_eq!(
+            error(&[r#"{"object":"error","message":"flat"}"#]),
+            Err(RequestError::InStream("flat".into()))
+        );
+        assert_eq!(
+            error(&[r#"{"choices":[{"text":"a"}]}"#]),
+            Err(RequestError::Cut)
+        );
+        assert_eq!(
+            error(&[r#"{"choices":[{"delta":{"role":"assistant","content":""}}]}"#, "[DONE]"]),
+            Err(RequestError::NoToken)
+        );
+        assert!(matches!(error(&["{nope"]), Err(RequestError::BadChunk(_))));
+    }
+}
