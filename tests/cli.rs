@@ -197,6 +197,7 @@ fn help_lists_only_working_commands() {
         commands,
         [
             "build",
+            "collect",
             "serve",
             "check",
             "schema",

@@ -2,6 +2,7 @@
 
 mod build;
 mod check;
+mod collect;
 mod profile;
 mod serve;
 
@@ -27,6 +28,8 @@ struct Cli {
 enum Command {
     /// Build the static site from data/, content/ and templates/ into site/.
     Build(build::BuildArgs),
+    /// Measure a running OpenAI-compatible server and record the results.
+    Collect(collect::CollectArgs),
     /// Preview the site with live reload: rebuilt in memory on every edit.
     Serve(serve::ServeArgs),
     /// Validate settings, profiles, data, content and templates, reporting every problem.
@@ -57,6 +60,7 @@ pub fn run() -> ExitCode {
     let outcome = match cli.command {
         Command::Build(args) => build::run(&cli.root, args),
         Command::Serve(args) => serve::run(&cli.root, args),
+        Command::Collect(args) => collect::run(&cli.root, args),
         Command::Check => check::run(&cli.root),
         Command::Schema => print_schema(),
         Command::Init { dir } => init(&dir),

@@ -68,7 +68,9 @@ pub async fn run(
     let effective = profile.effective(&options.overrides);
     let checkpoint = effective
         .get("MODEL")
-        .ok_or_else(|| CollectError::Usage(format!("profile {}: MODEL is not set", options.profile)))?
+        .ok_or_else(|| {
+            CollectError::Usage(format!("profile {}: MODEL is not set", options.profile))
+        })?
         .to_owned();
     let (shape, precision) = model_facts(&doc, &checkpoint, options)?;
     let prompt = options
@@ -110,10 +112,10 @@ pub async fn run(
         Err(error) => {
             if let Some(server) = launched.as_mut() {
                 // A server that died under the first requests is a failure of the configuration.
-                if let Some(status) = server.exited() {
+                if let Some(what) = server.died(&options.server).await {
                     let diagnosis = server.diagnose(
                         Phase::FirstRequest,
-                        &format!("exited on the first requests ({status}) with “{error}”"),
+                        &format!("{what} on the first requests (the request: “{error}”)"),
                     );
                     return Ok(Outcome::Failed(failure(
                         &options.id,
@@ -132,18 +134,23 @@ pub async fn run(
 
     let mut warnings = Vec::new();
     let mut notes: Vec<String> = options.notes.iter().cloned().collect();
-    let rates: Vec<f64> = samples
-        .iter()
-        .map(decode_rate)
-        .collect::<Result<_, _>>()?;
+    let rates: Vec<f64> = samples.iter().map(decode_rate).collect::<Result<_, _>>()?;
     let cold = rates[0];
-    let measured: Vec<f64> = rates[1..].iter().map(|rate| stats::round(*rate, 1)).collect();
+    let measured: Vec<f64> = rates[1..]
+        .iter()
+        .map(|rate| stats::round(*rate, 1))
+        .collect();
     let decode = stats::median(&measured).expect("at least one sample");
 
     let max_model_len = target
         .max_model_len
         .or_else(|| effective.number("MAX_MODEL_LEN"))
-        .ok_or_else(|| CollectError::Server("the server does not say its max_model_len, and the profile sets no MAX_MODEL_LEN".into()))?;
+        .ok_or_else(|| {
+            CollectError::Server(
+                "the server does not say its max_model_len, and the profile sets no MAX_MODEL_LEN"
+                    .into(),
+            )
+        })?;
     let kv = kv_pool(after.as_ref(), log.as_deref());
     let kv_tokens = match kv {
         Some((tokens, source)) => {
@@ -165,17 +172,29 @@ pub async fn run(
             .zip(after.as_ref().and_then(|m| m.spec))
             .and_then(|(before, after)| before.acceptance_until(&after));
         if acceptance.is_none() {
-            warnings.push("the server reports no speculative-decoding counters; spec_acceptance is left out".into());
+            warnings.push(
+                "the server reports no speculative-decoding counters; spec_acceptance is left out"
+                    .into(),
+            );
         }
         acceptance.map(|value| stats::round(value, 3))
     } else {
         None
     };
-    let (weights_gb, weights_source) = match (options.weights_gb, log.as_deref().and_then(launch::weights_gib)) {
+    let (weights_gb, weights_source) = match (
+        options.weights_gb,
+        log.as_deref().and_then(launch::weights_gib),
+    ) {
         (Some(given), _) => (Some(given), Some("given with --weights-gb".to_owned())),
-        (None, Some(loaded)) => (Some(loaded), Some("loaded on the GPU, from vLLM's load report".to_owned())),
+        (None, Some(loaded)) => (
+            Some(loaded),
+            Some("loaded on the GPU, from vLLM's load report".to_owned()),
+        ),
         (None, None) => {
-            warnings.push("weights_gb is left out: launch the server with --launch, or give --weights-gb".into());
+            warnings.push(
+                "weights_gb is left out: launch the server with --launch, or give --weights-gb"
+                    .into(),
+            );
             (None, None)
         }
     };
@@ -203,7 +222,8 @@ pub async fn run(
         generated: options.today.clone(),
         vllm_version: target.vllm_version,
         kv_tokens,
-        max_concurrency: kv_tokens.map(|tokens| stats::round(tokens as f64 / max_model_len as f64, 2)),
+        max_concurrency: kv_tokens
+            .map(|tokens| stats::round(tokens as f64 / max_model_len as f64, 2)),
         kv_cache_dtype: effective.get("KV_CACHE_DTYPE").map(str::to_owned),
         spec_acceptance,
         notes: (!notes.is_empty()).then(|| notes.join(" ")),
@@ -214,7 +234,11 @@ pub async fn run(
 type Measured = (Target, Option<Metrics>, Vec<Timing>, Option<Metrics>);
 
 /// The cold request and the samples, with the metrics scraped around the samples.
-async fn measure(options: &RunOptions, prompt: &str, progress: &Progress) -> Result<Measured, CollectError> {
+async fn measure(
+    options: &RunOptions,
+    prompt: &str,
+    progress: &Progress,
+) -> Result<Measured, CollectError> {
     let target = connect(&options.server).await?;
     let body = decode_body(&target.model, prompt, options.max_tokens);
     let mut samples = Vec::with_capacity(options.samples + 1);
@@ -235,7 +259,10 @@ async fn measure(options: &RunOptions, prompt: &str, progress: &Progress) -> Res
             .await
             .map_err(|error| CollectError::Request(format!("{what} failed: {error}")))?;
         if let Some(rate) = timing.decode_rate() {
-            progress.line(&format!("{what}: {rate:.1} tok/s, TTFT {:.1} ms", timing.ttft.as_secs_f64() * 1e3));
+            progress.line(&format!(
+                "{what}: {rate:.1} tok/s, TTFT {:.1} ms",
+                timing.ttft.as_secs_f64() * 1e3
+            ));
         }
         progress.advance(1);
         samples.push(timing);
@@ -246,9 +273,9 @@ async fn measure(options: &RunOptions, prompt: &str, progress: &Progress) -> Res
 
 async fn scrape(target: &Target) -> Result<Option<Metrics>, CollectError> {
     match target.client.metrics().await? {
-        Some(text) => metrics::parse(&text)
-            .map(Some)
-            .map_err(|error| CollectError::Server(format!("{}/metrics: {error}", target.client.base_url()))),
+        Some(text) => metrics::parse(&text).map(Some).map_err(|error| {
+            CollectError::Server(format!("{}/metrics: {error}", target.client.base_url()))
+        }),
         None => Ok(None),
     }
 }
@@ -300,13 +327,21 @@ fn kv_pool(metrics: Option<&Metrics>, log: Option<&str>) -> Option<(u64, KvSourc
 }
 
 /// Shape and precision: as given, else from an earlier run or failure of the checkpoint.
-fn model_facts(doc: &Results, checkpoint: &str, options: &RunOptions) -> Result<(String, String), CollectError> {
+fn model_facts(
+    doc: &Results,
+    checkpoint: &str,
+    options: &RunOptions,
+) -> Result<(String, String), CollectError> {
     let earlier = doc.runs.iter().find(|run| run.checkpoint == checkpoint);
     let shape = options
         .shape
         .clone()
         .or_else(|| earlier.map(|run| run.shape.clone()))
-        .ok_or_else(|| CollectError::Usage(format!("no run of {checkpoint} yet: give --shape (e.g. \"MoE, 35B total / 3B active\")")))?;
+        .ok_or_else(|| {
+            CollectError::Usage(format!(
+                "no run of {checkpoint} yet: give --shape (e.g. \"MoE, 35B total / 3B active\")"
+            ))
+        })?;
     let precision = options
         .precision
         .clone()
@@ -317,7 +352,11 @@ fn model_facts(doc: &Results, checkpoint: &str, options: &RunOptions) -> Result<
                 .find(|failure| failure.checkpoint == checkpoint)
                 .map(|failure| failure.precision.clone())
         })
-        .ok_or_else(|| CollectError::Usage(format!("no run of {checkpoint} yet: give --precision (e.g. NVFP4)")))?;
+        .ok_or_else(|| {
+            CollectError::Usage(format!(
+                "no run of {checkpoint} yet: give --precision (e.g. NVFP4)"
+            ))
+        })?;
     Ok((shape, precision))
 }
 
@@ -334,7 +373,11 @@ pub fn overrides_text(overrides: &[Setting]) -> String {
 
 /// Where a launched server's log goes.
 pub fn log_path(layout: &Layout, id: &str) -> PathBuf {
-    layout.root.join("data").join("logs").join(format!("{id}.log"))
+    layout
+        .root
+        .join("data")
+        .join("logs")
+        .join(format!("{id}.log"))
 }
 
 /// The failure record of a launch that did not serve.

@@ -19,10 +19,13 @@ pub struct Detected {
 /// Reads the machine.
 pub fn hardware() -> Detected {
     let mut found = Detected::default();
-    match run("nvidia-smi", &[
-        "--query-gpu=name,memory.total,memory.used,driver_version,compute_cap",
-        "--format=csv,noheader,nounits",
-    ]) {
+    match run(
+        "nvidia-smi",
+        &[
+            "--query-gpu=name,memory.total,memory.used,driver_version,compute_cap",
+            "--format=csv,noheader,nounits",
+        ],
+    ) {
         Ok(text) => gpu(&text, &mut found),
         Err(error) => found.warnings.push(format!(
             "nvidia-smi: {error}; gpu, arch, vram and driver are left as they were"
@@ -106,7 +109,7 @@ fn arch(capability: &str) -> Option<String> {
     let (major, minor) = capability.split_once('.')?;
     let (major, minor): (u32, u32) = (major.parse().ok()?, minor.parse().ok()?);
     let family = match (major, minor) {
-        (10 | 11 | 12, _) => "Blackwell",
+        (10..=12, _) => "Blackwell",
         (9, _) => "Hopper",
         (8, 9) => "Ada Lovelace",
         (8, _) => "Ampere",
@@ -140,7 +143,18 @@ pub fn merge(into: &mut Hardware, found: Hardware) {
             }
         )*};
     }
-    take!(gpu, arch, vram_total_mib, vram_usable_gib, vram_baseline_mib, driver, host_ram_gib, cpu_threads, os, runtime);
+    take!(
+        gpu,
+        arch,
+        vram_total_mib,
+        vram_usable_gib,
+        vram_baseline_mib,
+        driver,
+        host_ram_gib,
+        cpu_threads,
+        os,
+        runtime
+    );
 }
 
 #[cfg(test)]
@@ -150,7 +164,10 @@ mod tests {
     #[test]
     fn the_gpu_line() {
         let mut found = Detected::default();
-        gpu("NVIDIA GeForce RTX 5090, 32607, 950, 610.57.04, 12.0\n", &mut found);
+        gpu(
+            "NVIDIA GeForce RTX 5090, 32607, 950, 610.57.04, 12.0\n",
+            &mut found,
+        );
         let hw = &found.hardware;
         assert_eq!(hw.gpu.as_deref(), Some("NVIDIA GeForce RTX 5090"));
         assert_eq!(hw.arch.as_deref(), Some("Blackwell sm120"));

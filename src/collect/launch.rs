@@ -67,7 +67,10 @@ const CAUSES: &[(&str, Cause)] = &[
     ("No available memory for the cache blocks", Cause::Kv),
     ("CUDA out of memory", Cause::Oom),
     ("OutOfMemoryError", Cause::Oom),
-    ("on startup is less than desired GPU memory utilization", Cause::Oom),
+    (
+        "on startup is less than desired GPU memory utilization",
+        Cause::Oom,
+    ),
 ];
 
 /// Lines worth quoting besides the causes.
@@ -91,7 +94,8 @@ impl Launched {
             std::fs::create_dir_all(parent)
                 .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
         }
-        let file = File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let file =
+            File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
         let stderr = file
             .try_clone()
             .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
@@ -132,10 +136,15 @@ impl Launched {
         timeout: Duration,
     ) -> Result<Duration, Diagnosis> {
         let started = Instant::now();
-        let poll = Duration::from_millis(200).min(timeout / 10).max(Duration::from_millis(10));
+        let poll = Duration::from_millis(200)
+            .min(timeout / 10)
+            .max(Duration::from_millis(10));
         loop {
             if let Some(status) = self.exited() {
-                return Err(self.diagnose(Phase::Startup, &format!("exited during start-up ({status})")));
+                return Err(self.diagnose(
+                    Phase::Startup,
+                    &format!("exited during start-up ({status})"),
+                ));
             }
             if let Ok(200) = client.health().await {
                 return Ok(started.elapsed());
@@ -148,6 +157,25 @@ impl Launched {
             }
             tokio::time::sleep(poll).await;
         }
+    }
+
+    /// After a failed request: whether the server died, waiting a few seconds for it to exit
+    /// or for `/health` to stop answering 200; what was seen.
+    pub async fn died(&mut self, server: &ServerOptions) -> Option<String> {
+        let client = Client::new(&server.base_url, None, Duration::from_secs(2)).ok()?;
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Some(status) = self.exited() {
+                return Some(format!("exited ({status})"));
+            }
+            match client.health().await {
+                Ok(200) => {}
+                Ok(status) => return Some(format!("reported itself unhealthy (HTTP {status})")),
+                Err(_) => return Some("stopped answering".to_owned()),
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        None
     }
 
     /// What the log says of a failure in `phase`; `what` says what was seen.
@@ -319,11 +347,19 @@ RuntimeError: Engine core initialization failed. See root cause above. Failed co
 
     #[test]
     fn the_kv_error_is_insufficient_kv_with_its_lines() {
-        let diagnosis = diagnose(KV, Phase::Startup, "exited during start-up (exit status: 1)");
+        let diagnosis = diagnose(
+            KV,
+            Phase::Startup,
+            "exited during start-up (exit status: 1)",
+        );
         assert_eq!(diagnosis.status, FailureStatus::InsufficientKv);
         assert_eq!(diagnosis.weights_gib, Some(23.6));
         assert!(diagnosis.reason.starts_with("The server exited during start-up (exit status: 1). Its log says: “ValueError: To serve"), "{}", diagnosis.reason);
-        assert!(diagnosis.reason.contains("Engine core initialization failed"));
+        assert!(
+            diagnosis
+                .reason
+                .contains("Engine core initialization failed")
+        );
     }
 
     #[test]
@@ -345,12 +381,19 @@ RuntimeError: Engine core initialization failed. See root cause above. Failed co
         let other = "loading\nsegfault in worker\n";
         let diagnosis = diagnose(other, Phase::Startup, "exited");
         assert_eq!(diagnosis.status, FailureStatus::Crashed);
-        assert!(diagnosis.reason.contains("“loading” “segfault in worker”"), "{}", diagnosis.reason);
+        assert!(
+            diagnosis.reason.contains("“loading” “segfault in worker”"),
+            "{}",
+            diagnosis.reason
+        );
     }
 
     #[test]
     fn start_up_figures() {
-        assert_eq!(weights_gib("x Model loading took 21.9 GiB memory and 33.2 seconds"), Some(21.9));
+        assert_eq!(
+            weights_gib("x Model loading took 21.9 GiB memory and 33.2 seconds"),
+            Some(21.9)
+        );
         assert_eq!(
             kv_tokens("INFO kv_cache_utils.py:1087] GPU KV cache size: 370,189 tokens\n"),
             Some(370_189)

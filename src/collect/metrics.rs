@@ -163,7 +163,8 @@ vllm:time_to_first_token_seconds_sum{engine="0",model_name="Q"} 0.2
             })
         );
         assert_eq!(metrics.spec, None);
-        let llama = "# TYPE llamacpp:tokens_predicted_total counter\nllamacpp:tokens_predicted_total 5\n";
+        let llama =
+            "# TYPE llamacpp:tokens_predicted_total counter\nllamacpp:tokens_predicted_total 5\n";
         assert_eq!(parse(llama).unwrap(), Metrics::default());
     }
 }

@@ -110,7 +110,11 @@ pub(crate) async fn connect(server: &ServerOptions) -> Result<Target, CollectErr
         Some(name) => models.iter().find(|m| &m.id == name).ok_or_else(|| {
             CollectError::Usage(format!(
                 "--model {name}: the server serves {}",
-                models.iter().map(|m| m.id.as_str()).collect::<Vec<_>>().join(", ")
+                models
+                    .iter()
+                    .map(|m| m.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))
         })?,
         None => models.first().ok_or_else(|| {

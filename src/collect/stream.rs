@@ -237,11 +237,26 @@ mod tests {
         let start = Instant::now();
         let mut reader = Reader::new(start);
         let events = [
-            (10, r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}],"usage":null}"#),
-            (50, r#"{"choices":[{"index":0,"delta":{"reasoning_content":"Hm"}}]}"#),
-            (60, r#"{"choices":[{"index":0,"delta":{"content":" two tokens"}}]}"#),
-            (70, r#"{"choices":[{"index":0,"delta":{"content":null},"finish_reason":"length"}]}"#),
-            (90, r#"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":5,"total_tokens":17}}"#),
+            (
+                10,
+                r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""}}],"usage":null}"#,
+            ),
+            (
+                50,
+                r#"{"choices":[{"index":0,"delta":{"reasoning_content":"Hm"}}]}"#,
+            ),
+            (
+                60,
+                r#"{"choices":[{"index":0,"delta":{"content":" two tokens"}}]}"#,
+            ),
+            (
+                70,
+                r#"{"choices":[{"index":0,"delta":{"content":null},"finish_reason":"length"}]}"#,
+            ),
+            (
+                90,
+                r#"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":5,"total_tokens":17}}"#,
+            ),
             (91, "[DONE]"),
         ];
         for (ms, data) in events {
@@ -262,7 +277,10 @@ mod tests {
         let start = Instant::now();
         let mut reader = Reader::new(start);
         reader
-            .event(r#"{"choices":[{"text":"Once","index":0}],"usage":null}"#, at(start, 5))
+            .event(
+                r#"{"choices":[{"text":"Once","index":0}],"usage":null}"#,
+                at(start, 5),
+            )
             .unwrap();
         reader
             .event(r#"{"choices":[{"delta":{"reasoning":"x"}}]}"#, at(start, 7))
@@ -298,7 +316,10 @@ mod tests {
             Err(RequestError::Cut)
         );
         assert_eq!(
-            error(&[r#"{"choices":[{"delta":{"role":"assistant","content":""}}]}"#, "[DONE]"]),
+            error(&[
+                r#"{"choices":[{"delta":{"role":"assistant","content":""}}]}"#,
+                "[DONE]"
+            ]),
             Err(RequestError::NoToken)
         );
         assert!(matches!(error(&["{nope"]), Err(RequestError::BadChunk(_))));

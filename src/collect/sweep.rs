@@ -130,9 +130,14 @@ impl Level {
     /// The level as the results document records it.
     pub fn summary(&self, concurrency: u64, requests: u64) -> SweepLevel {
         let succeeded = self.timings.len() as u64;
-        let seconds = |values: Vec<f64>, q: f64| stats::quantile(&values, q).map(|v| stats::round(v, 4));
+        let seconds =
+            |values: Vec<f64>, q: f64| stats::quantile(&values, q).map(|v| stats::round(v, 4));
         let ttfts: Vec<f64> = self.timings.iter().map(|t| t.ttft.as_secs_f64()).collect();
-        let latencies: Vec<f64> = self.timings.iter().map(|t| t.latency.as_secs_f64()).collect();
+        let latencies: Vec<f64> = self
+            .timings
+            .iter()
+            .map(|t| t.latency.as_secs_f64())
+            .collect();
         let median_count = |counts: Vec<f64>| stats::median(&counts).map(|v| v.round() as u64);
         let output: Vec<f64> = self
             .timings
@@ -146,7 +151,11 @@ impl Level {
             .filter_map(|t| t.usage.and_then(|u| u.prompt_tokens))
             .map(|n| n as f64)
             .collect();
-        let rates: Vec<f64> = self.timings.iter().filter_map(Timing::decode_rate).collect();
+        let rates: Vec<f64> = self
+            .timings
+            .iter()
+            .filter_map(Timing::decode_rate)
+            .collect();
         let total_output: f64 = output.iter().sum();
         let wall = self.wall.as_secs_f64();
         let ok = succeeded > 0;
@@ -155,7 +164,11 @@ impl Level {
             requests,
             succeeded,
             failed: requests - succeeded,
-            status: if ok { LevelStatus::Ok } else { LevelStatus::Failed },
+            status: if ok {
+                LevelStatus::Ok
+            } else {
+                LevelStatus::Failed
+            },
             prompt_tokens: median_count(prompt),
             output_tokens: median_count(output),
             ttft_p50_s: seconds(ttfts.clone(), 0.5),
@@ -184,14 +197,25 @@ pub async fn sweep(
             options.label
         )));
     }
-    if options.levels.is_empty() || options.levels.windows(2).any(|w| w[0] >= w[1]) || options.levels[0] == 0 {
-        return Err(CollectError::Usage("--levels: expected increasing concurrencies of at least 1, e.g. 1,2,4,8".into()));
+    if options.levels.is_empty()
+        || options.levels.windows(2).any(|w| w[0] >= w[1])
+        || options.levels[0] == 0
+    {
+        return Err(CollectError::Usage(
+            "--levels: expected increasing concurrencies of at least 1, e.g. 1,2,4,8".into(),
+        ));
     }
     let effective = match &options.profile {
-        Some((name, overrides)) => Some((profiles::load(&layout.profiles(), name)?.effective(overrides), overrides)),
+        Some((name, overrides)) => Some((
+            profiles::load(&layout.profiles(), name)?.effective(overrides),
+            overrides,
+        )),
         None => None,
     };
-    let slug = options.id.as_ref().map_or_else(|| data::slugify(&options.label), |id| id.to_string());
+    let slug = options
+        .id
+        .as_ref()
+        .map_or_else(|| data::slugify(&options.label), |id| id.to_string());
     let mut launched = match (&options.launch, &effective) {
         (Some(launch), Some((effective, overrides))) => {
             let log = log_path(&layout, &slug);
@@ -221,7 +245,11 @@ pub async fn sweep(
         let bodies = (0..requests)
             .map(|n| {
                 let seed = (index as u64 + 1) * 1_000_000 + n;
-                request_body(&target.model, &prompt(workload.prompt_words, seed), workload)
+                request_body(
+                    &target.model,
+                    &prompt(workload.prompt_words, seed),
+                    workload,
+                )
             })
             .collect();
         progress.step(&format!("concurrency {concurrency}: {requests} requests"));
@@ -252,7 +280,8 @@ pub async fn sweep(
                         Phase::FirstRequest,
                         &format!("stopped answering at concurrency {concurrency}"),
                     );
-                    let (effective, overrides) = effective.as_ref().expect("launched from a profile");
+                    let (effective, overrides) =
+                        effective.as_ref().expect("launched from a profile");
                     let checkpoint = effective.get("MODEL").unwrap_or_default();
                     return Ok(Outcome::Failed(failure(
                         &Id::new(&slug).map_err(CollectError::Usage)?,
@@ -262,7 +291,9 @@ pub async fn sweep(
                         diagnosis,
                     )));
                 }
-                stopped = Some(format!("the server stopped answering at concurrency {concurrency}"));
+                stopped = Some(format!(
+                    "the server stopped answering at concurrency {concurrency}"
+                ));
                 break;
             }
         }
@@ -287,17 +318,30 @@ pub async fn sweep(
         vllm_version: target.vllm_version.clone(),
         max_model_len: target.max_model_len,
         workload: workload.clone(),
-        dimensions: dimensions(&target.model, &levels, workload, effective.as_ref().map(|(e, _)| e), &options.dimensions),
+        dimensions: dimensions(
+            &target.model,
+            &levels,
+            workload,
+            effective.as_ref().map(|(e, _)| e),
+            &options.dimensions,
+        ),
         levels,
         notes: (!notes.is_empty()).then(|| notes.join(" ")),
     };
     Ok(match stopped {
         Some(why) => Outcome::Partial { record, why },
-        None => Outcome::Measured { record, warnings: Vec::new() },
+        None => Outcome::Measured {
+            record,
+            warnings: Vec::new(),
+        },
     })
 }
 
-fn precision_of(doc: &data::Results, checkpoint: &str, options: &SweepOptions) -> Result<String, CollectError> {
+fn precision_of(
+    doc: &data::Results,
+    checkpoint: &str,
+    options: &SweepOptions,
+) -> Result<String, CollectError> {
     options
         .precision
         .clone()
@@ -343,7 +387,10 @@ fn dimensions(
         if let Some(seqs) = effective.get("MAX_NUM_SEQS") {
             dims.insert("seqs".into(), seqs.to_owned());
         }
-        dims.insert("vision".into(), on(!effective.switch("LANGUAGE_MODEL_ONLY")));
+        dims.insert(
+            "vision".into(),
+            on(!effective.switch("LANGUAGE_MODEL_ONLY")),
+        );
         dims.insert("graphs".into(), on(!effective.switch("ENFORCE_EAGER")));
         dims.insert("mtp".into(), on(effective.switch("SPEC_DECODE")));
     }

@@ -1,0 +1,470 @@
+//! `benchsite collect`: measure a running server and record the results.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use benchsite::collect::{self, LaunchOptions, Outcome, Progress, ServerOptions};
+use benchsite::data::{self, FailureStatus, Id, Record, Workload};
+use benchsite::profiles::{self, Launcher, Setting};
+use benchsite::project::Layout;
+use benchsite::scaffold;
+use clap::{Args, Subcommand, ValueEnum};
+use serde::Serialize;
+
+use super::Outcome as CommandOutcome;
+
+#[derive(Debug, Args)]
+pub struct CollectArgs {
+    #[command(subcommand)]
+    command: CollectCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum CollectCommand {
+    /// Single-stream decode speed of one configuration: a cold request, then the median of
+    /// the samples; the KV pool and speculative acceptance from /metrics.
+    Run(Box<RunArgs>),
+    /// A concurrency sweep: at each level, concurrency × rounds requests with exactly
+    /// concurrency in flight.
+    Sweep(Box<SweepArgs>),
+    /// Fill `hardware` from nvidia-smi, /proc/meminfo, the CPU count, /etc/os-release and the
+    /// container runtime.
+    Hardware {
+        /// Print the hardware instead of writing it.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Record by hand a configuration that did not run.
+    Failure(FailureArgs),
+}
+
+/// How to reach the server.
+#[derive(Debug, Args)]
+struct ServerArgs {
+    /// The server (default: [collect] base_url of benchsite.toml; with --launch, the
+    /// profile's port on 127.0.0.1).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The model to ask for (default: the first the server lists).
+    #[arg(long)]
+    model: Option<String>,
+    /// Seconds one request may take (default: [collect] request_timeout_s, 600).
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
+}
+
+/// Starting the server from its profile.
+#[derive(Debug, Args)]
+struct LaunchArgs {
+    /// Start the server from the profile, wait until it is ready, stop it afterwards; a
+    /// server that does not come up is recorded as a failure.
+    #[arg(long)]
+    launch: bool,
+    /// How the server is started.
+    #[arg(long, value_enum, default_value_t = LauncherArg::Podman)]
+    launcher: LauncherArg,
+    /// A program to run in place of podman or vllm, with the same arguments.
+    #[arg(long, value_name = "PATH", env = "BENCHSITE_LAUNCH_PROGRAM")]
+    launch_program: Option<String>,
+    /// Seconds the server may take to become ready.
+    #[arg(long, default_value_t = 900.0, value_name = "SECONDS")]
+    ready_timeout: f64,
+    /// Seconds the server may take to stop before it is killed.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    stop_timeout: f64,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum LauncherArg {
+    /// podman with the profile's IMAGE.
+    Podman,
+    /// vllm serve on this machine.
+    Local,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The run's id: a slug, its permanent page.
+    #[arg(long)]
+    id: String,
+    /// The profile the server runs: profiles/NAME.env.
+    #[arg(long)]
+    profile: String,
+    /// A setting on top of the profile (repeatable); EXTRA_ARGS=... takes the whole value.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    #[command(flatten)]
+    server: ServerArgs,
+    #[command(flatten)]
+    launch: LaunchArgs,
+    /// The model's shape, e.g. "MoE, 35B total / 3B active" (default: an earlier run's).
+    #[arg(long)]
+    shape: Option<String>,
+    /// The weights' precision, e.g. NVFP4 (default: an earlier run's).
+    #[arg(long)]
+    precision: Option<String>,
+    /// The weights' size in GB (read from the log with --launch).
+    #[arg(long, value_name = "GB")]
+    weights_gb: Option<f64>,
+    /// Free text for the record.
+    #[arg(long)]
+    notes: Option<String>,
+    /// Samples after the cold request.
+    #[arg(long, default_value_t = 3)]
+    samples: usize,
+    /// Tokens per request.
+    #[arg(long, default_value_t = 300)]
+    max_tokens: u64,
+    /// The prompt (default: method.prompt of the results document).
+    #[arg(long)]
+    prompt: Option<String>,
+    /// Replace a run with the same id.
+    #[arg(long)]
+    replace: bool,
+    /// Print the record instead of writing it.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+struct SweepArgs {
+    /// The sweep's label; its slug is the permanent page unless --id is given.
+    #[arg(long)]
+    label: String,
+    /// The permanent page's slug, when not the label's.
+    #[arg(long)]
+    id: Option<String>,
+    /// The concurrency levels.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32")]
+    levels: Vec<u64>,
+    /// Words per prompt (distinct deterministic text per request).
+    #[arg(long, default_value_t = 700)]
+    prompt_words: u64,
+    /// Tokens per answer.
+    #[arg(long, default_value_t = 256)]
+    output_tokens: u64,
+    /// Requests per stream at each level.
+    #[arg(long, default_value_t = 2)]
+    rounds: u64,
+    /// Generate every output token even past the end of the answer.
+    #[arg(long)]
+    ignore_eos: bool,
+    /// Leave the chat template's thinking on.
+    #[arg(long)]
+    thinking: bool,
+    /// The profile the server runs (for the dimensions, and needed by --launch).
+    #[arg(long)]
+    profile: Option<String>,
+    /// A setting on top of the profile (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    #[command(flatten)]
+    server: ServerArgs,
+    #[command(flatten)]
+    launch: LaunchArgs,
+    /// A dimension of the sweep (repeatable), e.g. --dim mtp=on.
+    #[arg(long = "dim", value_name = "KEY=VALUE")]
+    dims: Vec<String>,
+    /// The weights' precision, for a failure record when the launch fails.
+    #[arg(long)]
+    precision: Option<String>,
+    /// Free text for the record.
+    #[arg(long)]
+    notes: Option<String>,
+    /// Replace a sweep with the same label.
+    #[arg(long)]
+    replace: bool,
+    /// Print the record instead of writing it.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+struct FailureArgs {
+    /// The failure's id: a slug, its permanent page.
+    #[arg(long)]
+    id: String,
+    /// The checkpoint tried.
+    #[arg(long)]
+    checkpoint: String,
+    /// The weights' precision.
+    #[arg(long)]
+    precision: String,
+    /// What happened.
+    #[arg(long, value_parser = failure_status)]
+    status: FailureStatus,
+    /// One paragraph: why it did not run.
+    #[arg(long)]
+    reason: String,
+    /// The weights' size in GB.
+    #[arg(long, value_name = "GB")]
+    weights_gb: Option<f64>,
+    /// The overrides tried, as KEY=VALUE pairs.
+    #[arg(long)]
+    config: Option<String>,
+    /// Replace a failure with the same id.
+    #[arg(long)]
+    replace: bool,
+    /// Print the record instead of writing it.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+fn failure_status(text: &str) -> Result<FailureStatus, String> {
+    FailureStatus::ALL
+        .into_iter()
+        .find(|status| status.as_str() == text)
+        .ok_or_else(|| {
+            let known: Vec<_> = FailureStatus::ALL.iter().map(|s| s.as_str()).collect();
+            format!("expected one of: {}", known.join(", "))
+        })
+}
+
+pub fn run(root: &Path, args: CollectArgs) -> CommandOutcome {
+    let layout = Layout::new(root);
+    match args.command {
+        CollectCommand::Hardware { dry_run } => hardware(&layout, dry_run),
+        CollectCommand::Failure(args) => failure(&layout, args),
+        CollectCommand::Run(args) => runtime()?.block_on(decode(&layout, *args)),
+        CollectCommand::Sweep(args) => runtime()?.block_on(sweep(&layout, *args)),
+    }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+fn overrides(set: &[String]) -> anyhow::Result<Vec<Setting>> {
+    set.iter()
+        .map(|text| profiles::parse_set(text))
+        .collect::<Result<Vec<_>, _>>()
+        .context("invalid --set")
+}
+
+fn server_options(
+    layout: &Layout,
+    args: &ServerArgs,
+    launch_port: Option<u16>,
+) -> anyhow::Result<ServerOptions> {
+    let config = benchsite::config::load(&layout.root)?;
+    let base_url = match (&args.base_url, launch_port) {
+        (Some(url), _) => url.clone(),
+        (None, Some(port)) => format!("http://127.0.0.1:{port}"),
+        (None, None) => config.collect.base_url.clone(),
+    };
+    let seconds = args.timeout.unwrap_or(config.collect.request_timeout_s);
+    anyhow::ensure!(
+        seconds > 0.0 && seconds.is_finite(),
+        "--timeout: expected a positive number of seconds"
+    );
+    Ok(ServerOptions {
+        base_url,
+        model: args.model.clone(),
+        api_key: collect::Client::api_key_from_env(),
+        timeout: Duration::from_secs_f64(seconds),
+    })
+}
+
+fn launch_options(args: &LaunchArgs) -> Option<LaunchOptions> {
+    args.launch.then(|| LaunchOptions {
+        launcher: match args.launcher {
+            LauncherArg::Podman => Launcher::Podman,
+            LauncherArg::Local => Launcher::Local,
+        },
+        program: args.launch_program.clone(),
+        ready_timeout: Duration::from_secs_f64(args.ready_timeout),
+        stop_timeout: Duration::from_secs_f64(args.stop_timeout),
+    })
+}
+
+/// The port a launched server of the profile listens on.
+fn launch_port(layout: &Layout, profile: &str, set: &[Setting]) -> anyhow::Result<u16> {
+    Ok(profiles::load(&layout.profiles(), profile)?
+        .effective(set)
+        .port())
+}
+
+fn id(text: &str) -> anyhow::Result<Id> {
+    Id::new(text).map_err(|message| anyhow::anyhow!("--id: {message}"))
+}
+
+async fn decode(layout: &Layout, args: RunArgs) -> CommandOutcome {
+    let set = overrides(&args.set)?;
+    let port = if args.launch.launch {
+        Some(launch_port(layout, &args.profile, &set)?)
+    } else {
+        None
+    };
+    let options = collect::RunOptions {
+        id: id(&args.id)?,
+        profile: args.profile.clone(),
+        overrides: set,
+        server: server_options(layout, &args.server, port)?,
+        launch: launch_options(&args.launch),
+        shape: args.shape,
+        precision: args.precision,
+        weights_gb: args.weights_gb,
+        notes: args.notes,
+        samples: args.samples.max(1),
+        max_tokens: args.max_tokens,
+        prompt: args.prompt,
+        today: scaffold::today(),
+        replace: args.replace,
+    };
+    let progress = Progress::new(options.samples as u64 + 1);
+    let outcome = collect::run(&layout.root, &options, &progress).await;
+    progress.finish();
+    record(layout, outcome?, args.replace, args.dry_run, |run| {
+        format!(
+            "run {}: {} tok/s (samples {:?}, cold {})",
+            run.id, run.decode_tok_s, run.decode_samples, run.decode_cold_sample
+        )
+    })
+}
+
+async fn sweep(layout: &Layout, args: SweepArgs) -> CommandOutcome {
+    let set = overrides(&args.set)?;
+    anyhow::ensure!(
+        args.profile.is_some() || set.is_empty(),
+        "--set needs --profile"
+    );
+    let port = match (&args.profile, args.launch.launch) {
+        (Some(profile), true) => Some(launch_port(layout, profile, &set)?),
+        _ => None,
+    };
+    let dims = args
+        .dims
+        .iter()
+        .map(|text| {
+            text.split_once('=')
+                .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+                .with_context(|| format!("--dim {text}: expected KEY=VALUE"))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let options = collect::SweepOptions {
+        label: args.label,
+        id: args.id.as_deref().map(id).transpose()?,
+        levels: args.levels,
+        workload: Workload {
+            prompt_words: args.prompt_words,
+            output_tokens: args.output_tokens,
+            rounds: args.rounds.max(1),
+            ignore_eos: args.ignore_eos,
+            thinking: args.thinking,
+        },
+        server: server_options(layout, &args.server, port)?,
+        profile: args.profile.map(|name| (name, set)),
+        launch: launch_options(&args.launch),
+        precision: args.precision,
+        dimensions: dims,
+        notes: args.notes,
+        today: scaffold::today(),
+        replace: args.replace,
+    };
+    let total: u64 = options
+        .levels
+        .iter()
+        .map(|c| c * options.workload.rounds)
+        .sum();
+    let progress = Progress::new(total);
+    let outcome = collect::sweep(&layout.root, &options, &progress).await;
+    progress.finish();
+    record(layout, outcome?, args.replace, args.dry_run, |sweep| {
+        format!("sweep {:?}: {} levels", sweep.label, sweep.levels.len())
+    })
+}
+
+/// Writes (or prints) what a measurement gave, and says so.
+fn record<R: Record + Serialize>(
+    layout: &Layout,
+    outcome: Outcome<R>,
+    replace: bool,
+    dry_run: bool,
+    summary: impl Fn(&R) -> String,
+) -> CommandOutcome {
+    match outcome {
+        Outcome::Measured { record, warnings } => {
+            for warning in warnings {
+                eprintln!("warning: {warning}");
+            }
+            let line = summary(&record);
+            write(layout, record, replace, dry_run)?;
+            println!("{line}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Outcome::Partial { record, why } => {
+            let line = summary(&record);
+            write(layout, record, replace, dry_run)?;
+            println!("{line}");
+            eprintln!("stopped early: {why}; the finished levels were recorded");
+            Ok(ExitCode::FAILURE)
+        }
+        Outcome::Failed(failure) => {
+            let line = format!(
+                "failure {}: {}: {}",
+                failure.id,
+                failure.status.as_str(),
+                failure.reason
+            );
+            write(layout, failure, replace, dry_run)?;
+            eprintln!("{line}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn write<R: Record + Serialize>(
+    layout: &Layout,
+    record: R,
+    replace: bool,
+    dry_run: bool,
+) -> anyhow::Result<()> {
+    if dry_run {
+        println!("{}", collect::to_json(&record));
+        return Ok(());
+    }
+    let key = record.key().to_owned();
+    collect::save(&layout.root, record, replace)?;
+    eprintln!(
+        "recorded {} {key:?} in {}",
+        R::ARRAY,
+        layout.results().display()
+    );
+    Ok(())
+}
+
+fn hardware(layout: &Layout, dry_run: bool) -> CommandOutcome {
+    let found = collect::hardware();
+    for warning in &found.warnings {
+        eprintln!("warning: {warning}");
+    }
+    if dry_run {
+        println!("{}", collect::to_json(&found.hardware));
+        return Ok(ExitCode::SUCCESS);
+    }
+    data::update(&layout.results(), |doc| {
+        collect::merge(&mut doc.hardware, found.hardware);
+        Ok(())
+    })?;
+    eprintln!("recorded hardware in {}", layout.results().display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn failure(layout: &Layout, args: FailureArgs) -> CommandOutcome {
+    let record = data::Failure {
+        id: id(&args.id)?,
+        checkpoint: args.checkpoint,
+        precision: args.precision,
+        weights_gb: args.weights_gb,
+        status: args.status,
+        config: args.config.filter(|c| !c.trim().is_empty()),
+        reason: args.reason,
+    };
+    write(layout, record, args.replace, args.dry_run)?;
+    Ok(ExitCode::SUCCESS)
+}

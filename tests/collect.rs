@@ -1,0 +1,809 @@
+//! `benchsite collect` against a fake vLLM server whose timings and faults are scripted: the
+//! measured figures are the scripted ones, faults are counted, and a launched server that does
+//! not serve becomes the right failure record.
+
+mod support;
+
+#[path = "support/fake_vllm.rs"]
+mod fake_vllm;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use benchsite::data::{self, FailureStatus, LevelStatus, Results};
+use fake_vllm::{FakeVllm, Script};
+use support::{Output, Project};
+
+/// Runs the binary in the project with extra environment variables.
+fn benchsite(project: &Project, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_benchsite"))
+        .arg("--root")
+        .arg(project.root.path())
+        .args(args)
+        .envs(env.iter().copied())
+        .env("NO_COLOR", "1")
+        .env_remove("BENCHSITE_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    Output {
+        status: output.status,
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+fn results(project: &Project) -> Results {
+    data::load(&project.root.path().join("data/results.json")).unwrap()
+}
+
+/// A profile serving the fake model on `port`.
+fn fake_profile(project: &Project, port: u16, max_model_len: u64) {
+    project.write(
+        "profiles/fake.env",
+        &format!(
+            "IMAGE=example/vllm:test\nMODEL=example/Fake-Model-7B\nSERVED_MODEL_NAME=Fake-Model-7B\nPORT={port}\nMAX_MODEL_LEN={max_model_len}\nMAX_NUM_SEQS=4\nKV_CACHE_DTYPE=fp8\nENFORCE_EAGER=0\nLANGUAGE_MODEL_ONLY=1\nSPEC_DECODE=0\nSPEC_METHOD=mtp\nNUM_SPECULATIVE_TOKENS=3\n"
+        ),
+    );
+}
+
+fn within(measured: f64, expected: f64, tolerance: f64) -> bool {
+    (measured - expected).abs() <= expected * tolerance
+}
+
+fn check_is_clean(project: &Project) {
+    let output = benchsite(project, &["check"], &[]);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        output.stdout,
+        output.stderr
+    );
+}
+
+#[test]
+fn a_run_measures_the_scripted_decode_rate_and_the_kv_pool() {
+    let script = Script {
+        max_model_len: 65536,
+        ..Script::default()
+    };
+    let expected = script.decode_rate(300);
+    let server = FakeVllm::start(script);
+    let project = Project::copy_of_repo();
+    fake_profile(&project, server.addr.port(), 65536);
+    let output = benchsite(
+        &project,
+        &[
+            "collect",
+            "run",
+            "--id",
+            "fake-default",
+            "--profile",
+            "fake",
+            "--base-url",
+            &server.url(),
+            "--shape",
+            "Dense, 7B",
+            "--precision",
+            "BF16",
+        ],
+        &[],
+    );
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        output.stdout,
+        output.stderr
+    );
+    let doc = results(&project);
+    let run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "fake-default")
+        .unwrap();
+    assert!(
+        within(run.decode_tok_s, expected, 0.01),
+        "{} vs {expected}",
+        run.decode_tok_s
+    );
+    assert_eq!(run.decode_samples.len(), 3);
+    for sample in &run.decode_samples {
+        assert!(within(*sample, expected, 0.01), "{sample} vs {expected}");
+    }
+    assert!(within(run.decode_cold_sample, expected, 0.02));
+    assert_eq!(run.model, "Fake-Model-7B");
+    assert_eq!(run.checkpoint, "example/Fake-Model-7B");
+    assert_eq!(run.max_model_len, 65536);
+    assert_eq!(run.kv_tokens, Some(131_072));
+    assert_eq!(run.max_concurrency, Some(2.0));
+    assert_eq!(run.kv_cache_dtype.as_deref(), Some("fp8"));
+    assert_eq!(run.vllm_version.as_deref(), Some("0.28.0"));
+    assert!(!run.vision && run.cuda_graphs && !run.spec_decode);
+    assert_eq!(run.spec_acceptance, None);
+    assert_eq!(server.requests(), 4, "one cold request and three samples");
+    // Every sampling field is sent; no logprobs; thinking off; usage asked for.
+    for body in server.bodies() {
+        assert_eq!(body["temperature"], 0.0);
+        for field in ["top_p", "top_k", "min_p", "repetition_penalty", "seed"] {
+            assert!(!body[field].is_null(), "{field} missing: {body}");
+        }
+        assert_eq!(body["chat_template_kwargs"]["enable_thinking"], false);
+        assert_eq!(body["stream_options"]["include_usage"], true);
+        assert!(body.get("logprobs").is_none());
+        assert_eq!(body["max_tokens"], 300);
+        assert_eq!(
+            body["messages"][0]["content"],
+            doc.method.prompt.clone().unwrap()
+        );
+    }
+    check_is_clean(&project);
+}
+
+#[test]
+fn chunks_of_several_tokens_and_the_acceptance_from_counter_deltas() {
+    let script = Script {
+        max_model_len: 65536,
+        tokens_per_chunk: 3,
+        chunk_interval: Duration::from_millis(9),
+        spec: Some((200, 150)),
+        ..Script::default()
+    };
+    let expected = script.decode_rate(300);
+    let server = FakeVllm::start(script);
+    let project = Project::copy_of_repo();
+    fake_profile(&project, server.addr.port(), 65536);
+    let output = benchsite(
+        &project,
+        &[
+            "collect",
+            "run",
+            "--id",
+            "fake-mtp",
+            "--profile",
+            "fake",
+            "--set",
+            "SPEC_DECODE=1",
+            "--base-url",
+            &server.url(),
+            "--shape",
+            "Dense, 7B",
+            "--precision",
+            "BF16",
+        ],
+        &[],
+    );
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        output.stdout,
+        output.stderr
+    );
+    let doc = results(&project);
+    let run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "fake-mtp")
+        .unwrap();
+    assert!(
+        within(run.decode_tok_s, expected, 0.01),
+        "{} vs {expected}",
+        run.decode_tok_s
+    );
+    assert_eq!(run.spec_acceptance, Some(0.75));
+    assert!(run.spec_decode);
+    assert_eq!(run.overrides, "SPEC_DECODE=1");
+    check_is_clean(&project);
+}
+
+#[test]
+fn ttft_and_latency_of_one_request() {
+    let script = Script {
+        ttft: Duration::from_millis(60),
+        chunk_interval: Duration::from_millis(5),
+        tokens: 41,
+        ..Script::default()
+    };
+    let server = FakeVllm::start(script);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let client =
+        benchsite::collect::Client::new(&server.url(), None, Duration::from_secs(10)).unwrap();
+    let body = benchsite::collect::request_body(
+        "Fake-Model-7B",
+        "hello",
+        &data::Workload {
+            prompt_words: 1,
+            output_tokens: 100,
+            rounds: 1,
+            ignore_eos: false,
+            thinking: false,
+        },
+    );
+    let timing = runtime
+        .block_on(client.stream(benchsite::collect::Endpoint::Chat, &body))
+        .unwrap();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    // The role-only chunk arrives at once; TTFT is the first token, 60 ms in.
+    assert!((ms(timing.ttft) - 60.0).abs() < 5.0, "{:?}", timing.ttft);
+    assert!(
+        (ms(timing.latency) - 260.0).abs() < 5.0,
+        "{:?}",
+        timing.latency
+    );
+    assert_eq!(timing.output_tokens(), Some(41));
+    assert!(within(timing.decode_rate().unwrap(), 200.0, 0.01));
+}
+
+fn sweep_args<'a>(server: &'a str, label: &'a str, levels: &'a str) -> Vec<&'a str> {
+    vec![
+        "collect",
+        "sweep",
+        "--label",
+        label,
+        "--levels",
+        levels,
+        "--prompt-words",
+        "50",
+        "--output-tokens",
+        "50",
+        "--rounds",
+        "2",
+        "--ignore-eos",
+        "--base-url",
+        server,
+    ]
+}
+
+#[test]
+fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
+    let script = Script {
+        ttft: Duration::from_millis(30),
+        chunk_interval: Duration::from_millis(4),
+        tokens: 50,
+        max_seqs: 2,
+        ..Script::default()
+    };
+    let server = FakeVllm::start(script);
+    let project = Project::copy_of_repo();
+    let output = benchsite(
+        &project,
+        &sweep_args(&server.url(), "fake sweep", "1,2,4"),
+        &[],
+    );
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        output.stdout,
+        output.stderr
+    );
+    assert_eq!(server.requests(), 14);
+    assert_eq!(server.peak_in_flight(), 4);
+    let doc = results(&project);
+    let sweep = doc.sweeps.iter().find(|s| s.label == "fake sweep").unwrap();
+    assert_eq!(sweep.levels.len(), 3);
+    let latency = 0.030 + 49.0 * 0.004;
+    for level in &sweep.levels {
+        assert_eq!(level.requests, level.concurrency * 2);
+        assert_eq!((level.succeeded, level.failed), (level.requests, 0));
+        assert_eq!(level.output_tokens, Some(50));
+        assert_eq!(level.prompt_tokens, Some(60));
+        let rate = level.decode_tok_s_per_stream.unwrap();
+        assert!(within(rate, 250.0, 0.01), "{rate}");
+    }
+    let close = |value: Option<f64>, expected: f64| (value.unwrap() - expected).abs() < 0.006;
+    // Up to the two sequences the server runs at once, nothing waits.
+    for level in &sweep.levels[..2] {
+        assert!(close(level.ttft_p50_s, 0.030), "{level:?}");
+        assert!(close(level.latency_p50_s, latency), "{level:?}");
+    }
+    // At 4 in flight, two of every four wait one whole request: 2 of the 8 TTFTs are 30 ms,
+    // 6 are 30 ms + one latency.
+    let four = &sweep.levels[2];
+    assert!(close(four.ttft_p50_s, 0.030 + latency), "{four:?}");
+    assert!(close(four.ttft_p95_s, 0.030 + latency), "{four:?}");
+    // Two at a time, each `latency` long: 8 requests in 4 latencies.
+    let total = 8.0 * 50.0 / (4.0 * latency);
+    assert!(
+        within(four.total_tok_s.unwrap(), total, 0.03),
+        "{four:?} vs {total}"
+    );
+    assert_eq!(sweep.dimensions["prompt"], "60 tok");
+    assert_eq!(sweep.workload.output_tokens, 50);
+    check_is_clean(&project);
+}
+
+#[test]
+fn failed_requests_are_counted_and_never_stop_the_sweep() {
+    // Requests 1-2 are level 1, 3-6 level 2, 7-14 level 4.
+    let script = Script {
+        ttft: Duration::from_millis(5),
+        chunk_interval: Duration::from_millis(1),
+        tokens: 20,
+        fail: vec![3],
+        cut: vec![6],
+        error_in_stream: vec![7],
+        stall: vec![9],
+        ..Script::default()
+    };
+    let server = FakeVllm::start(script);
+    let project = Project::copy_of_repo();
+    let url = server.url();
+    let mut args = sweep_args(&url, "faulty", "1,2,4");
+    args.extend(["--timeout", "1"]);
+    let output = benchsite(&project, &args, &[]);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        output.stdout,
+        output.stderr
+    );
+    assert!(output.stderr.contains("HTTP 500"), "{}", output.stderr);
+    let doc = results(&project);
+    let sweep = doc.sweeps.iter().find(|s| s.label == "faulty").unwrap();
+    let counts: Vec<_> = sweep
+        .levels
+        .iter()
+        .map(|l| (l.succeeded, l.failed))
+        .collect();
+    assert_eq!(counts, [(2, 0), (2, 2), (6, 2)]);
+    assert!(sweep.levels.iter().all(|l| l.status == LevelStatus::Ok));
+}
+
+#[test]
+fn a_server_that_dies_mid_sweep_leaves_the_finished_levels() {
+    let script = Script {
+        ttft: Duration::from_millis(5),
+        chunk_interval: Duration::from_millis(1),
+        tokens: 20,
+        die_after: Some(2),
+        ..Script::default()
+    };
+    let server = FakeVllm::start(script);
+    let project = Project::copy_of_repo();
+    let output = benchsite(
+        &project,
+        &sweep_args(&server.url(), "dying", "1,2,4,8"),
+        &[],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}\n{}",
+        output.stdout,
+        output.stderr
+    );
+    assert!(output.stderr.contains("stopped early"), "{}", output.stderr);
+    let doc = results(&project);
+    let sweep = doc.sweeps.iter().find(|s| s.label == "dying").unwrap();
+    let statuses: Vec<_> = sweep.levels.iter().map(|l| l.status).collect();
+    assert_eq!(statuses, [LevelStatus::Ok, LevelStatus::Failed]);
+    assert!(
+        sweep
+            .notes
+            .as_deref()
+            .unwrap()
+            .contains("stopped answering at concurrency 2")
+    );
+    check_is_clean(&project);
+}
+
+#[test]
+fn ctrl_c_during_a_sweep_saves_the_finished_levels() {
+    let script = Script {
+        ttft: Duration::from_millis(5),
+        chunk_interval: Duration::from_millis(20),
+        tokens: 200,
+        ..Script::default()
+    };
+    let server = FakeVllm::start(script);
+    let project = Project::copy_of_repo();
+    let url = server.url();
+    let mut args = sweep_args(&url, "interrupted", "1,2");
+    args[9] = "200";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_benchsite"))
+        .arg("--root")
+        .arg(project.root.path())
+        .args(&args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let done = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|line| line.starts_with("concurrency   1:"));
+    assert!(done.is_some(), "level 1 finished");
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Command::new("sh")
+        .args(["-c", &format!("kill -INT {}", child.id())])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{rest:?}");
+    let doc = results(&project);
+    let sweep = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "interrupted")
+        .unwrap();
+    assert_eq!(sweep.levels.len(), 1);
+    assert!(
+        sweep.notes.as_deref().unwrap().contains("Ctrl-C"),
+        "{:?}",
+        sweep.notes
+    );
+}
+
+#[test]
+fn dry_run_prints_and_writes_nothing_and_ids_need_replace() {
+    let server = FakeVllm::start(Script {
+        tokens: 20,
+        chunk_interval: Duration::from_millis(1),
+        ..Script::default()
+    });
+    let project = Project::copy_of_repo();
+    let before = std::fs::read(project.root.path().join("data/results.json")).unwrap();
+    let url = server.url();
+    let mut args = sweep_args(&url, "dry", "1");
+    args.push("--dry-run");
+    let output = benchsite(&project, &args, &[]);
+    assert!(output.status.success(), "{}", output.stderr);
+    let printed: serde_json::Value =
+        serde_json::from_str(&output.stdout[..output.stdout.rfind('}').unwrap() + 1]).unwrap();
+    assert_eq!(printed["label"], "dry");
+    assert_eq!(
+        std::fs::read(project.root.path().join("data/results.json")).unwrap(),
+        before
+    );
+
+    let taken = benchsite(
+        &project,
+        &[
+            "collect",
+            "run",
+            "--id",
+            "qwen36-moe-default",
+            "--profile",
+            "qwen3.6-35b-a3b",
+            "--base-url",
+            &server.url(),
+        ],
+        &[],
+    );
+    assert_eq!(taken.status.code(), Some(1));
+    assert!(taken.stderr.contains("--replace"), "{}", taken.stderr);
+    assert_eq!(
+        server.requests(),
+        2,
+        "the dry sweep's two; the run was refused before measuring"
+    );
+}
+
+#[test]
+fn a_failure_by_hand_and_a_bad_status() {
+    let project = Project::copy_of_repo();
+    let output = benchsite(
+        &project,
+        &[
+            "collect",
+            "failure",
+            "--id",
+            "big-model-bf16",
+            "--checkpoint",
+            "example/Big",
+            "--precision",
+            "BF16",
+            "--status",
+            "not_attempted",
+            "--weights-gb",
+            "140",
+            "--reason",
+            "140 GB of weights against 32 GB of VRAM.",
+        ],
+        &[],
+    );
+    assert!(output.status.success(), "{}", output.stderr);
+    let doc = results(&project);
+    let failure = doc
+        .failures
+        .iter()
+        .find(|f| f.id.as_str() == "big-model-bf16")
+        .unwrap();
+    assert_eq!(failure.status, FailureStatus::NotAttempted);
+    assert_eq!(failure.weights_gb, Some(140.0));
+    let output = benchsite(
+        &project,
+        &[
+            "collect",
+            "failure",
+            "--id",
+            "x",
+            "--checkpoint",
+            "c",
+            "--precision",
+            "p",
+            "--status",
+            "melted",
+            "--reason",
+            "r",
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        output.stderr.contains("insufficient_kv"),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
+fn hardware_from_nvidia_smi_and_a_missing_tool() {
+    let project = Project::copy_of_repo();
+    let bin = project.root.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let smi = bin.join("nvidia-smi");
+    std::fs::write(
+        &smi,
+        "#!/bin/sh\necho 'NVIDIA Test GPU 9000, 49152, 1024, 999.1, 8.9'\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&smi, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let output = benchsite(&project, &["collect", "hardware"], &[("PATH", &path)]);
+    assert!(output.status.success(), "{}", output.stderr);
+    let hardware = results(&project).hardware;
+    assert_eq!(hardware.gpu.as_deref(), Some("NVIDIA Test GPU 9000"));
+    assert_eq!(hardware.arch.as_deref(), Some("Ada Lovelace sm89"));
+    assert_eq!(hardware.vram_total_mib, Some(49152));
+    assert_eq!(hardware.vram_usable_gib.unwrap().to_string(), "47.0");
+    assert!(hardware.host_ram_gib.is_some() && hardware.cpu_threads.is_some());
+    // Fields no tool gives are kept.
+    assert_eq!(
+        hardware.vram_baseline_note.as_deref(),
+        Some("desktop compositor (kwin_wayland + Xwayland)")
+    );
+
+    std::fs::remove_file(&smi).unwrap();
+    let output = benchsite(&project, &["collect", "hardware"], &[("PATH", &path)]);
+    assert!(output.status.success(), "{}", output.stderr);
+    assert!(
+        output.stderr.contains("warning: nvidia-smi"),
+        "{}",
+        output.stderr
+    );
+    assert_eq!(
+        results(&project).hardware.gpu.as_deref(),
+        Some("NVIDIA Test GPU 9000")
+    );
+}
+
+/// A stand-in for podman: prints vLLM-like start-up lines for `$FAKE_MODE`, records its
+/// arguments, and on SIGTERM notes that it was stopped.
+fn fake_launcher(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("fake-podman");
+    std::fs::write(
+        &path,
+        r#"#!/bin/sh
+echo "$@" > "$FAKE_DIR/args"
+trap 'echo stopped > "$FAKE_DIR/stopped"; exit 0' TERM
+echo "INFO 09-07 12:00:01 [api_server.py:1000] vLLM API server version 0.28.0"
+echo "INFO 09-07 12:00:30 [gpu_model_runner.py:2000] Model loading took 21.9 GiB and 28.4 seconds"
+case "$FAKE_MODE" in
+serve)
+    echo "INFO 09-07 12:00:41 [kv_cache_utils.py:1087] GPU KV cache size: 370,189 tokens"
+    echo "INFO 09-07 12:00:41 [kv_cache_utils.py:1091] Maximum concurrency for 65,536 tokens per request: 5.65x"
+    while true; do sleep 0.05; done ;;
+kv)
+    echo "ERROR 09-07 12:00:40 [core.py:700] EngineCore failed to start."
+    echo "ValueError: To serve at least one request with the models's max seq len (65536), (4.12 GiB KV cache is needed, which is larger than the available KV cache memory (2.31 GiB). Based on the available memory, the estimated maximum model length is 36720. Try increasing \`gpu_memory_utilization\` or decreasing \`max_model_len\` when initializing the engine."
+    echo "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}"
+    exit 1 ;;
+oom)
+    echo "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB. GPU 0 has a total capacity of 31.36 GiB of which 612.00 MiB is free."
+    echo "RuntimeError: Engine core initialization failed. See root cause above."
+    exit 1 ;;
+hang)
+    while true; do sleep 0.05; done ;;
+oom-first)
+    while [ ! -f "$FAKE_DIR/first-request" ]; do sleep 0.02; done
+    echo "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 31.36 GiB of which 1.10 GiB is free."
+    exit 1 ;;
+esac
+"#,
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn launch_run(project: &Project, mode: &str, id: &str) -> Output {
+    let dir = project.root.path();
+    let launcher = fake_launcher(dir);
+    benchsite(
+        project,
+        &[
+            "collect",
+            "run",
+            "--id",
+            id,
+            "--profile",
+            "fake",
+            "--shape",
+            "Dense, 7B",
+            "--precision",
+            "BF16",
+            "--launch",
+            "--ready-timeout",
+            "2",
+            "--stop-timeout",
+            "5",
+        ],
+        &[
+            ("BENCHSITE_LAUNCH_PROGRAM", launcher.to_str().unwrap()),
+            ("FAKE_MODE", mode),
+            ("FAKE_DIR", dir.to_str().unwrap()),
+        ],
+    )
+}
+
+#[test]
+fn a_launched_server_is_measured_with_its_log_and_stopped() {
+    let port = free_port();
+    let server = FakeVllm::start_on(
+        Script {
+            kv_tokens: None,
+            max_model_len: 65536,
+            tokens: 50,
+            chunk_interval: Duration::from_millis(1),
+            ..Script::default()
+        },
+        port,
+    );
+    let project = Project::copy_of_repo();
+    fake_profile(&project, port, 65536);
+    let output = launch_run(&project, "serve", "fake-launched");
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        output.stdout,
+        output.stderr
+    );
+    let dir = project.root.path();
+    assert_eq!(
+        std::fs::read_to_string(dir.join("stopped")).unwrap().trim(),
+        "stopped"
+    );
+    let args = std::fs::read_to_string(dir.join("args")).unwrap();
+    assert!(
+        args.contains("example/vllm:test --model example/Fake-Model-7B"),
+        "{args}"
+    );
+    assert!(
+        args.contains(&format!("--port {port}")) && args.contains("--language-model-only"),
+        "{args}"
+    );
+    let log = std::fs::read_to_string(dir.join("data/logs/fake-launched.log")).unwrap();
+    assert!(log.contains("GPU KV cache size"), "{log}");
+    let doc = results(&project);
+    let run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "fake-launched")
+        .unwrap();
+    assert_eq!(run.weights_gb, Some(21.9));
+    assert_eq!(
+        run.kv_tokens,
+        Some(370_189),
+        "from the log when /metrics has no pool"
+    );
+    assert_eq!(run.max_concurrency, Some(5.65));
+    drop(server);
+}
+
+#[test]
+fn launch_failures_are_classified_from_the_log() {
+    for (mode, status, quoted) in [
+        (
+            "kv",
+            FailureStatus::InsufficientKv,
+            "KV cache is needed, which is larger than the available KV cache memory",
+        ),
+        (
+            "oom",
+            FailureStatus::OomAtStartup,
+            "CUDA out of memory. Tried to allocate 1.02 GiB",
+        ),
+        ("hang", FailureStatus::Crashed, "was not ready after 2 s"),
+    ] {
+        let project = Project::copy_of_repo();
+        fake_profile(&project, free_port(), 65536);
+        let id = format!("fake-{mode}");
+        let output = launch_run(&project, mode, &id);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{mode}: {}\n{}",
+            output.stdout,
+            output.stderr
+        );
+        let doc = results(&project);
+        let failure = doc
+            .failures
+            .iter()
+            .find(|f| f.id.as_str() == id)
+            .unwrap_or_else(|| panic!("{mode}: {}", output.stderr));
+        assert_eq!(failure.status, status, "{mode}: {}", failure.reason);
+        assert!(
+            failure.reason.contains(quoted),
+            "{mode}: {}",
+            failure.reason
+        );
+        assert_eq!(failure.weights_gb, Some(21.9));
+        assert_eq!(failure.checkpoint, "example/Fake-Model-7B");
+        if mode == "hang" {
+            assert!(
+                project.root.path().join("stopped").exists(),
+                "the hung server was stopped"
+            );
+        }
+        check_is_clean(&project);
+    }
+}
+
+#[test]
+fn a_server_dying_on_the_first_request_is_oom_at_first_request() {
+    let port = free_port();
+    let project = Project::copy_of_repo();
+    let server = FakeVllm::start_on(
+        Script {
+            max_model_len: 65536,
+            fail: vec![1],
+            touch_on_first_request: Some(project.root.path().join("first-request")),
+            ..Script::default()
+        },
+        port,
+    );
+    fake_profile(&project, port, 65536);
+    let started = Instant::now();
+    let output = launch_run(&project, "oom-first", "fake-oom-first");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}\n{}",
+        output.stdout,
+        output.stderr
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let doc = results(&project);
+    let failure = doc
+        .failures
+        .iter()
+        .find(|f| f.id.as_str() == "fake-oom-first")
+        .unwrap();
+    assert_eq!(
+        failure.status,
+        FailureStatus::OomAtFirstRequest,
+        "{}",
+        failure.reason
+    );
+    assert!(
+        failure.reason.contains("Tried to allocate 2.00 GiB"),
+        "{}",
+        failure.reason
+    );
+    drop(server);
+}
