@@ -1,0 +1,181 @@
+//! The collector's ingest rate: how many streamed tokens and requests per second `collect`
+//! takes in, and the CPU it spends doing so, against a server that costs almost nothing
+//! (nginx from Debian's packages answering every POST with one pre-rendered SSE body of 256
+//! one-token chunks), at concurrency 1, 16 and 64. Per-token timestamps are taken as in a
+//! real sweep: the same `run_level` and stream reader.
+//!
+//! `cargo bench --bench ingest` (needs /usr/sbin/nginx: `apt-get install nginx-light`).
+
+use std::path::Path;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+use benchsite::collect::{self, Client, Endpoint, Progress};
+use serde_json::json;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const TOKENS: usize = 256;
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut nginx = start_nginx(dir.path(), port);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = Client::new(
+        &format!("http://127.0.0.1:{port}"),
+        None,
+        Duration::from_secs(30),
+    )
+    .unwrap();
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": TOKENS, "stream": true});
+    // Warm up: connections, allocator, page cache.
+    runtime.block_on(collect::run_level(
+        &client,
+        Endpoint::Chat,
+        vec![body.clone(); 200],
+        16,
+        &Progress::hidden(),
+    ));
+    let workers = nginx_pids(nginx.id());
+    println!(
+        "nginx: 1 worker; client: tokio on {} threads",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    println!(
+        "{:>11} {:>9} {:>12} {:>10} {:>11} {:>10}",
+        "concurrency", "requests", "tokens/s", "requests/s", "client CPU", "nginx CPU"
+    );
+    for (concurrency, requests) in [(1, 1500), (16, 6000), (64, 12000)] {
+        let bodies = vec![body.clone(); requests];
+        let (cpu_before, server_before) = (own_cpu(), cpu_of(&workers));
+        let started = Instant::now();
+        let level = runtime.block_on(collect::run_level(
+            &client,
+            Endpoint::Chat,
+            bodies,
+            concurrency,
+            &Progress::hidden(),
+        ));
+        let wall = started.elapsed().as_secs_f64();
+        let (cpu, server) = (own_cpu() - cpu_before, cpu_of(&workers) - server_before);
+        assert!(level.errors.is_empty(), "{:?}", level.errors.first());
+        let tokens: u64 = level.timings.iter().filter_map(|t| t.output_tokens()).sum();
+        assert_eq!(tokens as usize, requests * TOKENS);
+        assert!(
+            level
+                .timings
+                .iter()
+                .all(|t| t.text_chunks as usize == TOKENS)
+        );
+        println!(
+            "{concurrency:>11} {requests:>9} {:>12.0} {:>10.0} {:>10.0}% {:>9.0}%",
+            tokens as f64 / wall,
+            requests as f64 / wall,
+            cpu / wall * 100.0,
+            server / wall * 100.0
+        );
+    }
+    let _ = nginx.kill();
+    let _ = nginx.wait();
+}
+
+fn start_nginx(dir: &Path, port: u16) -> Child {
+    let root = dir.join("root");
+    std::fs::create_dir_all(root.join("v1/chat")).unwrap();
+    let mut sse = String::new();
+    let chunk = |delta: serde_json::Value| {
+        format!(
+            "data: {}\n\n",
+            json!({"id": "chatcmpl-0123456789abcdef", "object": "chat.completion.chunk", "created": 1764720000, "model": "m", "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": null}]})
+        )
+    };
+    sse.push_str(&chunk(json!({"role": "assistant", "content": ""})));
+    for n in 0..TOKENS {
+        sse.push_str(&chunk(json!({"content": format!(" w{n}")})));
+    }
+    sse.push_str(&format!("data: {}\n\n", json!({"id": "chatcmpl-0123456789abcdef", "object": "chat.completion.chunk", "created": 1764720000, "model": "m", "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": TOKENS, "total_tokens": TOKENS + 10}})));
+    sse.push_str("data: [DONE]\n\n");
+    std::fs::write(root.join("v1/chat/completions"), &sse).unwrap();
+    std::fs::write(
+        root.join("v1/models"),
+        json!({"object": "list", "data": [{"id": "m", "object": "model", "max_model_len": 4096}]})
+            .to_string(),
+    )
+    .unwrap();
+    let conf = dir.join("nginx.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "worker_processes 1;\ndaemon off;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log;\nevents {{ worker_connections 1024; }}\nhttp {{\n  access_log off;\n  keepalive_requests 1000000;\n  client_body_temp_path {dir}/body;\n  proxy_temp_path {dir}/proxy;\n  fastcgi_temp_path {dir}/fastcgi;\n  uwsgi_temp_path {dir}/uwsgi;\n  scgi_temp_path {dir}/scgi;\n  server {{\n    listen 127.0.0.1:{port};\n    root {root};\n    default_type text/event-stream;\n    # Static files answer GET; a POST is turned into a GET of the same file.\n    error_page 405 =200 $uri;\n  }}\n}}\n",
+            dir = dir.display(),
+            root = root.display(),
+        ),
+    )
+    .unwrap();
+    let child = Command::new("/usr/sbin/nginx")
+        .args(["-c", conf.to_str().unwrap(), "-p", dir.to_str().unwrap()])
+        .spawn()
+        .expect("nginx: apt-get install nginx-light");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "nginx did not start: {}",
+            std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+/// nginx's master and its workers.
+fn nginx_pids(master: u32) -> Vec<u32> {
+    let mut pids = vec![master];
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        if after.split(' ').nth(1) == Some(&master.to_string()) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// CPU seconds (user + system) of processes, from /proc.
+fn cpu_of(pids: &[u32]) -> f64 {
+    let ticks = ticks_per_second();
+    pids.iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+        .map(|stat| {
+            let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+            // utime and stime are fields 14 and 15 of stat, 12 and 13 after the name.
+            (fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap()) / ticks
+        })
+        .sum()
+}
+
+fn own_cpu() -> f64 {
+    cpu_of(&[std::process::id()])
+}
+
+fn ticks_per_second() -> f64 {
+    let output = Command::new("getconf").arg("CLK_TCK").output().unwrap();
+    String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .unwrap()
+}
