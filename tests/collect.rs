@@ -139,6 +139,15 @@ fn a_run_measures_the_scripted_decode_rate_and_the_kv_pool() {
         );
     }
     check_is_clean(&project);
+    // Not launched, so no weights: the run's page says so instead of inventing a figure.
+    assert_eq!(run.weights_gb, None);
+    let built = benchsite(&project, &["build"], &[]);
+    assert!(built.status.success(), "{}", built.stderr);
+    let page = project.page("runs/fake-default/index.html");
+    assert!(
+        page.contains("<dt>Weights</dt><dd>not recorded</dd>"),
+        "{page}"
+    );
 }
 
 #[test]
