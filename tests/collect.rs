@@ -816,3 +816,66 @@ fn a_server_dying_on_the_first_request_is_oom_at_first_request() {
     );
     drop(server);
 }
+
+#[test]
+fn a_server_that_is_not_vllm_leaves_out_what_it_does_not_expose() {
+    let server = FakeVllm::start(Script {
+        version: None,
+        kv_tokens: None,
+        max_model_len: 65536,
+        tokens: 40,
+        ..Script::default()
+    });
+    let project = Project::copy_of_repo();
+    fake_profile(&project, server.addr.port(), 65536);
+    let output = benchsite(
+        &project,
+        &[
+            "collect",
+            "run",
+            "--id",
+            "fake-llamacpp",
+            "--profile",
+            "fake",
+            "--base-url",
+            &server.url(),
+            "--shape",
+            "Dense, 7B",
+            "--precision",
+            "Q4_K_M",
+            "--max-tokens",
+            "40",
+        ],
+        &[],
+    );
+    assert!(output.status.success(), "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("warning: the server has no /version"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        output
+            .stderr
+            .contains("warning: the server reports no KV-cache pool"),
+        "{}",
+        output.stderr
+    );
+    let doc = results(&project);
+    let run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "fake-llamacpp")
+        .unwrap();
+    assert_eq!(
+        (
+            run.vllm_version.as_deref(),
+            run.kv_tokens,
+            run.max_concurrency
+        ),
+        (None, None, None)
+    );
+    check_is_clean(&project);
+}
