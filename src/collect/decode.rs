@@ -57,13 +57,10 @@ pub async fn run(
 ) -> Result<Outcome<Run>, CollectError> {
     let layout = Layout::new(root);
     let doc = data::load(&layout.results())?;
-    if !options.replace && doc.runs.iter().any(|run| run.id == options.id) {
-        // Checked again when saving; failing now saves the measurement's time.
-        return Err(CollectError::Usage(format!(
-            "a run {} exists; --replace replaces it",
-            options.id
-        )));
-    }
+    super::refuse_existing(
+        !options.replace && doc.runs.iter().any(|run| run.id == options.id),
+        &format!("a run {}", options.id),
+    )?;
     let profile = profiles::load(&layout.profiles(), &options.profile)?;
     let effective = profile.effective(&options.overrides);
     let checkpoint = effective
@@ -83,21 +80,22 @@ pub async fn run(
             )
         })?;
     let overrides = overrides_text(&options.overrides);
+    let failed = |diagnosis| {
+        Outcome::Failed(failure(
+            &options.id,
+            &checkpoint,
+            &precision,
+            &overrides,
+            diagnosis,
+        ))
+    };
 
     let mut launched = match &options.launch {
         Some(launch) => {
             let log = log_path(&layout, options.id.as_str());
             match launch::launch(&effective, launch, &log, &options.server, progress).await? {
                 Ok(server) => Some(server),
-                Err(diagnosis) => {
-                    return Ok(Outcome::Failed(failure(
-                        &options.id,
-                        &checkpoint,
-                        &precision,
-                        &overrides,
-                        diagnosis,
-                    )));
-                }
+                Err(diagnosis) => return Ok(failed(diagnosis)),
             }
         }
         None => None,
@@ -117,13 +115,7 @@ pub async fn run(
                         Phase::FirstRequest,
                         &format!("{what} on the first requests (the request: “{error}”)"),
                     );
-                    return Ok(Outcome::Failed(failure(
-                        &options.id,
-                        &checkpoint,
-                        &precision,
-                        &overrides,
-                        diagnosis,
-                    )));
+                    return Ok(failed(diagnosis));
                 }
             }
             return Err(error);

@@ -143,6 +143,18 @@ pub fn to_json<R: serde::Serialize>(record: &R) -> String {
     serde_json::to_string_pretty(record).unwrap_or_else(|_| Value::Null.to_string())
 }
 
+/// Refuses to measure what could not be saved: a record that `exists` (described by `what`)
+/// is replaced only with `--replace`. The save checks again; failing early saves the time.
+pub(crate) fn refuse_existing(exists: bool, what: &str) -> Result<(), CollectError> {
+    if exists {
+        Err(CollectError::Usage(format!(
+            "{what} exists; --replace replaces it"
+        )))
+    } else {
+        Ok(())
+    }
+}
+
 /// Waits for Ctrl-C; never returns when the signal cannot be listened for.
 pub(crate) async fn interrupted() {
     if tokio::signal::ctrl_c().await.is_err() {

@@ -190,13 +190,10 @@ pub async fn sweep(
 ) -> Result<Outcome<Sweep>, CollectError> {
     let layout = Layout::new(root);
     let doc = data::load(&layout.results())?;
-    if !options.replace && doc.sweeps.iter().any(|s| s.label == options.label) {
-        // Checked again when saving; failing now saves a whole sweep's time.
-        return Err(CollectError::Usage(format!(
-            "a sweep labelled {:?} exists; --replace replaces it",
-            options.label
-        )));
-    }
+    super::refuse_existing(
+        !options.replace && doc.sweeps.iter().any(|s| s.label == options.label),
+        &format!("a sweep labelled {:?}", options.label),
+    )?;
     if options.levels.is_empty()
         || options.levels.windows(2).any(|w| w[0] >= w[1])
         || options.levels[0] == 0
@@ -212,25 +209,24 @@ pub async fn sweep(
         )),
         None => None,
     };
-    let slug = options
-        .id
-        .as_ref()
-        .map_or_else(|| data::slugify(&options.label), |id| id.to_string());
+    let failed_launch = |diagnosis| -> Result<Outcome<Sweep>, CollectError> {
+        let (effective, overrides) = effective.as_ref().expect("launched from a profile");
+        let checkpoint = effective.get("MODEL").unwrap_or_default();
+        Ok(Outcome::Failed(failure(
+            &Id::new(&slug_of(options)).map_err(CollectError::Usage)?,
+            checkpoint,
+            &precision_of(&doc, checkpoint, options)?,
+            &overrides_text(overrides),
+            diagnosis,
+        )))
+    };
+    let slug = slug_of(options);
     let mut launched = match (&options.launch, &effective) {
-        (Some(launch), Some((effective, overrides))) => {
+        (Some(launch), Some((effective, _))) => {
             let log = log_path(&layout, &slug);
             match launch::launch(effective, launch, &log, &options.server, progress).await? {
                 Ok(server) => Some(server),
-                Err(diagnosis) => {
-                    let checkpoint = effective.get("MODEL").unwrap_or_default();
-                    return Ok(Outcome::Failed(failure(
-                        &Id::new(&slug).map_err(CollectError::Usage)?,
-                        checkpoint,
-                        &precision_of(&doc, checkpoint, options)?,
-                        &overrides_text(overrides),
-                        diagnosis,
-                    )));
-                }
+                Err(diagnosis) => return failed_launch(diagnosis),
             }
         }
         (Some(_), None) => return Err(CollectError::Usage("--launch needs --profile".into())),
@@ -280,16 +276,7 @@ pub async fn sweep(
                         Phase::FirstRequest,
                         &format!("stopped answering at concurrency {concurrency}"),
                     );
-                    let (effective, overrides) =
-                        effective.as_ref().expect("launched from a profile");
-                    let checkpoint = effective.get("MODEL").unwrap_or_default();
-                    return Ok(Outcome::Failed(failure(
-                        &Id::new(&slug).map_err(CollectError::Usage)?,
-                        checkpoint,
-                        &precision_of(&doc, checkpoint, options)?,
-                        &overrides_text(overrides),
-                        diagnosis,
-                    )));
+                    return failed_launch(diagnosis);
                 }
                 stopped = Some(format!(
                     "the server stopped answering at concurrency {concurrency}"
@@ -335,6 +322,13 @@ pub async fn sweep(
             warnings: Vec::new(),
         },
     })
+}
+
+fn slug_of(options: &SweepOptions) -> String {
+    options
+        .id
+        .as_ref()
+        .map_or_else(|| data::slugify(&options.label), |id| id.to_string())
 }
 
 fn precision_of(
