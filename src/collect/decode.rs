@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::launch::{self, LaunchOptions, Phase};
 use super::metrics::{self, KvSource, Metrics};
 use super::progress::Progress;
-use super::stream::Timing;
+use super::stream::{Timing, Usage};
 use super::{CollectError, Endpoint, Outcome, ServerOptions, Target, connect, interrupted};
 use crate::data::{self, Date, Failure, Id, Results, Run, RunStatus};
 use crate::profiles::{self, Setting};
@@ -105,7 +105,13 @@ pub async fn run(
         measured = measure(options, &prompt, progress) => measured,
         () = interrupted() => return Err(CollectError::Interrupted),
     };
-    let (target, before, samples, after) = match measured {
+    let Measured {
+        target,
+        before,
+        samples,
+        after,
+        tokenized,
+    } = match measured {
         Ok(measured) => measured,
         Err(error) => {
             if let Some(server) = launched.as_mut() {
@@ -126,6 +132,11 @@ pub async fn run(
 
     let mut warnings = Vec::new();
     let mut notes: Vec<String> = options.notes.iter().cloned().collect();
+    if tokenized {
+        notes.push(
+            "The server sent no usage report; output tokens were counted by its /tokenize.".into(),
+        );
+    }
     let rates: Vec<f64> = samples.iter().map(decode_rate).collect::<Result<_, _>>()?;
     let cold = rates[0];
     let measured: Vec<f64> = rates[1..]
@@ -223,7 +234,15 @@ pub async fn run(
     Ok(Outcome::Measured { record, warnings })
 }
 
-type Measured = (Target, Option<Metrics>, Vec<Timing>, Option<Metrics>);
+/// What the requests gave.
+struct Measured {
+    target: Target,
+    before: Option<Metrics>,
+    samples: Vec<Timing>,
+    after: Option<Metrics>,
+    /// Output tokens were counted by the server's tokenizer (no usage report).
+    tokenized: bool,
+}
 
 /// The cold request and the samples, with the metrics scraped around the samples.
 async fn measure(
@@ -234,6 +253,7 @@ async fn measure(
     let target = connect(&options.server).await?;
     let body = decode_body(&target.model, prompt, options.max_tokens);
     let mut samples = Vec::with_capacity(options.samples + 1);
+    let mut tokenized = false;
     let mut before = None;
     for index in 0..=options.samples {
         if index == 1 {
@@ -245,11 +265,23 @@ async fn measure(
             format!("sample {index}/{}", options.samples)
         };
         progress.step(&what);
-        let timing = target
+        let mut timing = target
             .client
             .stream(Endpoint::Chat, &body)
             .await
             .map_err(|error| CollectError::Request(format!("{what} failed: {error}")))?;
+        if timing.output_tokens().is_none() {
+            // No usage report: the server's tokenizer counts the text; chunks are not tokens.
+            let counted = target
+                .client
+                .count_tokens(&target.model, &timing.text)
+                .await;
+            timing.usage = counted.map(|tokens| Usage {
+                prompt_tokens: None,
+                completion_tokens: Some(tokens),
+            });
+            tokenized = counted.is_some();
+        }
         if let Some(rate) = timing.decode_rate() {
             progress.line(&format!(
                 "{what}: {rate:.1} tok/s, TTFT {:.1} ms",
@@ -260,7 +292,13 @@ async fn measure(
         samples.push(timing);
     }
     let after = scrape(&target).await?;
-    Ok((target, before, samples, after))
+    Ok(Measured {
+        target,
+        before,
+        samples,
+        after,
+        tokenized,
+    })
 }
 
 async fn scrape(target: &Target) -> Result<Option<Metrics>, CollectError> {
@@ -295,7 +333,7 @@ pub fn decode_body(model: &str, prompt: &str, max_tokens: u64) -> Value {
 fn decode_rate(timing: &Timing) -> Result<f64, CollectError> {
     if timing.output_tokens().is_none() {
         return Err(CollectError::Server(
-            "the server sent no usage report (stream_options.include_usage); benchsite does not count chunks as tokens".into(),
+            "the server sent no usage report (stream_options.include_usage) and has no /tokenize to count the text; benchsite does not count chunks as tokens".into(),
         ));
     }
     timing.decode_rate().ok_or_else(|| {

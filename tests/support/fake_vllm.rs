@@ -140,6 +140,7 @@ impl FakeVllm {
             .route("/version", get(version))
             .route("/v1/models", get(models))
             .route("/metrics", get(metrics))
+            .route("/tokenize", post(tokenize))
             .route("/v1/chat/completions", post(chat))
             .route("/v1/completions", post(chat))
             .with_state(shared.clone());
@@ -221,6 +222,17 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
         text.push_str(&format!("# HELP vllm:spec_decode_num_accepted_tokens_total Accepted tokens.\n# TYPE vllm:spec_decode_num_accepted_tokens_total counter\nvllm:spec_decode_num_accepted_tokens_total{{engine=\"0\",model_name=\"m\"}} {:.1}\n", done * accepted as f64));
     }
     text.into_response()
+}
+
+/// vLLM's `/tokenize`: every word of the fake's text is one token.
+async fn tokenize(body: Bytes) -> Response {
+    let request: Value = serde_json::from_slice(&body).unwrap();
+    let count = request["prompt"]
+        .as_str()
+        .unwrap_or_default()
+        .split_whitespace()
+        .count();
+    json_response(json!({"count": count, "max_model_len": 32768, "tokens": vec![0; count]}))
 }
 
 fn json_response(value: Value) -> Response {
