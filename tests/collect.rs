@@ -888,6 +888,17 @@ fn a_server_that_is_not_vllm_leaves_out_what_it_does_not_expose() {
         .iter()
         .find(|r| r.id.as_str() == "fake-llamacpp")
         .unwrap();
+    // No usage report: the tokenizer counted 40 tokens, so the rate is still the scripted one.
+    assert!(
+        within(run.decode_tok_s, expected, 0.01),
+        "{} vs {expected}",
+        run.decode_tok_s
+    );
+    assert!(
+        run.notes.as_deref().unwrap().contains("/tokenize"),
+        "{:?}",
+        run.notes
+    );
     assert_eq!(
         (
             run.vllm_version.as_deref(),
