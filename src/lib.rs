@@ -4,6 +4,7 @@
 //! [`profiles`], [`config`]), then checked as a whole project ([`project`]).
 
 pub mod collect;
+pub mod compare;
 pub mod config;
 pub mod data;
 pub mod profiles;

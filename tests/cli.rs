@@ -200,6 +200,7 @@ fn help_lists_only_working_commands() {
             "collect",
             "serve",
             "check",
+            "diff",
             "schema",
             "init",
             "profile",

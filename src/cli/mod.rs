@@ -3,6 +3,7 @@
 mod build;
 mod check;
 mod collect;
+mod diff;
 mod profile;
 mod serve;
 
@@ -34,6 +35,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Validate settings, profiles, data, content and templates, reporting every problem.
     Check,
+    /// What changed between two results documents, with regressions flagged.
+    Diff(diff::DiffArgs),
     /// Print the JSON Schema of the results document.
     Schema,
     /// Write a new report project with the default templates into DIR.
@@ -62,6 +65,7 @@ pub fn run() -> ExitCode {
         Command::Serve(args) => serve::run(&cli.root, args),
         Command::Collect(args) => collect::run(&cli.root, args),
         Command::Check => check::run(&cli.root),
+        Command::Diff(args) => diff::run(args),
         Command::Schema => print_schema(),
         Command::Init { dir } => init(&dir),
         Command::Profile(args) => profile::run(&cli.root, args),

@@ -1,0 +1,93 @@
+//! `benchsite diff`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use benchsite::compare::{self, Change};
+use benchsite::data;
+use clap::Args;
+
+use super::Outcome;
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The earlier results document.
+    old: PathBuf,
+    /// The later one.
+    new: PathBuf,
+    /// Percent beyond which a move in the bad direction is a regression.
+    #[arg(long, default_value_t = 5.0, value_name = "PERCENT")]
+    threshold: f64,
+    /// Exit 1 when there is a regression (for CI).
+    #[arg(long)]
+    fail_on_regression: bool,
+}
+
+pub fn run(args: DiffArgs) -> Outcome {
+    anyhow::ensure!(
+        args.threshold >= 0.0 && args.threshold.is_finite(),
+        "--threshold: expected a percentage of 0 or more"
+    );
+    let old = data::load(&args.old)?;
+    let new = data::load(&args.new)?;
+    let diff = compare::diff(&old, &new, args.threshold);
+    if diff.is_empty() {
+        println!("no changes");
+        return Ok(ExitCode::SUCCESS);
+    }
+    for record in &diff.records {
+        println!("{}", record.record);
+        for change in &record.changes {
+            println!("  {}", line(change));
+        }
+    }
+    for added in &diff.added {
+        println!("added: {added}");
+    }
+    for removed in &diff.removed {
+        println!("removed: {removed}");
+    }
+    let regressions = diff.regressions().count();
+    let changes: usize = diff.records.iter().map(|r| r.changes.len()).sum();
+    println!(
+        "{changes} changes in {} records, {} added, {} removed; {regressions} regression(s) beyond {}%",
+        diff.records.len(),
+        diff.added.len(),
+        diff.removed.len(),
+        args.threshold
+    );
+    Ok(if args.fail_on_regression && regressions > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `decode_tok_s: 289.0 → 260.1 (−28.9, −10.0%)  REGRESSION`
+pub fn line(change: &Change) -> String {
+    let mut text = format!("{}: {} → {}", change.what, change.old, change.new);
+    if let Some(delta) = change.delta {
+        let sign = if delta >= 0.0 { "+" } else { "−" };
+        text.push_str(&format!(
+            " ({sign}{}",
+            benchsite::site::format::figure(round(delta.abs()))
+        ));
+        if let Some(percent) = change.percent {
+            text.push_str(&format!(", {sign}{:.1}%", percent.abs()));
+        }
+        text.push(')');
+    }
+    if change.regression {
+        text.push_str("  REGRESSION");
+    }
+    text
+}
+
+/// Deltas of decimal figures carry float noise (289.0 − 260.1); six significant digits do.
+fn round(value: f64) -> f64 {
+    if value == 0.0 {
+        return 0.0;
+    }
+    let digits = 6 - value.abs().log10().ceil() as i32;
+    benchsite::stats::round(value, digits.max(0))
+}

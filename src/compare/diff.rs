@@ -1,0 +1,393 @@
+//! What changed between two results documents: records matched by id or label, each figure
+//! that moved with its delta, each setting that changed, records added and removed, and the
+//! moves in the bad direction beyond a threshold flagged as regressions.
+
+use serde::Serialize;
+
+use crate::data::{Divergence, Failure, Jitter, Results, Run, Sweep};
+use crate::site::format::figure;
+
+/// Which way a figure is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Better {
+    Higher,
+    Lower,
+    Neither,
+}
+
+/// One changed figure or setting of a record.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    /// The figure or setting (`decode_tok_s`, `concurrency 8: ttft_p50_s`, `vllm_version`).
+    pub what: String,
+    /// The old value as written (`—` when absent).
+    pub old: String,
+    /// The new value.
+    pub new: String,
+    /// new − old, for figures present on both sides.
+    pub delta: Option<f64>,
+    /// The delta in percent of the old value, when the old value is not 0.
+    pub percent: Option<f64>,
+    /// A move in the bad direction beyond the threshold.
+    pub regression: bool,
+}
+
+/// The changes of one record present in both documents.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecordChanges {
+    /// `runs → qwen36-moe-default`.
+    pub record: String,
+    /// What changed.
+    pub changes: Vec<Change>,
+}
+
+/// Everything that changed from one document to another.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Diff {
+    /// Changed records, in document order.
+    pub records: Vec<RecordChanges>,
+    /// Records only the new document has.
+    pub added: Vec<String>,
+    /// Records only the old document has.
+    pub removed: Vec<String>,
+}
+
+impl Diff {
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty() && self.added.is_empty() && self.removed.is_empty()
+    }
+
+    /// The changes flagged as regressions, with their records.
+    pub fn regressions(&self) -> impl Iterator<Item = (&str, &Change)> {
+        self.records.iter().flat_map(|record| {
+            record
+                .changes
+                .iter()
+                .filter(|change| change.regression)
+                .map(move |change| (record.record.as_str(), change))
+        })
+    }
+}
+
+/// A record's figures and settings, flattened for comparison.
+#[derive(Default)]
+struct Facts {
+    figures: Vec<(String, Option<f64>, Better)>,
+    /// The figures that are counts, shown without decimals.
+    counts: Vec<String>,
+    settings: Vec<(String, String)>,
+}
+
+impl Facts {
+    fn figure(&mut self, name: impl Into<String>, value: Option<f64>, better: Better) {
+        self.figures.push((name.into(), value, better));
+    }
+
+    fn count(&mut self, name: impl Into<String>, value: Option<u64>, better: Better) {
+        let name = name.into();
+        self.counts.push(name.clone());
+        self.figure(name, value.map(|n| n as f64), better);
+    }
+
+    /// A setting as JSON (strings bare, absent as `—`).
+    fn setting(&mut self, name: &str, value: impl Serialize) {
+        let text = match serde_json::to_value(value).unwrap_or_default() {
+            serde_json::Value::String(text) => text,
+            serde_json::Value::Null => "—".to_owned(),
+            other => other.to_string(),
+        };
+        self.settings.push((name.to_owned(), text));
+    }
+}
+
+/// Compares `old` with `new`; `threshold` is the percentage beyond which a bad move is a
+/// regression.
+pub fn diff(old: &Results, new: &Results, threshold: f64) -> Diff {
+    let mut result = Diff::default();
+    compare(
+        &mut result,
+        "runs",
+        &old.runs,
+        &new.runs,
+        |r| r.id.to_string(),
+        run_facts,
+        threshold,
+    );
+    compare(
+        &mut result,
+        "sweeps",
+        &old.sweeps,
+        &new.sweeps,
+        |s| s.label.clone(),
+        sweep_facts,
+        threshold,
+    );
+    compare(
+        &mut result,
+        "failures",
+        &old.failures,
+        &new.failures,
+        |f| f.id.to_string(),
+        failure_facts,
+        threshold,
+    );
+    compare(
+        &mut result,
+        "jitter",
+        &old.jitter,
+        &new.jitter,
+        |j| j.label.clone(),
+        jitter_facts,
+        threshold,
+    );
+    compare(
+        &mut result,
+        "divergence",
+        &old.divergence,
+        &new.divergence,
+        |d| d.label.clone(),
+        divergence_facts,
+        threshold,
+    );
+    result
+}
+
+fn compare<T>(
+    result: &mut Diff,
+    array: &str,
+    old: &[T],
+    new: &[T],
+    key: impl Fn(&T) -> String,
+    facts: impl Fn(&T) -> Facts,
+    threshold: f64,
+) {
+    let name = |k: &str| format!("{array} → {k}");
+    for before in old {
+        let k = key(before);
+        match new.iter().find(|after| key(after) == k) {
+            None => result.removed.push(name(&k)),
+            Some(after) => {
+                let changes = changes(&facts(before), &facts(after), threshold);
+                if !changes.is_empty() {
+                    result.records.push(RecordChanges {
+                        record: name(&k),
+                        changes,
+                    });
+                }
+            }
+        }
+    }
+    for after in new {
+        let k = key(after);
+        if !old.iter().any(|before| key(before) == k) {
+            result.added.push(name(&k));
+        }
+    }
+}
+
+fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
+    let mut changes = Vec::new();
+    for (name, before, better) in &old.figures {
+        let count = old.counts.contains(name);
+        let shown = |value: Option<f64>| match value {
+            None => "—".to_owned(),
+            Some(value) if count => crate::site::format::count(value as u64),
+            Some(value) => figure(value),
+        };
+        let after = new
+            .figures
+            .iter()
+            .find(|(other, _, _)| other == name)
+            .and_then(|(_, value, _)| *value);
+        if *before == after {
+            continue;
+        }
+        let delta = before.zip(after).map(|(b, a)| a - b);
+        let percent = before
+            .zip(delta)
+            .filter(|(b, _)| *b != 0.0)
+            .map(|(b, d)| d / b.abs() * 100.0);
+        let worse = match (better, delta) {
+            (Better::Higher, Some(d)) => d < 0.0,
+            (Better::Lower, Some(d)) => d > 0.0,
+            _ => false,
+        };
+        // From zero any bad move is beyond every threshold.
+        let regression = worse && percent.is_none_or(|p| p.abs() > threshold);
+        changes.push(Change {
+            what: name.clone(),
+            old: shown(*before),
+            new: shown(after),
+            delta,
+            percent,
+            regression,
+        });
+    }
+    for (name, after, _) in &new.figures {
+        if !old.figures.iter().any(|(other, _, _)| other == name) {
+            changes.push(Change {
+                what: name.clone(),
+                old: "—".into(),
+                new: after.map_or("—".to_owned(), figure),
+                delta: None,
+                percent: None,
+                regression: false,
+            });
+        }
+    }
+    for (name, before) in &old.settings {
+        let after = new
+            .settings
+            .iter()
+            .find(|(other, _)| other == name)
+            .map_or("—", |(_, value)| value.as_str());
+        if before != after {
+            changes.push(Change {
+                what: name.clone(),
+                old: before.clone(),
+                new: after.to_owned(),
+                delta: None,
+                percent: None,
+                regression: false,
+            });
+        }
+    }
+    changes
+}
+
+fn run_facts(run: &Run) -> Facts {
+    let mut f = Facts::default();
+    f.figure("decode_tok_s", Some(run.decode_tok_s), Better::Higher);
+    f.figure(
+        "decode_cold_sample",
+        Some(run.decode_cold_sample),
+        Better::Neither,
+    );
+    f.count("kv_tokens", run.kv_tokens, Better::Higher);
+    f.figure("max_concurrency", run.max_concurrency, Better::Higher);
+    f.figure("spec_acceptance", run.spec_acceptance, Better::Higher);
+    f.figure("weights_gb", run.weights_gb, Better::Neither);
+    f.setting("vllm_version", &run.vllm_version);
+    f.setting("profile", &run.profile);
+    f.setting("overrides", &run.overrides);
+    f.setting("model", &run.model);
+    f.setting("checkpoint", &run.checkpoint);
+    f.setting("precision", &run.precision);
+    f.setting("max_model_len", run.max_model_len);
+    f.setting("kv_cache_dtype", &run.kv_cache_dtype);
+    f.setting("vision", run.vision);
+    f.setting("cuda_graphs", run.cuda_graphs);
+    f.setting("spec_decode", run.spec_decode);
+    f
+}
+
+fn sweep_facts(sweep: &Sweep) -> Facts {
+    let mut f = Facts::default();
+    for level in &sweep.levels {
+        let at = |name: &str| format!("concurrency {}: {name}", level.concurrency);
+        f.count(at("failed"), Some(level.failed), Better::Lower);
+        f.figure(at("total_tok_s"), level.total_tok_s, Better::Higher);
+        f.figure(
+            at("decode_tok_s_per_stream"),
+            level.decode_tok_s_per_stream,
+            Better::Higher,
+        );
+        f.figure(at("ttft_p50_s"), level.ttft_p50_s, Better::Lower);
+        f.figure(at("ttft_p95_s"), level.ttft_p95_s, Better::Lower);
+        f.figure(at("latency_p50_s"), level.latency_p50_s, Better::Lower);
+        f.figure(at("latency_p95_s"), level.latency_p95_s, Better::Lower);
+    }
+    f.setting("vllm_version", &sweep.vllm_version);
+    f.setting("model", &sweep.model);
+    f.setting("max_model_len", sweep.max_model_len);
+    f.setting("workload", &sweep.workload);
+    f.setting("dimensions", &sweep.dimensions);
+    f
+}
+
+fn failure_facts(failure: &Failure) -> Facts {
+    let mut f = Facts::default();
+    f.figure("weights_gb", failure.weights_gb, Better::Neither);
+    f.setting("status", failure.status.as_str());
+    f.setting("checkpoint", &failure.checkpoint);
+    f.setting("precision", &failure.precision);
+    f.setting("config", &failure.config);
+    f
+}
+
+fn jitter_facts(jitter: &Jitter) -> Facts {
+    let mut f = Facts::default();
+    f.figure("kld_mean", Some(jitter.kld_mean), Better::Lower);
+    f.figure("kld_p99", Some(jitter.kld_p99), Better::Lower);
+    f.figure("kld_max", Some(jitter.kld_max), Better::Lower);
+    f.figure("top1_flip_rate", Some(jitter.top1_flip_rate), Better::Lower);
+    f.setting("vllm_version", &jitter.vllm_version);
+    f.setting("model", &jitter.model);
+    f.setting("prompts", jitter.prompts);
+    f.setting("repeats", jitter.repeats);
+    f.setting("max_tokens", jitter.max_tokens);
+    f
+}
+
+fn divergence_facts(d: &Divergence) -> Facts {
+    let mut f = Facts::default();
+    let (t, g) = (&d.teacher_forced, &d.generation);
+    f.figure("teacher_forced.kld_mean", Some(t.kld_mean), Better::Lower);
+    f.figure("teacher_forced.kld_p99", Some(t.kld_p99), Better::Lower);
+    f.figure(
+        "teacher_forced.top1_agree",
+        Some(t.top1_agree),
+        Better::Higher,
+    );
+    f.figure(
+        "teacher_forced.dp_mean_abs",
+        Some(t.dp_mean_abs),
+        Better::Lower,
+    );
+    f.figure("generation.kld_mean", Some(g.kld_mean), Better::Lower);
+    f.figure(
+        "generation.identical_rate",
+        Some(g.identical_rate),
+        Better::Higher,
+    );
+    f.setting("a", d.a.as_str());
+    f.setting("b", d.b.as_str());
+    f.setting("vllm_version", &d.vllm_version);
+    f.setting("prompt_set", &d.prompt_set);
+    f.setting("settings", &d.settings);
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(value: f64, better: Better) -> Facts {
+        let mut f = Facts::default();
+        f.figure("x", Some(value), better);
+        f
+    }
+
+    #[test]
+    fn regressions_are_bad_moves_beyond_the_threshold() {
+        let higher = |old, new| {
+            changes(
+                &facts(old, Better::Higher),
+                &facts(new, Better::Higher),
+                5.0,
+            )
+        };
+        let change = &higher(100.0, 90.0)[0];
+        assert_eq!(
+            (change.delta, change.percent, change.regression),
+            (Some(-10.0), Some(-10.0), true)
+        );
+        assert!(!higher(100.0, 96.0)[0].regression, "within the threshold");
+        assert!(!higher(100.0, 120.0)[0].regression, "better");
+        assert!(higher(100.0, 100.0).is_empty());
+        let lower = |old, new| changes(&facts(old, Better::Lower), &facts(new, Better::Lower), 5.0);
+        assert!(lower(0.0, 2.0)[0].regression, "from zero, any rise");
+        assert!(!lower(2.0, 0.0)[0].regression);
+    }
+}

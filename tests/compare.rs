@@ -1,0 +1,138 @@
+//! `benchsite diff`: the seed against a copy with known changes reports exactly those, flags
+//! the regressions, and fails with `--fail-on-regression`; against itself, nothing.
+
+mod support;
+
+use benchsite::data::{self, FailureStatus, Results};
+use support::{repo, run_benchsite};
+
+fn seed() -> Results {
+    data::load(&repo().join("data/results.json")).unwrap()
+}
+
+/// The seed with one run 10% slower, one sweep level with a failure, one comparison with a
+/// higher KL, a failure added, a jitter record removed and a sweep's vLLM version bumped.
+fn changed() -> Results {
+    let mut doc = seed();
+    let run = &mut doc.runs[0];
+    assert_eq!(run.decode_tok_s, 289.0);
+    run.decode_tok_s = 260.1;
+    run.decode_samples = vec![260.2, 260.1, 260.1];
+    let level = &mut doc.sweeps[0].levels[1];
+    level.succeeded -= 1;
+    level.failed += 1;
+    let tf = &mut doc.divergence[1].teacher_forced;
+    tf.kld_mean = 0.0055;
+    tf.kld_mean_ci95[1] = tf.kld_mean_ci95[1].max(0.006);
+    doc.sweeps[2].vllm_version = Some("0.29.0".into());
+    let mut failure = doc.failures[0].clone();
+    failure.id = data::Id::new("new-failure").unwrap();
+    failure.status = FailureStatus::Crashed;
+    doc.failures.push(failure);
+    doc.jitter.pop();
+    doc
+}
+
+#[test]
+fn the_changes_made_are_the_changes_reported() {
+    let (old, new) = (seed(), changed());
+    data::validate(&new).unwrap();
+    let diff = benchsite::compare::diff(&old, &new, 5.0);
+    let summary: Vec<(String, Vec<(String, String, String, bool)>)> = diff
+        .records
+        .iter()
+        .map(|r| {
+            (
+                r.record.clone(),
+                r.changes
+                    .iter()
+                    .map(|c| (c.what.clone(), c.old.clone(), c.new.clone(), c.regression))
+                    .collect(),
+            )
+        })
+        .collect();
+    let change = |what: &str, old: &str, new: &str, regression| {
+        (what.to_owned(), old.to_owned(), new.to_owned(), regression)
+    };
+    assert_eq!(
+        summary,
+        vec![
+            (
+                "runs → qwen36-moe-default".to_owned(),
+                vec![change("decode_tok_s", "289.0", "260.1", true)]
+            ),
+            (
+                format!("sweeps → {}", old.sweeps[0].label),
+                vec![change("concurrency 2: failed", "0", "1", true)]
+            ),
+            (
+                format!("sweeps → {}", old.sweeps[2].label),
+                vec![change("vllm_version", "0.28.0", "0.29.0", false)]
+            ),
+            (
+                format!("divergence → {}", old.divergence[1].label),
+                vec![change(
+                    "teacher_forced.kld_mean",
+                    "0.004865",
+                    "0.0055",
+                    true
+                )]
+            ),
+        ]
+    );
+    assert_eq!(diff.added, ["failures → new-failure"]);
+    assert_eq!(
+        diff.removed,
+        [format!("jitter → {}", old.jitter.last().unwrap().label)]
+    );
+    assert_eq!(diff.regressions().count(), 3);
+    let percent = diff.records[0].changes[0].percent.unwrap();
+    assert!((percent + 10.0).abs() < 1e-9, "{percent}");
+}
+
+#[test]
+fn the_command_flags_regressions_and_fails_on_them_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("new.json");
+    std::fs::write(&new, data::to_json(&changed())).unwrap();
+    let old = repo().join("data/results.json");
+    let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
+    let output = run_benchsite(&["diff", old, new]);
+    assert!(output.status.success(), "{}", output.stderr);
+    assert!(
+        output
+            .stdout
+            .contains("  decode_tok_s: 289.0 → 260.1 (−28.9, −10.0%)  REGRESSION"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        output.stdout.contains("added: failures → new-failure"),
+        "{}",
+        output.stdout
+    );
+    assert!(
+        output.stdout.contains("3 regression(s) beyond 5%"),
+        "{}",
+        output.stdout
+    );
+    let failing = run_benchsite(&["diff", old, new, "--fail-on-regression"]);
+    assert_eq!(failing.status.code(), Some(1));
+    let lenient = run_benchsite(&[
+        "diff",
+        old,
+        new,
+        "--fail-on-regression",
+        "--threshold",
+        "50",
+    ]);
+    assert!(
+        lenient.stdout.contains("1 regression(s) beyond 50%"),
+        "{}",
+        lenient.stdout
+    );
+
+    let same = run_benchsite(&["diff", old, old, "--fail-on-regression"]);
+    assert!(same.status.success());
+    assert_eq!(same.stdout.trim(), "no changes");
+}
