@@ -33,12 +33,15 @@ fn changed() -> Results {
     doc
 }
 
+/// A change as (what, old, new, regression).
+type Shown = (String, String, String, bool);
+
 #[test]
 fn the_changes_made_are_the_changes_reported() {
     let (old, new) = (seed(), changed());
     data::validate(&new).unwrap();
     let diff = benchsite::compare::diff(&old, &new, 5.0);
-    let summary: Vec<(String, Vec<(String, String, String, bool)>)> = diff
+    let summary: Vec<(String, Vec<Shown>)> = diff
         .records
         .iter()
         .map(|r| {
