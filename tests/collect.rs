@@ -49,8 +49,8 @@ fn fake_profile(project: &Project, port: u16, max_model_len: u64) {
     );
 }
 
-/// Held by the tests that assert timings, so they never compete with each other for the
-/// CPU (CI machines have two cores); the others run alongside.
+/// Held by every test here: the timings asserted are within a few milliseconds, and tests
+/// that start servers and binaries alongside would compete for a CI machine's two cores.
 static TIMING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn timed() -> std::sync::MutexGuard<'static, ()> {
@@ -339,6 +339,7 @@ fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
 
 #[test]
 fn failed_requests_are_counted_and_never_stop_the_sweep() {
+    let _timed = timed();
     // Requests 1-2 are level 1, 3-6 level 2, 7-14 level 4.
     let script = Script {
         ttft: Duration::from_millis(5),
@@ -376,6 +377,7 @@ fn failed_requests_are_counted_and_never_stop_the_sweep() {
 
 #[test]
 fn a_server_that_dies_mid_sweep_leaves_the_finished_levels() {
+    let _timed = timed();
     let script = Script {
         ttft: Duration::from_millis(5),
         chunk_interval: Duration::from_millis(1),
@@ -414,6 +416,7 @@ fn a_server_that_dies_mid_sweep_leaves_the_finished_levels() {
 
 #[test]
 fn ctrl_c_during_a_sweep_saves_the_finished_levels() {
+    let _timed = timed();
     let script = Script {
         ttft: Duration::from_millis(5),
         chunk_interval: Duration::from_millis(20),
@@ -463,6 +466,7 @@ fn ctrl_c_during_a_sweep_saves_the_finished_levels() {
 
 #[test]
 fn dry_run_prints_and_writes_nothing_and_ids_need_replace() {
+    let _timed = timed();
     let server = FakeVllm::start(Script {
         tokens: 20,
         chunk_interval: Duration::from_millis(1),
@@ -508,6 +512,7 @@ fn dry_run_prints_and_writes_nothing_and_ids_need_replace() {
 
 #[test]
 fn a_failure_by_hand_and_a_bad_status() {
+    let _timed = timed();
     let project = Project::copy_of_repo();
     let output = benchsite(
         &project,
@@ -566,6 +571,7 @@ fn a_failure_by_hand_and_a_bad_status() {
 
 #[test]
 fn hardware_from_nvidia_smi_and_a_missing_tool() {
+    let _timed = timed();
     let project = Project::copy_of_repo();
     let bin = project.root.path().join("bin");
     std::fs::create_dir(&bin).unwrap();
@@ -686,6 +692,7 @@ fn launch_run(project: &Project, mode: &str, id: &str) -> Output {
 
 #[test]
 fn a_launched_server_is_measured_with_its_log_and_stopped() {
+    let _timed = timed();
     let port = free_port();
     let server = FakeVllm::start_on(
         Script {
@@ -740,6 +747,7 @@ fn a_launched_server_is_measured_with_its_log_and_stopped() {
 
 #[test]
 fn launch_failures_are_classified_from_the_log() {
+    let _timed = timed();
     for (mode, status, quoted) in [
         (
             "kv",
@@ -790,6 +798,7 @@ fn launch_failures_are_classified_from_the_log() {
 
 #[test]
 fn a_server_dying_on_the_first_request_is_oom_at_first_request() {
+    let _timed = timed();
     let port = free_port();
     let project = Project::copy_of_repo();
     let server = FakeVllm::start_on(

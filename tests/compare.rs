@@ -139,3 +139,159 @@ fn the_command_flags_regressions_and_fails_on_them_when_asked() {
     assert!(same.status.success());
     assert_eq!(same.stdout.trim(), "no changes");
 }
+
+/// The one-knob pairs of the seed, read off its records by hand: (kind, A, B, setting).
+const SEED_ABLATIONS: &[(&str, &str, &str, &str)] = &[
+    ("run", "qwen36-moe-default", "qwen36-moe-mtp", "SPEC_DECODE"),
+    (
+        "sweep",
+        "qwen3.6-35b-a3b baseline",
+        "qwen3.6-35b-a3b max-num-seqs 32",
+        "seqs",
+    ),
+    (
+        "sweep",
+        "qwen3.6-35b-a3b baseline",
+        "qwen3.6-35b-a3b 16K prompt, seqs 8",
+        "prompt",
+    ),
+    (
+        "sweep",
+        "qwen3.6-35b-a3b max-num-seqs 32",
+        "qwen3.6-35b-a3b 16K prompt, seqs 32",
+        "prompt",
+    ),
+    (
+        "sweep",
+        "qwen3.6-35b-a3b max-num-seqs 32",
+        "qwen3.6-35b-a3b 4K output, seqs 32",
+        "output",
+    ),
+    (
+        "sweep",
+        "qwen3.6-35b-a3b 16K prompt, seqs 8",
+        "qwen3.6-35b-a3b 16K prompt, seqs 32",
+        "seqs",
+    ),
+    (
+        "sweep",
+        "qwen3.8-27b default",
+        "qwen3.8-27b seqs 32",
+        "seqs",
+    ),
+    (
+        "sweep",
+        "qwen3.8-27b seqs 32",
+        "qwen3.8-27b text-only, eager",
+        "vision",
+    ),
+    (
+        "sweep",
+        "qwen3.8-27b text-only, CUDA graphs",
+        "qwen3.8-27b text-only, eager",
+        "graphs",
+    ),
+    (
+        "sweep",
+        "qwen3.8-27b text-only, CUDA graphs",
+        "qwen3.8-27b 4K output, text-only, CUDA graphs",
+        "output",
+    ),
+    (
+        "sweep",
+        "nemotron-3.5-lightning",
+        "nemotron-3.5-lightning 4K output",
+        "output",
+    ),
+    (
+        "comparison",
+        "Qwen3.8 FP8 → NVFP4",
+        "Qwen3.8 FP8 → NVFP4 + fp8 KV",
+        "kv",
+    ),
+    (
+        "comparison",
+        "Qwen3.8 FP8 → NVFP4",
+        "Qwen3.8 FP8 → NVFP4, CUDA graphs",
+        "graphs",
+    ),
+    (
+        "comparison",
+        "Qwen3.8 FP8 → NVFP4",
+        "Qwen3.8 FP8 → NVFP4 + MTP",
+        "mtp",
+    ),
+];
+
+#[test]
+fn the_seed_ablations_are_exactly_its_single_difference_pairs() {
+    use benchsite::compare::{Kind, ablations};
+    let doc = seed();
+    let (profiles, errors) = benchsite::profiles::load_all(&repo().join("profiles"));
+    assert!(errors.is_empty());
+    let found: Vec<(&str, String, String, String)> = ablations(&doc, &profiles)
+        .into_iter()
+        .map(|ab| {
+            let (kind, a, b) = match ab.kind {
+                Kind::Run => (
+                    "run",
+                    doc.runs[ab.a].id.to_string(),
+                    doc.runs[ab.b].id.to_string(),
+                ),
+                Kind::Sweep => (
+                    "sweep",
+                    doc.sweeps[ab.a].label.clone(),
+                    doc.sweeps[ab.b].label.clone(),
+                ),
+                Kind::Comparison => (
+                    "comparison",
+                    doc.divergence[ab.a].label.clone(),
+                    doc.divergence[ab.b].label.clone(),
+                ),
+            };
+            (kind, a, b, ab.setting)
+        })
+        .collect();
+    let expected: Vec<(&str, String, String, String)> = SEED_ABLATIONS
+        .iter()
+        .map(|(k, a, b, s)| (*k, a.to_string(), b.to_string(), s.to_string()))
+        .collect();
+    assert_eq!(found, expected);
+    // Pairs that differ in two settings are not ablations.
+    assert!(
+        !found
+            .iter()
+            .any(|(_, a, b, _)| a == "qwen38-dense-default" && b == "qwen38-dense-mtp")
+    );
+}
+
+#[test]
+fn the_ablations_page_links_both_records_of_every_pair() {
+    let project = support::Project::copy_of_repo();
+    let output = run_benchsite(&["build", "--root", project.root_str()]);
+    assert!(output.status.success(), "{}", output.stderr);
+    let page = project.page("ablations/index.html");
+    assert!(
+        page.contains(&format!("{} pairs of records", SEED_ABLATIONS.len())),
+        "{page}"
+    );
+    let run = project.page("runs/qwen36-moe-mtp/index.html");
+    assert!(
+        run.contains("href=\"/ablations/#run-qwen36-moe-default-vs-qwen36-moe-mtp\""),
+        "{run}"
+    );
+    assert!(run.contains("SPEC_DECODE: 0 → 1"));
+    let sweep = project.page("sweeps/qwen3-8-27b-text-only-eager/index.html");
+    assert_eq!(sweep.matches("/ablations/#sweep-").count(), 2, "{sweep}");
+    // The decode figures of the run pair, side by side, and their ratio.
+    assert!(
+        page.contains(">289.0<") && page.contains(">358.0<") && page.contains(">1.24×<"),
+        "{page}"
+    );
+    let comparison = project.page("quality/qwen3-8-fp8-nvfp4/index.html");
+    assert_eq!(
+        comparison.matches("/ablations/#comparison-").count(),
+        3,
+        "{comparison}"
+    );
+}

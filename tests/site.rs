@@ -574,7 +574,7 @@ fn check_covers_content_and_templates() {
     assert!(
         output
             .stdout
-            .contains("site: 41 pages, every template renders"),
+            .contains("site: 42 pages, every template renders"),
         "{}",
         output.stdout
     );

@@ -1,5 +1,8 @@
-//! Comparisons: what changed between two results documents ([`diff`]).
+//! Comparisons: the one-knob pairs within a results document ([`ablations`]) and what changed
+//! between two documents ([`diff`]).
 
+mod ablations;
 mod diff;
 
+pub use ablations::{Ablation, Kind, ablations};
 pub use diff::{Change, Diff, RecordChanges, diff};

@@ -335,6 +335,7 @@ impl<'a> Renderer<'a> {
             ("Sweeps", "sweeps/"),
             ("Quality", "quality/"),
             ("Failures", "failures/"),
+            ("Ablations", "ablations/"),
         ]
         .into_iter()
         .map(|(text, path)| views::Link {
@@ -422,6 +423,7 @@ impl<'a> Renderer<'a> {
             Job::SweepsIndex,
             Job::FailuresIndex,
             Job::QualityIndex,
+            Job::Ablations,
         ];
         jobs.extend(doc.runs.iter().map(Job::Run));
         jobs.extend(doc.sweeps.iter().map(Job::Sweep));
@@ -574,6 +576,14 @@ impl<'a> Renderer<'a> {
                 "Failures",
                 "failures/",
                 format!("{} configurations that did not run", doc.failures.len()),
+            ),
+            (
+                "Ablations",
+                "ablations/",
+                format!(
+                    "{} pairs of records that differ in exactly one setting",
+                    self.catalog.ablation_count()
+                ),
             ),
         ]
         .into_iter()
@@ -746,6 +756,14 @@ impl<'a> Renderer<'a> {
                     &page,
                 )
             }
+            Job::Ablations => self.page(
+                "ablations/",
+                "ablations.html",
+                "One-knob ablations".into(),
+                None,
+                String::new(),
+                &c.ablations_page(),
+            ),
             Job::Free(source) => {
                 let (html, _) = narrative(source.place.clone());
                 let Place::Free(name) = &source.place else {
@@ -817,8 +835,17 @@ impl<'a> Renderer<'a> {
                 ))
             }
             Place::Free(name)
-                if ["runs", "sweeps", "failures", "quality", "data", "assets"]
-                    .contains(&name.as_str()) =>
+                if [
+                    "runs",
+                    "sweeps",
+                    "failures",
+                    "quality",
+                    "ablations",
+                    "changes",
+                    "data",
+                    "assets",
+                ]
+                .contains(&name.as_str()) =>
             {
                 Err(SiteError::Content {
                     file: file.to_owned(),
@@ -1012,6 +1039,7 @@ enum Job<'d> {
     Failure(&'d data::Failure),
     QualityIndex,
     Comparison(&'d data::Divergence),
+    Ablations,
     Free(&'d Source),
 }
 
@@ -1028,6 +1056,7 @@ impl Job<'_> {
             Job::Failure(_) => "failure",
             Job::QualityIndex => "quality",
             Job::Comparison(_) => "comparison",
+            Job::Ablations => "ablations",
             Job::Free(_) => "page",
         }
     }
@@ -1036,7 +1065,12 @@ impl Job<'_> {
     fn is_index(&self) -> bool {
         matches!(
             self,
-            Job::Home | Job::RunsIndex | Job::SweepsIndex | Job::FailuresIndex | Job::QualityIndex
+            Job::Home
+                | Job::RunsIndex
+                | Job::SweepsIndex
+                | Job::FailuresIndex
+                | Job::QualityIndex
+                | Job::Ablations
         )
     }
 
@@ -1052,6 +1086,7 @@ impl Job<'_> {
             Job::Failure(failure) => format!("failures/{}/", failure.id),
             Job::QualityIndex => "quality/".into(),
             Job::Comparison(divergence) => format!("quality/{}/", divergence.slug()),
+            Job::Ablations => "ablations/".into(),
             Job::Free(source) => match &source.place {
                 Place::Free(name) => format!("{name}/"),
                 _ => unreachable!("free pages only"),

@@ -3,7 +3,8 @@
 
 use serde::Serialize;
 
-use crate::data::{Divergence, Failure, Results, Run, Sweep, SweepLevel};
+use crate::compare::{self, Ablation, Kind};
+use crate::data::{self, Divergence, Failure, Results, Run, Sweep, SweepLevel};
 use crate::profiles::{self, Launcher, Profile};
 
 use super::Urls;
@@ -51,12 +52,15 @@ pub struct Catalog<'a> {
     /// The project's profiles.
     pub profiles: &'a [Profile],
     urls: Urls,
+    /// The one-knob pairs of the document.
+    ablations: Vec<Ablation>,
 }
 
 impl<'a> Catalog<'a> {
     /// The catalog of `doc`.
     pub fn new(doc: &'a Results, profiles: &'a [Profile], urls: Urls) -> Self {
         Self {
+            ablations: compare::ablations(doc, profiles),
             doc,
             profiles,
             urls,
@@ -94,6 +98,224 @@ impl<'a> Catalog<'a> {
             .sweeps
             .iter()
             .find(|sweep| sweep.label == key || sweep.slug() == key)
+    }
+
+    /// How many one-knob pairs the document has.
+    pub fn ablation_count(&self) -> usize {
+        self.ablations.len()
+    }
+
+    fn index_of_run(&self, run: &Run) -> Option<usize> {
+        self.doc
+            .runs
+            .iter()
+            .position(|other| std::ptr::eq(other, run))
+    }
+
+    /// The name and page of record `index` of a kind.
+    fn record(&self, kind: Kind, index: usize) -> (String, String) {
+        match kind {
+            Kind::Run => {
+                let run = &self.doc.runs[index];
+                (run.id.to_string(), self.run_url(run))
+            }
+            Kind::Sweep => {
+                let sweep = &self.doc.sweeps[index];
+                (sweep.label.clone(), self.sweep_url(sweep))
+            }
+            Kind::Comparison => {
+                let d = &self.doc.divergence[index];
+                (d.label.clone(), self.comparison_url(d))
+            }
+        }
+    }
+
+    /// The anchor of a pair on the ablations page.
+    fn ablation_id(&self, ablation: &Ablation) -> String {
+        let kind = match ablation.kind {
+            Kind::Run => "run",
+            Kind::Sweep => "sweep",
+            Kind::Comparison => "comparison",
+        };
+        let (a, _) = self.record(ablation.kind, ablation.a);
+        let (b, _) = self.record(ablation.kind, ablation.b);
+        format!("{kind}-{}-vs-{}", data::slugify(&a), data::slugify(&b))
+    }
+
+    /// `seqs: 8 → 32`.
+    fn ablation_change(ablation: &Ablation) -> String {
+        format!("{}: {} → {}", ablation.setting, ablation.from, ablation.to)
+    }
+
+    /// Links to the pairs record `index` of `kind` is part of.
+    fn ablation_links(&self, kind: Kind, index: Option<usize>) -> Vec<Link> {
+        let Some(index) = index else {
+            return Vec::new();
+        };
+        self.ablations
+            .iter()
+            .filter(|ab| ab.kind == kind && (ab.a == index || ab.b == index))
+            .map(|ab| {
+                let other = if ab.a == index { ab.b } else { ab.a };
+                Link {
+                    text: format!("against {}", self.record(kind, other).0),
+                    href: format!("{}#{}", self.urls.page("ablations/"), self.ablation_id(ab)),
+                    note: Some(Self::ablation_change(ab)),
+                    warning: None,
+                }
+            })
+            .collect()
+    }
+
+    /// The ablations page: run pairs side by side, sweep pairs as ratios per level,
+    /// comparison pairs side by side.
+    pub fn ablations_page(&self) -> AblationsPage {
+        let of = |kind: Kind| self.ablations.iter().filter(move |ab| ab.kind == kind);
+        let pair_cells = |ab: &Ablation| {
+            let (a, a_url) = self.record(ab.kind, ab.a);
+            let (b, b_url) = self.record(ab.kind, ab.b);
+            vec![
+                Cell::link(a, a_url),
+                Cell::link(b, b_url),
+                Cell::text(Self::ablation_change(ab)),
+            ]
+        };
+        let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) if a > 0.0 => {
+                let r = b / a;
+                Cell::number(format!("{r:.2}×"), r)
+            }
+            _ => Cell::missing(),
+        };
+        let runs = Table {
+            caption: "Runs that differ in one setting: decode speed and KV pool".into(),
+            columns: ["A", "B", "Setting"]
+                .map(Column::text)
+                .into_iter()
+                .chain(
+                    [
+                        "Decode A (tok/s)",
+                        "Decode B (tok/s)",
+                        "B / A",
+                        "KV pool A",
+                        "KV pool B",
+                    ]
+                    .map(Column::number),
+                )
+                .collect(),
+            rows: of(Kind::Run)
+                .map(|ab| {
+                    let (a, b) = (&self.doc.runs[ab.a], &self.doc.runs[ab.b]);
+                    let mut cells = pair_cells(ab);
+                    cells.push(Cell::number(figure(a.decode_tok_s), a.decode_tok_s));
+                    cells.push(Cell::number(figure(b.decode_tok_s), b.decode_tok_s));
+                    cells.push(ratio(Some(a.decode_tok_s), Some(b.decode_tok_s)));
+                    for run in [a, b] {
+                        cells.push(match run.kv_tokens {
+                            Some(kv) => Cell::number(count(kv), kv as f64),
+                            None => Cell::missing(),
+                        });
+                    }
+                    Row {
+                        id: Some(self.ablation_id(ab)),
+                        class: None,
+                        cells,
+                    }
+                })
+                .collect(),
+            csv: None,
+        };
+        let comparisons = Table {
+            caption: "Comparisons against the same reference that differ in one setting".into(),
+            columns: ["A", "B", "Setting"]
+                .map(Column::text)
+                .into_iter()
+                .chain(
+                    [
+                        "kld_mean A",
+                        "kld_mean B",
+                        "top-1 agreement A",
+                        "top-1 agreement B",
+                    ]
+                    .map(Column::number),
+                )
+                .collect(),
+            rows: of(Kind::Comparison)
+                .map(|ab| {
+                    let (a, b) = (&self.doc.divergence[ab.a], &self.doc.divergence[ab.b]);
+                    let mut cells = pair_cells(ab);
+                    for value in [
+                        a.teacher_forced.kld_mean,
+                        b.teacher_forced.kld_mean,
+                        a.teacher_forced.top1_agree,
+                        b.teacher_forced.top1_agree,
+                    ] {
+                        cells.push(Cell::number(figure(value), value));
+                    }
+                    cells[1] = cells[1].clone().warn(b.suspect.as_ref());
+                    cells[0] = cells[0].clone().warn(a.suspect.as_ref());
+                    Row {
+                        id: Some(self.ablation_id(ab)),
+                        class: None,
+                        cells,
+                    }
+                })
+                .collect(),
+            csv: None,
+        };
+        let sweeps = of(Kind::Sweep)
+            .map(|ab| {
+                let (a, b) = (&self.doc.sweeps[ab.a], &self.doc.sweeps[ab.b]);
+                let ratios = |name: &str, pick: fn(&SweepLevel) -> Option<f64>, dashed| {
+                    let points = a
+                        .levels
+                        .iter()
+                        .filter_map(|la| {
+                            let lb = b
+                                .levels
+                                .iter()
+                                .find(|lb| lb.concurrency == la.concurrency)?;
+                            let (va, vb) = (pick(la)?, pick(lb)?);
+                            (va > 0.0)
+                                .then(|| (la.concurrency as f64, crate::stats::round(vb / va, 3)))
+                        })
+                        .collect();
+                    LineSeries {
+                        name: name.to_owned(),
+                        points,
+                        dashed,
+                    }
+                };
+                let series = [
+                    ratios("total tok/s, B / A", |l| l.total_tok_s, false),
+                    ratios(
+                        "decode tok/s per stream, B / A",
+                        |l| l.decode_tok_s_per_stream,
+                        false,
+                    ),
+                    ratios("TTFT p50, B / A", |l| l.ttft_p50_s, true),
+                ];
+                let title = format!("{} against {}", b.label, a.label);
+                SweepAblation {
+                    id: self.ablation_id(ab),
+                    a: self.link_sweep(a),
+                    b: self.link_sweep(b),
+                    change: Self::ablation_change(ab),
+                    chart: self.concurrency_chart(
+                        &format!("{title}: B / A per level"),
+                        &series,
+                        "×",
+                    ),
+                    title,
+                }
+            })
+            .collect();
+        AblationsPage {
+            count: self.ablations.len(),
+            runs,
+            sweeps,
+            comparisons,
+        }
     }
 
     /// The table of every run.
@@ -743,6 +965,7 @@ impl<'a> Catalog<'a> {
                 .filter(|d| d.model == run.model)
                 .map(|d| self.link_comparison(d))
                 .collect(),
+            ablations: self.ablation_links(Kind::Run, self.index_of_run(run)),
             failures: self
                 .doc
                 .failures
@@ -890,6 +1113,10 @@ impl<'a> Catalog<'a> {
             charts: self.sweep_charts(sweep),
             levels: self.sweep_table(sweep),
             runs: self.runs_of(&sweep.model),
+            ablations: self.ablation_links(
+                Kind::Sweep,
+                self.doc.sweeps.iter().position(|s| std::ptr::eq(s, sweep)),
+            ),
         }
     }
 
@@ -1142,6 +1369,13 @@ impl<'a> Catalog<'a> {
             profile_chart,
             categories,
             runs: self.runs_of(&d.model),
+            ablations: self.ablation_links(
+                Kind::Comparison,
+                self.doc
+                    .divergence
+                    .iter()
+                    .position(|other| std::ptr::eq(other, d)),
+            ),
         }
     }
 }
@@ -1224,6 +1458,8 @@ pub struct RunPage {
     pub sweeps: Vec<Link>,
     /// Comparisons of the same model.
     pub comparisons: Vec<Link>,
+    /// One-knob pairs this run is part of.
+    pub ablations: Vec<Link>,
     /// Failures of the same model.
     pub failures: Vec<Link>,
 }
@@ -1286,6 +1522,8 @@ pub struct SweepPage {
     pub levels: Table,
     /// Runs of the same model.
     pub runs: Vec<Link>,
+    /// One-knob pairs this sweep is part of.
+    pub ablations: Vec<Link>,
 }
 
 /// A failure's write-up page.
@@ -1328,4 +1566,36 @@ pub struct ComparisonPage {
     pub categories: Table,
     /// Runs of the same model.
     pub runs: Vec<Link>,
+    /// One-knob pairs this comparison is part of.
+    pub ablations: Vec<Link>,
+}
+
+/// The `/ablations/` page.
+#[derive(Debug, Serialize)]
+pub struct AblationsPage {
+    /// How many pairs in all.
+    pub count: usize,
+    /// Run pairs.
+    pub runs: Table,
+    /// Sweep pairs, each with its ratio chart.
+    pub sweeps: Vec<SweepAblation>,
+    /// Comparison pairs.
+    pub comparisons: Table,
+}
+
+/// Two sweeps that differ in one setting.
+#[derive(Debug, Serialize)]
+pub struct SweepAblation {
+    /// The anchor.
+    pub id: String,
+    /// B against A.
+    pub title: String,
+    /// The earlier sweep.
+    pub a: Link,
+    /// The later one.
+    pub b: Link,
+    /// `seqs: 8 → 32`.
+    pub change: String,
+    /// B / A per concurrency level.
+    pub chart: Chart,
 }

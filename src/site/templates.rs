@@ -25,6 +25,10 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         include_str!("../../templates/comparison.html"),
     ),
     ("page.html", include_str!("../../templates/page.html")),
+    (
+        "ablations.html",
+        include_str!("../../templates/ablations.html"),
+    ),
     ("404.html", include_str!("../../templates/404.html")),
     (
         "shortcode.html",
