@@ -295,3 +295,73 @@ fn the_ablations_page_links_both_records_of_every_pair() {
         "{comparison}"
     );
 }
+
+#[test]
+fn speed_against_quality_places_each_linked_run_at_its_records_figures() {
+    let project = support::Project::copy_of_repo();
+    let output = run_benchsite(&["build", "--root", project.root_str()]);
+    assert!(output.status.success(), "{}", output.stderr);
+    let page = project.page("quality/index.html");
+    let doc = seed();
+    let mut drawn = 0;
+    for run in &doc.runs {
+        let Some(link) = &run.quality else { continue };
+        let d = doc
+            .divergence
+            .iter()
+            .find(|d| d.label == link.comparison)
+            .unwrap();
+        let point = serde_json::to_string(&serde_json::json!({
+            "name": run.id.as_str(),
+            "value": [run.decode_tok_s, d.teacher_forced.kld_mean],
+        }))
+        .unwrap();
+        // Suspect comparisons are in the table, not on the chart.
+        assert_eq!(page.contains(&point), d.suspect.is_none(), "{point}");
+        drawn += usize::from(d.suspect.is_none());
+        assert!(page.contains(&format!("id=\"speed-quality-{}\"", run.id)));
+        let run_page = project.page(&format!("runs/{}/index.html", run.id));
+        let shown = benchsite::site::format::figure(d.teacher_forced.kld_mean);
+        assert!(
+            run_page.contains(&format!(
+                "Teacher-forced kld_mean {shown} against the reference"
+            )),
+            "{}",
+            run.id
+        );
+    }
+    assert_eq!(
+        drawn, 4,
+        "five runs are linked, one to a suspect comparison"
+    );
+    // Each model's band reaches its largest floor.
+    assert!(
+        page.contains(r#"{"name":"Qwen3.8-27B noise floor","yAxis":0},{"yAxis":0.026583}"#),
+        "{page}"
+    );
+}
+
+#[test]
+fn a_dangling_quality_link_is_a_check_error_naming_its_place() {
+    let mut doc = seed();
+    doc.runs[0].quality.as_mut().unwrap().comparison = "no such comparison".into();
+    let project = support::Project::copy_of_repo();
+    std::fs::write(
+        project.root.path().join("data/results.json"),
+        data::to_json(&doc),
+    )
+    .unwrap();
+    let output = run_benchsite(&["check", "--root", project.root_str()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        output.stderr.contains("/runs/0/quality/comparison"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        output.stderr.contains("no divergence record has"),
+        "{}",
+        output.stderr
+    );
+    assert!(output.stderr.contains("results.json:"), "{}", output.stderr);
+}

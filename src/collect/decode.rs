@@ -230,6 +230,12 @@ pub async fn run(
         kv_cache_dtype: effective.get("KV_CACHE_DTYPE").map(str::to_owned),
         spec_acceptance,
         notes: (!notes.is_empty()).then(|| notes.join(" ")),
+        // The author's link to the comparison that measures this configuration stays.
+        quality: doc
+            .runs
+            .iter()
+            .find(|run| run.id == options.id)
+            .and_then(|run| run.quality.clone()),
     };
     Ok(Outcome::Measured { record, warnings })
 }

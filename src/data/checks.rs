@@ -16,6 +16,22 @@ pub fn problems(doc: &Results) -> Vec<Problem> {
     );
     for (index, run) in doc.runs.iter().enumerate() {
         check_run(&mut out, &format!("/runs/{index}"), run);
+        if let Some(link) = &run.quality
+            && !doc
+                .divergence
+                .iter()
+                .any(|d| d.label == link.comparison || d.slug() == link.comparison)
+        {
+            let known: Vec<String> = doc.divergence.iter().map(|d| d.slug()).collect();
+            out.push(Problem::new(
+                format!("/runs/{index}/quality/comparison"),
+                format!(
+                    "the label or slug of a divergence record: {}",
+                    known.join(", ")
+                ),
+                format!("{:?}, which no divergence record has", link.comparison),
+            ));
+        }
     }
     unique(
         &mut out,

@@ -390,6 +390,21 @@ pub struct Run {
     /// Anything a reader should know about the measurement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// The comparison that measures this configuration's quality against its reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<QualityLink>,
+}
+
+/// Which comparison measures a run's quality cost, as the author states it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QualityLink {
+    /// The label or slug of a `divergence` record whose side `b` is this configuration.
+    #[schemars(length(min = 1))]
+    pub comparison: String,
+    /// Where the link is approximate (the comparison was measured with other settings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Why a configuration did not run. The one list of failure statuses.

@@ -8,7 +8,7 @@ use charming::element::{
     AxisLabel, AxisType, Emphasis, ItemStyle, Label, LabelPosition, LineStyle, LineStyleType,
     NameLocation, Orient, SplitArea, Tooltip, Trigger,
 };
-use charming::series::{Bar, Heatmap, Line};
+use charming::series::{Bar, Heatmap, Line, Scatter};
 
 /// One line of a chart: a name and its (x, y) points.
 pub struct LineSeries {
@@ -197,6 +197,76 @@ pub fn heatmap(
                 .data(data),
         );
     to_json(&chart)
+}
+
+/// Points of one group on a scatter chart, with the band of its noise floor.
+pub struct ScatterGroup {
+    /// The legend entry.
+    pub name: String,
+    /// (x, y, label) of each point.
+    pub points: Vec<(f64, f64, String)>,
+    /// The band from 0 to this y value is drawn as noise.
+    pub floor: Option<f64>,
+}
+
+/// A scatter chart of labelled points, each group with its noise band.
+pub fn scatter(groups: &[ScatterGroup], x_name: &str, y_name: &str) -> String {
+    let mut chart = Chart::new()
+        .tooltip(Tooltip::new().trigger(Trigger::Item))
+        .legend(Legend::new().bottom(0))
+        .grid(
+            Grid::new()
+                .left("3%")
+                .right("6%")
+                .bottom(60)
+                .contain_label(true),
+        )
+        .x_axis(
+            Axis::new()
+                .type_(AxisType::Value)
+                .name(x_name)
+                .name_location(NameLocation::Middle)
+                .name_gap(28),
+        )
+        .y_axis(
+            Axis::new()
+                .type_(AxisType::Value)
+                .name(y_name)
+                .name_location(NameLocation::Middle)
+                .name_gap(50),
+        );
+    for group in groups {
+        let points: Vec<Vec<f64>> = group.points.iter().map(|&(x, y, _)| vec![x, y]).collect();
+        chart = chart.series(
+            Scatter::new()
+                .name(group.name.as_str())
+                .symbol_size(12)
+                .data(points),
+        );
+    }
+    // charming's markArea takes its bounds as strings; the band and the point labels are
+    // added to the option as JSON.
+    let mut option = serde_json::to_value(&chart).expect("a chart is JSON");
+    if let Some(series) = option.get_mut("series").and_then(|s| s.as_array_mut()) {
+        for (series, group) in series.iter_mut().zip(groups) {
+            series["data"] = group
+                .points
+                .iter()
+                .map(|(x, y, label)| serde_json::json!({"value": [x, y], "name": label}))
+                .collect();
+            series["label"] =
+                serde_json::json!({"show": true, "position": "right", "formatter": "{b}"});
+            if let Some(floor) = group.floor {
+                series["markArea"] = serde_json::json!({
+                    "silent": true,
+                    "itemStyle": {"opacity": 0.15},
+                    "label": {"show": true, "position": "insideTopLeft"},
+                    "data": [[{"name": format!("{} noise floor", group.name), "yAxis": 0}, {"yAxis": floor}]],
+                });
+            }
+        }
+    }
+    option.to_string().replace('<', "\\u003c")
 }
 
 /// Serialises an option for a `<script type="application/json">` element: `<` is escaped so

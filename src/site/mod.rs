@@ -731,6 +731,7 @@ impl<'a> Renderer<'a> {
             Job::QualityIndex => {
                 let index = QualityIndex {
                     heatmap: c.heatmap(),
+                    speed_quality: c.speed_quality(),
                     comparisons: c.comparisons_table(),
                     jitter: c.jitter_table(),
                 };
@@ -1229,6 +1230,7 @@ struct FailuresIndex {
 #[derive(Debug, Serialize)]
 struct QualityIndex {
     heatmap: views::Chart,
+    speed_quality: views::Chart,
     comparisons: views::Table,
     jitter: views::Table,
 }

@@ -8,7 +8,7 @@ use crate::data::{self, Divergence, Failure, Results, Run, Sweep, SweepLevel};
 use crate::profiles::{self, Launcher, Profile};
 
 use super::Urls;
-use super::charts::{self, LineSeries};
+use super::charts::{self, LineSeries, ScatterGroup};
 use super::format::{count, figure, percent, switch};
 use super::views::{Cell, Chart, Column, Fact, Link, Row, Table};
 
@@ -316,6 +316,111 @@ impl<'a> Catalog<'a> {
             sweeps,
             comparisons,
         }
+    }
+
+    /// The comparison that measures a run's quality, with the author's note, when linked.
+    pub fn quality_of(&self, run: &Run) -> Option<(&'a Divergence, Option<&'a String>)> {
+        let link = run.quality.as_ref()?;
+        let doc: &'a Results = self.doc;
+        let d = doc
+            .divergence
+            .iter()
+            .find(|d| d.label == link.comparison || d.slug() == link.comparison)?;
+        let run: &'a Run = doc.runs.iter().find(|r| r.id == run.id)?;
+        Some((d, run.quality.as_ref().and_then(|l| l.note.as_ref())))
+    }
+
+    /// The largest kld_mean of the floor comparisons of `model`.
+    fn floor_of(&self, model: &str) -> Option<f64> {
+        self.doc
+            .divergence
+            .iter()
+            .filter(|d| d.is_floor() && d.model == model)
+            .map(|d| d.teacher_forced.kld_mean)
+            .reduce(f64::max)
+    }
+
+    /// Every linked run placed by decode speed against quality cost; suspect comparisons are
+    /// in the table, not on the chart.
+    pub fn speed_quality(&self) -> Chart {
+        let linked: Vec<(&Run, &Divergence, Option<&String>)> = self
+            .doc
+            .runs
+            .iter()
+            .filter_map(|run| self.quality_of(run).map(|(d, note)| (run, d, note)))
+            .collect();
+        let mut models: Vec<&str> = linked.iter().map(|(_, d, _)| d.model.as_str()).collect();
+        models.dedup();
+        models.sort_unstable();
+        models.dedup();
+        let groups: Vec<ScatterGroup> = models
+            .iter()
+            .map(|model| ScatterGroup {
+                name: (*model).to_owned(),
+                points: linked
+                    .iter()
+                    .filter(|(_, d, _)| d.model == *model && d.suspect.is_none())
+                    .map(|(run, d, _)| {
+                        (
+                            run.decode_tok_s,
+                            d.teacher_forced.kld_mean,
+                            run.id.to_string(),
+                        )
+                    })
+                    .collect(),
+                floor: self.floor_of(model),
+            })
+            .collect();
+        let table = Table {
+            caption: "Decode speed against quality cost: each run with the comparison that measures it (teacher-forced kld_mean against the reference)".into(),
+            columns: vec![
+                Column::text("Run"),
+                Column::number("Decode (tok/s)"),
+                Column::text("Comparison"),
+                Column::number("kld_mean"),
+                Column::number("Noise floor"),
+                Column::number("Top-1 agreement"),
+                Column::text("Note"),
+            ],
+            rows: linked
+                .iter()
+                .map(|(run, d, note)| Row {
+                    id: Some(format!("speed-quality-{}", run.id)),
+                    class: None,
+                    cells: vec![
+                        Cell::link(run.id.to_string(), self.run_url(run)),
+                        Cell::number(figure(run.decode_tok_s), run.decode_tok_s),
+                        Cell::link(d.label.clone(), self.comparison_url(d)).warn(d.suspect.as_ref()),
+                        Cell::number(figure(d.teacher_forced.kld_mean), d.teacher_forced.kld_mean),
+                        opt_cell(self.floor_of(&d.model), figure),
+                        Cell::number(figure(d.teacher_forced.top1_agree), d.teacher_forced.top1_agree),
+                        Cell::text(note.cloned().unwrap_or_default()),
+                    ],
+                })
+                .collect(),
+            csv: None,
+        };
+        Chart {
+            title: "Decode speed against quality cost".into(),
+            option: charts::scatter(&groups, "decode tok/s", "kld_mean (nats)"),
+            height: 420,
+            table,
+        }
+    }
+
+    /// A run's quality cost, for its page.
+    fn run_quality(&self, run: &Run) -> Option<RunQuality> {
+        let (d, note) = self.quality_of(run)?;
+        Some(RunQuality {
+            comparison: self.link_comparison(d),
+            kld_mean: figure(d.teacher_forced.kld_mean),
+            top1_agree: figure(d.teacher_forced.top1_agree),
+            floor: self.floor_of(&d.model).map(figure),
+            note: note.cloned(),
+            chart: self
+                .urls
+                .page(&format!("quality/#speed-quality-{}", run.id)),
+        })
     }
 
     /// The table of every run.
@@ -966,6 +1071,7 @@ impl<'a> Catalog<'a> {
                 .map(|d| self.link_comparison(d))
                 .collect(),
             ablations: self.ablation_links(Kind::Run, self.index_of_run(run)),
+            quality: self.run_quality(run),
             failures: self
                 .doc
                 .failures
@@ -1460,6 +1566,8 @@ pub struct RunPage {
     pub comparisons: Vec<Link>,
     /// One-knob pairs this run is part of.
     pub ablations: Vec<Link>,
+    /// Its quality cost, when the author linked the comparison that measures it.
+    pub quality: Option<RunQuality>,
     /// Failures of the same model.
     pub failures: Vec<Link>,
 }
@@ -1598,4 +1706,21 @@ pub struct SweepAblation {
     pub change: String,
     /// B / A per concurrency level.
     pub chart: Chart,
+}
+
+/// A run's quality cost.
+#[derive(Debug, Serialize)]
+pub struct RunQuality {
+    /// The comparison that measures it.
+    pub comparison: Link,
+    /// Its teacher-forced kld_mean.
+    pub kld_mean: String,
+    /// Its teacher-forced top-1 agreement.
+    pub top1_agree: String,
+    /// The model's noise floor, when measured.
+    pub floor: Option<String>,
+    /// Where the link is approximate.
+    pub note: Option<String>,
+    /// The run's row under the speed-against-quality chart.
+    pub chart: String,
 }
