@@ -53,6 +53,13 @@ pub struct Config {
     /// Defaults for `benchsite collect`.
     #[serde(default)]
     pub collect: CollectDefaults,
+    /// An earlier results document (relative to the project) to show what changed since, on
+    /// `/changes/`.
+    #[serde(default)]
+    pub baseline: Option<String>,
+    /// Percent beyond which a bad move since the baseline is flagged as a regression.
+    #[serde(default = "default_threshold")]
+    pub regression_threshold: f64,
 }
 
 /// Defaults for the collection commands.
@@ -78,6 +85,10 @@ impl Default for CollectDefaults {
 
 fn default_base_url() -> String {
     "/".into()
+}
+
+fn default_threshold() -> f64 {
+    5.0
 }
 
 fn default_language() -> String {

@@ -20,6 +20,22 @@ fn every_page_works_in_chromium() {
         "playwright-core is not installed: run `npm ci --prefix tests/browser` (and `apt-get install chromium`)"
     );
     let project = Project::copy_of_repo();
+    // A baseline that differs from the results, so /changes/ has rows to show.
+    let root = project.root.path();
+    let mut baseline = benchsite::data::load(&root.join("data/results.json")).unwrap();
+    baseline.runs[0].decode_tok_s = 320.0;
+    baseline.runs[0].decode_samples = vec![320.0, 320.0, 320.0];
+    std::fs::write(
+        root.join("data/baseline.json"),
+        benchsite::data::to_json(&baseline),
+    )
+    .unwrap();
+    let settings = std::fs::read_to_string(root.join("benchsite.toml")).unwrap();
+    std::fs::write(
+        root.join("benchsite.toml"),
+        format!("baseline = \"data/baseline.json\"\n{settings}"),
+    )
+    .unwrap();
     let output = run_benchsite(&[
         "build",
         "--root",
@@ -39,6 +55,8 @@ fn every_page_works_in_chromium() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains(", 0 problems"), "{stdout}");
+    assert!(root.join("site/changes/index.html").exists());
+    assert!(root.join("site/ablations/index.html").exists());
 }
 
 #[test]

@@ -365,3 +365,44 @@ fn a_dangling_quality_link_is_a_check_error_naming_its_place() {
     );
     assert!(output.stderr.contains("results.json:"), "{}", output.stderr);
 }
+
+#[test]
+fn the_changes_page_shows_the_diff_against_the_configured_baseline() {
+    let project = support::Project::copy_of_repo();
+    let root = project.root.path();
+    assert!(
+        !project_builds_page(&project, "changes/index.html"),
+        "no baseline, no page"
+    );
+    assert!(!project.page("index.html").contains("/changes/"));
+
+    std::fs::copy(
+        root.join("data/results.json"),
+        root.join("data/baseline.json"),
+    )
+    .unwrap();
+    std::fs::write(root.join("data/results.json"), data::to_json(&changed())).unwrap();
+    let settings = std::fs::read_to_string(root.join("benchsite.toml")).unwrap();
+    std::fs::write(
+        root.join("benchsite.toml"),
+        format!("baseline = \"data/baseline.json\"\n{settings}"),
+    )
+    .unwrap();
+    assert!(project_builds_page(&project, "changes/index.html"));
+    let page = project.page("changes/index.html");
+    assert!(
+        page.contains("4 changed records, 1 added, 1 removed; 3 changes are regressions"),
+        "{page}"
+    );
+    assert_eq!(page.matches("class=\"regression\"").count(), 3, "{page}");
+    assert!(page.contains("−28.9, −10.0%"), "{page}");
+    assert!(page.contains("failures → new-failure"));
+    assert!(project.page("index.html").contains("href=\"/changes/\""));
+}
+
+/// Builds the project; whether the site has `page`.
+fn project_builds_page(project: &support::Project, page: &str) -> bool {
+    let output = run_benchsite(&["build", "--root", project.root_str()]);
+    assert!(output.status.success(), "{}", output.stderr);
+    project.root.path().join("site").join(page).exists()
+}

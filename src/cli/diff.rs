@@ -66,28 +66,11 @@ pub fn run(args: DiffArgs) -> Outcome {
 /// `decode_tok_s: 289.0 → 260.1 (−28.9, −10.0%)  REGRESSION`
 pub fn line(change: &Change) -> String {
     let mut text = format!("{}: {} → {}", change.what, change.old, change.new);
-    if let Some(delta) = change.delta {
-        let sign = if delta >= 0.0 { "+" } else { "−" };
-        text.push_str(&format!(
-            " ({sign}{}",
-            benchsite::site::format::figure(round(delta.abs()))
-        ));
-        if let Some(percent) = change.percent {
-            text.push_str(&format!(", {sign}{:.1}%", percent.abs()));
-        }
-        text.push(')');
+    if let Some(delta) = change.delta_text() {
+        text.push_str(&format!(" ({delta})"));
     }
     if change.regression {
         text.push_str("  REGRESSION");
     }
     text
-}
-
-/// Deltas of decimal figures carry float noise (289.0 − 260.1); six significant digits do.
-fn round(value: f64) -> f64 {
-    if value == 0.0 {
-        return 0.0;
-    }
-    let digits = 6 - value.abs().log10().ceil() as i32;
-    benchsite::stats::round(value, digits.max(0))
 }

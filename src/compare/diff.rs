@@ -15,6 +15,28 @@ enum Better {
     Neither,
 }
 
+impl Change {
+    /// `−28.9, −10.0%`: the delta and percentage, when the figure is on both sides.
+    pub fn delta_text(&self) -> Option<String> {
+        let delta = self.delta?;
+        let sign = if delta >= 0.0 { "+" } else { "−" };
+        let mut text = format!("{sign}{}", figure(significant(delta.abs())));
+        if let Some(percent) = self.percent {
+            text.push_str(&format!(", {sign}{:.1}%", percent.abs()));
+        }
+        Some(text)
+    }
+}
+
+/// Deltas of decimal figures carry float noise (289.0 − 260.1); six significant digits do.
+fn significant(value: f64) -> f64 {
+    if value == 0.0 {
+        return 0.0;
+    }
+    let digits = 6 - value.abs().log10().ceil() as i32;
+    crate::stats::round(value, digits.max(0))
+}
+
 /// One changed figure or setting of a record.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Change {

@@ -241,6 +241,8 @@ struct Inputs {
     tera: tera::Tera,
     data_bytes: Vec<u8>,
     content: Content,
+    /// The document `/changes/` compares against, with its path as configured.
+    baseline: Option<(String, Results)>,
 }
 
 impl Inputs {
@@ -265,7 +267,16 @@ impl Inputs {
         })?;
         let content = content::load(&layout.root, options.drafts).map_err(many)?;
         let tera = templates::load(&layout.root)?;
+        let baseline = match &config.baseline {
+            Some(path) => {
+                let doc = data::load(&layout.root.join(path))
+                    .map_err(|e| SiteError::Project(vec![ProjectError::Data(e)]))?;
+                Some((path.clone(), doc))
+            }
+            None => None,
+        };
         Ok(Self {
+            baseline,
             layout,
             options: options.clone(),
             config,
@@ -321,6 +332,7 @@ struct Renderer<'a> {
     site: SiteContext,
     data_bytes: &'a [u8],
     root: &'a Path,
+    baseline: Option<&'a (String, Results)>,
 }
 
 impl<'a> Renderer<'a> {
@@ -336,8 +348,10 @@ impl<'a> Renderer<'a> {
             ("Quality", "quality/"),
             ("Failures", "failures/"),
             ("Ablations", "ablations/"),
+            ("Changes", "changes/"),
         ]
         .into_iter()
+        .filter(|(_, path)| *path != "changes/" || inputs.baseline.is_some())
         .map(|(text, path)| views::Link {
             text: text.into(),
             href: urls.page(path),
@@ -365,6 +379,7 @@ impl<'a> Renderer<'a> {
             site,
             data_bytes,
             root: &inputs.layout.root,
+            baseline: inputs.baseline.as_ref(),
         }
     }
 
@@ -425,6 +440,9 @@ impl<'a> Renderer<'a> {
             Job::QualityIndex,
             Job::Ablations,
         ];
+        if self.baseline.is_some() {
+            jobs.push(Job::Changes);
+        }
         jobs.extend(doc.runs.iter().map(Job::Run));
         jobs.extend(doc.sweeps.iter().map(Job::Sweep));
         jobs.extend(doc.failures.iter().map(Job::Failure));
@@ -765,6 +783,19 @@ impl<'a> Renderer<'a> {
                 String::new(),
                 &c.ablations_page(),
             ),
+            Job::Changes => {
+                let (path, baseline) = self.baseline.expect("a changes page has a baseline");
+                let threshold = self.config.regression_threshold;
+                let diff = crate::compare::diff(baseline, c.doc, threshold);
+                self.page(
+                    "changes/",
+                    "changes.html",
+                    "Changes since the baseline".into(),
+                    None,
+                    String::new(),
+                    &pages::changes_page(&diff, path, threshold),
+                )
+            }
             Job::Free(source) => {
                 let (html, _) = narrative(source.place.clone());
                 let Place::Free(name) = &source.place else {
@@ -1041,6 +1072,7 @@ enum Job<'d> {
     QualityIndex,
     Comparison(&'d data::Divergence),
     Ablations,
+    Changes,
     Free(&'d Source),
 }
 
@@ -1058,6 +1090,7 @@ impl Job<'_> {
             Job::QualityIndex => "quality",
             Job::Comparison(_) => "comparison",
             Job::Ablations => "ablations",
+            Job::Changes => "changes",
             Job::Free(_) => "page",
         }
     }
@@ -1072,6 +1105,7 @@ impl Job<'_> {
                 | Job::FailuresIndex
                 | Job::QualityIndex
                 | Job::Ablations
+                | Job::Changes
         )
     }
 
@@ -1088,6 +1122,7 @@ impl Job<'_> {
             Job::QualityIndex => "quality/".into(),
             Job::Comparison(divergence) => format!("quality/{}/", divergence.slug()),
             Job::Ablations => "ablations/".into(),
+            Job::Changes => "changes/".into(),
             Job::Free(source) => match &source.place {
                 Place::Free(name) => format!("{name}/"),
                 _ => unreachable!("free pages only"),

@@ -29,6 +29,7 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         "ablations.html",
         include_str!("../../templates/ablations.html"),
     ),
+    ("changes.html", include_str!("../../templates/changes.html")),
     ("404.html", include_str!("../../templates/404.html")),
     (
         "shortcode.html",
