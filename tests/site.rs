@@ -357,6 +357,16 @@ fn hostile_strings_are_escaped() {
     doc["runs"][1]["model"] = "<i>model</i>".into();
     doc["divergence"][0]["label"] = "<svg onload=alert(2)> → ünïcödé".into();
     doc["divergence"][0]["suspect"] = "\"><script>alert(3)</script>".into();
+    // The hostile sweep in a one-knob pair, and the hostile comparison linked to a run, so
+    // the ablations and speed-against-quality views show them too.
+    let mut twin = doc["sweeps"][0].clone();
+    twin["label"] = "<script>alert(\"twin\")</script>".into();
+    twin["dimensions"]["knob"] = "<b>turned</b>".into();
+    doc["sweeps"].as_array_mut().unwrap().push(twin);
+    doc["runs"][0]["quality"] = serde_json::json!({
+        "comparison": "<svg onload=alert(2)> → ünïcödé",
+        "note": "<script>alert(4)</script>",
+    });
     let project = Project::with_results(serde_json::to_string_pretty(&doc).unwrap().as_bytes());
     let output = build(&project, &[]);
     assert!(output.status.success(), "{}", output.stderr);
@@ -382,7 +392,16 @@ fn hostile_strings_are_escaped() {
             "{path}: a data string closed or opened a script element"
         );
     }
+    let ablations = project.page("ablations/index.html");
+    assert!(
+        ablations.contains("knob: — → &lt;b&gt;turned&lt;/b&gt;"),
+        "{ablations}"
+    );
     let quality = project.page("quality/index.html");
+    assert!(
+        quality.contains("&lt;script&gt;alert(4)&lt;/script&gt;"),
+        "the link's note"
+    );
     assert!(
         quality.contains("&lt;svg onload=alert(2)&gt; → ünïcödé"),
         "escaped label in the table"
