@@ -1,5 +1,8 @@
 //! The statistics the figures are made of: percentiles by linear interpolation between
-//! closest ranks (numpy's default), medians and means.
+//! closest ranks (numpy's default), medians and means, and the divergence statistics of
+//! SPEC §4 ([`divergence`]). Pure functions: no I/O.
+
+pub mod divergence;
 
 /// The `q`-th quantile (0..=1) of `values`, interpolating linearly between the closest ranks:
 /// position `q × (n − 1)` in the sorted values. `None` for no values.
