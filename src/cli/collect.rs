@@ -29,6 +29,13 @@ enum CollectCommand {
     /// A concurrency sweep: at each level, concurrency × rounds requests with exactly
     /// concurrency in flight.
     Sweep(Box<SweepArgs>),
+    /// Capture a configuration's generations and teacher-forced scorings of a prompt set,
+    /// for divergence against a reference.
+    Capture(Box<CaptureArgs>),
+    /// Compare two captures of the same reference: a divergence record.
+    Divergence(DivergenceArgs),
+    /// Run-to-run noise of one server: the same continuations scored repeatedly.
+    Jitter(Box<JitterArgs>),
     /// Fill `hardware` from nvidia-smi, /proc/meminfo, the CPU count, /etc/os-release and the
     /// container runtime.
     Hardware {
@@ -182,6 +189,100 @@ struct SweepArgs {
 }
 
 #[derive(Debug, Args)]
+struct CaptureArgs {
+    /// The capture's id: data/captures/ID.jsonl.gz.
+    #[arg(long)]
+    id: String,
+    /// The root capture whose generations to score (default: this capture's own).
+    #[arg(long)]
+    reference: Option<String>,
+    /// The prompt set.
+    #[arg(long, default_value = "data/prompts.jsonl")]
+    prompts: String,
+    /// Top-k logprobs per position (vLLM caps it at --max-logprobs, 20 by default).
+    #[arg(long, default_value_t = 20)]
+    top_k: u64,
+    /// Tokens generated per prompt.
+    #[arg(long, default_value_t = 256)]
+    max_tokens: u64,
+    /// Requests in flight.
+    #[arg(long, default_value_t = 4)]
+    concurrency: usize,
+    /// Leave the chat template's thinking on.
+    #[arg(long)]
+    thinking: bool,
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Capture again over an existing capture.
+    #[arg(long)]
+    replace: bool,
+}
+
+#[derive(Debug, Args)]
+struct DivergenceArgs {
+    /// The reference side's capture id.
+    #[arg(long)]
+    a: String,
+    /// The other side's capture id.
+    #[arg(long)]
+    b: String,
+    /// The record's label.
+    #[arg(long)]
+    label: String,
+    /// The permanent page's slug, when not the label's.
+    #[arg(long)]
+    id: Option<String>,
+    /// A dimension (repeatable), e.g. --dim kv=fp8.
+    #[arg(long = "dim", value_name = "KEY=VALUE")]
+    dims: Vec<String>,
+    /// Free text for the record.
+    #[arg(long)]
+    notes: Option<String>,
+    /// Replace a comparison with the same label.
+    #[arg(long)]
+    replace: bool,
+    /// Print the record instead of writing it.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+struct JitterArgs {
+    /// The record's label.
+    #[arg(long)]
+    label: String,
+    /// How many prompts of the set (the first ones).
+    #[arg(long, default_value_t = 8)]
+    prompts: usize,
+    /// Scorings of each continuation.
+    #[arg(long, default_value_t = 4)]
+    repeats: usize,
+    /// Tokens per continuation.
+    #[arg(long, default_value_t = 128)]
+    max_tokens: u64,
+    /// Top-k logprobs per position.
+    #[arg(long, default_value_t = 20)]
+    top_k: u64,
+    /// The prompt set.
+    #[arg(long, default_value = "data/prompts.jsonl")]
+    prompt_set: String,
+    /// Leave the chat template's thinking on.
+    #[arg(long)]
+    thinking: bool,
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Free text for the record.
+    #[arg(long)]
+    notes: Option<String>,
+    /// Replace a jitter record with the same label.
+    #[arg(long)]
+    replace: bool,
+    /// Print the record instead of writing it.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+#[derive(Debug, Args)]
 struct FailureArgs {
     /// The failure's id: a slug, its permanent page.
     #[arg(long)]
@@ -229,6 +330,9 @@ pub fn run(root: &Path, args: CollectArgs) -> CommandOutcome {
         CollectCommand::Failure(args) => failure(&layout, args),
         CollectCommand::Run(args) => runtime()?.block_on(decode(&layout, *args)),
         CollectCommand::Sweep(args) => runtime()?.block_on(sweep(&layout, *args)),
+        CollectCommand::Capture(args) => runtime()?.block_on(capture(&layout, *args)),
+        CollectCommand::Divergence(args) => divergence(&layout, args),
+        CollectCommand::Jitter(args) => runtime()?.block_on(jitter(&layout, *args)),
     }
 }
 
@@ -337,15 +441,7 @@ async fn sweep(layout: &Layout, args: SweepArgs) -> CommandOutcome {
         (Some(profile), true) => Some(launch_port(layout, profile, &set)?),
         _ => None,
     };
-    let dims = args
-        .dims
-        .iter()
-        .map(|text| {
-            text.split_once('=')
-                .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-                .with_context(|| format!("--dim {text}: expected KEY=VALUE"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let dims = dimensions(&args.dims)?;
     let options = collect::SweepOptions {
         label: args.label,
         id: args.id.as_deref().map(id).transpose()?,
@@ -466,5 +562,89 @@ fn failure(layout: &Layout, args: FailureArgs) -> CommandOutcome {
         reason: args.reason,
     };
     write(layout, record, args.replace, args.dry_run)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn dimensions(dims: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    dims.iter()
+        .map(|text| {
+            text.split_once('=')
+                .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+                .with_context(|| format!("--dim {text}: expected KEY=VALUE"))
+        })
+        .collect()
+}
+
+async fn capture(layout: &Layout, args: CaptureArgs) -> CommandOutcome {
+    id(&args.id)?;
+    let options = collect::CaptureOptions {
+        id: args.id,
+        reference: args.reference,
+        prompts: args.prompts,
+        top_k: args.top_k,
+        max_tokens: args.max_tokens,
+        concurrency: args.concurrency,
+        thinking: args.thinking,
+        server: server_options(layout, &args.server, None)?,
+        replace: args.replace,
+    };
+    let total = collect::prompt_set(&layout.root, &options.prompts)?
+        .prompts
+        .len();
+    let progress = Progress::new(total as u64);
+    let outcome = collect::capture(&layout.root, &options, &progress).await;
+    progress.finish();
+    let (path, captured) = outcome?;
+    println!("captured {captured} prompts into {}", path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn divergence(layout: &Layout, args: DivergenceArgs) -> CommandOutcome {
+    let options = collect::DivergenceOptions {
+        label: args.label,
+        id: args.id.as_deref().map(id).transpose()?,
+        a: args.a,
+        b: args.b,
+        dimensions: dimensions(&args.dims)?,
+        notes: args.notes,
+        today: scaffold::today(),
+    };
+    let record = collect::divergence(&layout.root, &options)?;
+    let line = format!(
+        "divergence {:?}: teacher-forced kld_mean {}, top-1 agreement {}, {} of {} prompts identical",
+        record.label,
+        record.teacher_forced.kld_mean,
+        record.teacher_forced.top1_agree,
+        record.generation.identical,
+        record.generation.prompts
+    );
+    write(layout, record, args.replace, args.dry_run)?;
+    println!("{line}");
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn jitter(layout: &Layout, args: JitterArgs) -> CommandOutcome {
+    let options = collect::JitterOptions {
+        label: args.label,
+        prompt_set: args.prompt_set,
+        prompts: args.prompts,
+        repeats: args.repeats,
+        max_tokens: args.max_tokens,
+        top_k: args.top_k,
+        thinking: args.thinking,
+        server: server_options(layout, &args.server, None)?,
+        notes: args.notes,
+        today: scaffold::today(),
+    };
+    let progress = Progress::new(0);
+    let record = collect::jitter(&layout.root, &options, &progress).await;
+    progress.finish();
+    let record = record?;
+    let line = format!(
+        "jitter {:?}: kld_mean {} over {} positions, top-1 flip rate {}",
+        record.label, record.kld_mean, record.positions, record.top1_flip_rate
+    );
+    write(layout, record, args.replace, args.dry_run)?;
+    println!("{line}");
     Ok(ExitCode::SUCCESS)
 }

@@ -187,6 +187,76 @@ impl Client {
         None
     }
 
+    /// `POST path` with a JSON body: the JSON answer, or the server's message.
+    async fn post(&self, path: &str, body: &Value) -> Result<Value, String> {
+        let response = self
+            .http
+            .post(self.url(path))
+            .timeout(self.timeout)
+            .header(CONTENT_TYPE, "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| format!("{}{path}: {}", self.base, error_chain(&e)))?;
+        let status = response.status();
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| format!("{}{path}: {}", self.base, error_chain(&e)))?;
+        let text = String::from_utf8_lossy(&bytes);
+        if !status.is_success() {
+            let message = serde_json::from_slice::<Value>(&bytes)
+                .ok()
+                .and_then(|v| {
+                    v["error"]["message"]
+                        .as_str()
+                        .or(v["message"].as_str())
+                        .map(str::to_owned)
+                })
+                .unwrap_or_else(|| head(&text));
+            return Err(format!("{}{path}: HTTP {status}: {message}", self.base));
+        }
+        serde_json::from_slice(&bytes).map_err(|e| {
+            format!(
+                "{}{path}: unexpected answer ({e}): {}",
+                self.base,
+                head(&text)
+            )
+        })
+    }
+
+    /// A non-streamed `/v1/completions` request.
+    pub async fn complete(&self, body: &Value) -> Result<Value, String> {
+        self.post("/v1/completions", body).await
+    }
+
+    /// The chat-templated token ids of `messages` (vLLM's `/tokenize`), with the generation
+    /// prompt and thinking on or off.
+    pub async fn tokenize_chat(
+        &self,
+        model: &str,
+        messages: &[Value],
+        thinking: bool,
+    ) -> Result<Vec<u32>, String> {
+        let body = serde_json::json!({
+            "model": model,
+            "messages": messages,
+            "add_generation_prompt": true,
+            "chat_template_kwargs": {"enable_thinking": thinking},
+        });
+        let answer = self.post("/tokenize", &body).await?;
+        answer["tokens"]
+            .as_array()
+            .ok_or_else(|| format!("{}/tokenize: no tokens in the answer", self.base))?
+            .iter()
+            .map(|t| {
+                t.as_u64()
+                    .and_then(|t| u32::try_from(t).ok())
+                    .ok_or_else(|| format!("{}/tokenize: {t} is not a token id", self.base))
+            })
+            .collect()
+    }
+
     async fn json<T: serde::de::DeserializeOwned>(
         &self,
         path: &str,

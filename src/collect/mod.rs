@@ -6,6 +6,7 @@
 //! the server is started from its profile first, and a server that does not come up becomes a
 //! failure record.
 
+mod capture;
 pub mod client;
 mod decode;
 mod hardware;
@@ -13,6 +14,7 @@ mod launch;
 pub mod metrics;
 mod progress;
 mod prompt;
+mod quality;
 pub mod stream;
 mod sweep;
 
@@ -25,12 +27,14 @@ use crate::data::{self, DataError, Record};
 use crate::profiles::ProfileError;
 use crate::project::Layout;
 
+pub use capture::{Capture, CaptureOptions, Captured, Header, capture, prompt_set};
 pub use client::{Client, Endpoint};
 pub use decode::{RunOptions, run};
 pub use hardware::{Detected, hardware, merge};
 pub use launch::{Diagnosis, LaunchOptions, Phase, diagnose};
 pub use progress::Progress;
 pub use prompt::prompt;
+pub use quality::{DivergenceOptions, JitterOptions, divergence, jitter};
 pub use sweep::{Level, SweepOptions, request_body, run_level, sweep};
 
 /// Why a collection could not be done.

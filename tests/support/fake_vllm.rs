@@ -2,7 +2,10 @@
 //! with scripted timing (TTFT, delay between chunks, tokens per chunk), the chat endpoint's
 //! role-only first chunk, the usage chunk, `/metrics` with the cache config and the
 //! speculative-decoding counters, a limit of sequences in flight (the rest queue), and
-//! scripted faults: HTTP 500s, streams cut short, stalls, errors inside the stream, and dying.
+//! scripted faults: HTTP 500s, streams cut short, stalls, errors inside the stream, and dying;
+//! and a deterministic fake model for the quality captures.
+
+#![allow(dead_code)]
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -54,6 +57,10 @@ pub struct Script {
     pub die_after: Option<u64>,
     /// A file created when the first chat request arrives (a fake launcher can watch it).
     pub touch_on_first_request: Option<PathBuf>,
+    /// Shifts the next-token distributions (0: the reference distributions).
+    pub perturbation: f64,
+    /// Answers without prompt_logprobs, as llama.cpp's server does.
+    pub no_prompt_logprobs: bool,
 }
 
 impl Default for Script {
@@ -76,6 +83,8 @@ impl Default for Script {
             error_in_stream: Vec::new(),
             die_after: None,
             touch_on_first_request: None,
+            perturbation: 0.0,
+            no_prompt_logprobs: false,
         }
     }
 }
@@ -142,7 +151,7 @@ impl FakeVllm {
             .route("/metrics", get(metrics))
             .route("/tokenize", post(tokenize))
             .route("/v1/chat/completions", post(chat))
-            .route("/v1/completions", post(chat))
+            .route("/v1/completions", post(completions))
             .with_state(shared.clone());
         // As uvicorn does: without it, Nagle's algorithm holds the first token behind the
         // client's delayed ACK of the role chunk.
@@ -224,15 +233,159 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
     text.into_response()
 }
 
-/// vLLM's `/tokenize`: every word of the fake's text is one token.
+/// vLLM's `/tokenize`: every word of the fake's text is one token; messages go through a
+/// fake chat template.
 async fn tokenize(body: Bytes) -> Response {
     let request: Value = serde_json::from_slice(&body).unwrap();
+    if let Some(messages) = request["messages"].as_array() {
+        let thinking = request["chat_template_kwargs"]["enable_thinking"] == true;
+        let tokens = tokenize_messages(messages, thinking);
+        return json_response(
+            json!({"count": tokens.len(), "max_model_len": 32768, "tokens": tokens}),
+        );
+    }
     let count = request["prompt"]
         .as_str()
         .unwrap_or_default()
         .split_whitespace()
         .count();
     json_response(json!({"count": count, "max_model_len": 32768, "tokens": vec![0; count]}))
+}
+
+/// The fake chat template: a start token, one token per word, an end token for thinking on
+/// or off.
+pub fn tokenize_messages(messages: &[Value], thinking: bool) -> Vec<u32> {
+    let mut tokens = vec![1];
+    for message in messages {
+        for word in message["content"]
+            .as_str()
+            .unwrap_or_default()
+            .split_whitespace()
+        {
+            let hash = word.bytes().fold(2166136261u32, |h, b| {
+                (h ^ u32::from(b)).wrapping_mul(16777619)
+            });
+            tokens.push(hash % VOCAB);
+        }
+    }
+    tokens.push(if thinking { 2 } else { 3 });
+    tokens
+}
+
+/// The vocabulary of the fake model.
+pub const VOCAB: u32 = 64;
+
+/// The fake model's next-token logprobs after `context`, shifted by `perturbation`.
+pub fn distribution(context: &[u32], perturbation: f64) -> Vec<f64> {
+    let hash = context
+        .iter()
+        .rev()
+        .take(4)
+        .fold(7u64, |h, &t| h.wrapping_mul(31).wrapping_add(u64::from(t)));
+    let peak = (hash % u64::from(VOCAB)) as usize;
+    let logits: Vec<f64> = (0..VOCAB as usize)
+        .map(|i| {
+            let base = 2.0 * ((hash % 997) as f64 * 0.013 + i as f64 * 0.7).sin();
+            let bump = if i == peak { 3.5 } else { 0.0 };
+            base + bump + perturbation * ((i as f64) * 1.3 + (hash % 101) as f64 * 0.05).cos()
+        })
+        .collect();
+    let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let total: f64 = logits.iter().map(|l| (l - max).exp()).sum();
+    logits.iter().map(|l| l - max - total.ln()).collect()
+}
+
+/// The `k` most probable tokens (lowest id first on ties).
+pub fn top(logprobs: &[f64], k: usize) -> Vec<(u32, f64)> {
+    let mut order: Vec<u32> = (0..logprobs.len() as u32).collect();
+    order.sort_by(|&a, &b| {
+        logprobs[b as usize]
+            .total_cmp(&logprobs[a as usize])
+            .then(a.cmp(&b))
+    });
+    order
+        .into_iter()
+        .take(k)
+        .map(|t| (t, logprobs[t as usize]))
+        .collect()
+}
+
+/// `/v1/completions`: streamed requests are timed like chat; others answer with generation
+/// logprobs (keyed `token_id:N`) or prompt logprobs from the fake model.
+async fn completions(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
+    let request: Value = serde_json::from_slice(&body).unwrap();
+    if request["stream"] == true {
+        return chat(State(shared), body).await;
+    }
+    let script = &shared.script;
+    let prompt: Vec<u32> = request["prompt"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_u64().unwrap() as u32)
+        .collect();
+    let refuse = |what: &str, k: u64| {
+        let message = format!("Requested {what} of {k}, which is greater than max allowed: 20");
+        (
+            StatusCode::BAD_REQUEST,
+            [("content-type", "application/json")],
+            json!({"error": {"message": message, "type": "BadRequestError", "code": 400}})
+                .to_string(),
+        )
+            .into_response()
+    };
+    if let Some(k) = request["prompt_logprobs"].as_u64() {
+        if k > 20 {
+            return refuse("prompt logprobs", k);
+        }
+        if script.no_prompt_logprobs {
+            return json_response(
+                json!({"choices": [{"index": 0, "text": "x", "logprobs": null}]}),
+            );
+        }
+        let mut entries = vec![Value::Null];
+        for t in 1..prompt.len() {
+            let logprobs = distribution(&prompt[..t], script.perturbation);
+            let actual = prompt[t];
+            let mut entry = serde_json::Map::new();
+            for (rank, (token, logprob)) in top(&logprobs, logprobs.len()).iter().enumerate() {
+                if rank < k as usize || *token == actual {
+                    entry.insert(
+                        token.to_string(),
+                        json!({"logprob": logprob, "rank": rank + 1, "decoded_token": format!("t{token}")}),
+                    );
+                }
+            }
+            entries.push(Value::Object(entry));
+        }
+        return json_response(
+            json!({"choices": [{"index": 0, "text": "x", "logprobs": null, "prompt_logprobs": entries}]}),
+        );
+    }
+    let k = request["logprobs"].as_u64().unwrap_or(0);
+    if k > 20 {
+        return refuse("sample logprobs", k);
+    }
+    let max_tokens = request["max_tokens"].as_u64().unwrap_or(16);
+    let mut context = prompt;
+    let (mut tokens, mut token_logprobs, mut tops) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..max_tokens {
+        let logprobs = distribution(&context, script.perturbation);
+        let best = top(&logprobs, k.max(1) as usize);
+        let chosen = best[0].0;
+        tokens.push(format!("token_id:{chosen}"));
+        token_logprobs.push(logprobs[chosen as usize]);
+        let map: serde_json::Map<String, Value> = best
+            .iter()
+            .map(|(t, lp)| (format!("token_id:{t}"), json!(lp)))
+            .collect();
+        tops.push(map);
+        context.push(chosen);
+    }
+    json_response(json!({
+        "choices": [{"index": 0, "text": "x", "logprobs": {"tokens": tokens, "token_logprobs": token_logprobs, "top_logprobs": tops, "text_offset": []}}],
+        "usage": {"prompt_tokens": 0, "completion_tokens": max_tokens},
+    }))
 }
 
 fn json_response(value: Value) -> Response {

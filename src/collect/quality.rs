@@ -1,0 +1,255 @@
+//! `collect divergence` (two captures of the same reference → a divergence record) and
+//! `collect jitter` (the same continuations scored repeatedly on one server).
+
+use std::path::Path;
+
+use futures_util::StreamExt;
+use serde_json::json;
+
+use super::capture::{self, Captured, Scored, generated_logprobs, prompt_logprobs};
+use super::progress::Progress;
+use super::{CollectError, ServerOptions, connect};
+use crate::data::{Date, Dimensions, Divergence, Id, Jitter};
+use crate::project::Layout;
+use crate::stats::divergence::{
+    GeneratedPrompt, Position, Prompt, Side, compare, first_divergence, generation, teacher_forced,
+};
+use crate::stats::quantile_sorted;
+
+/// What `collect divergence` compares.
+#[derive(Debug, Clone)]
+pub struct DivergenceOptions {
+    /// The record's label.
+    pub label: String,
+    /// The permalink, when not the label's slug.
+    pub id: Option<Id>,
+    /// The reference side's capture.
+    pub a: String,
+    /// The other side's capture.
+    pub b: String,
+    /// What distinguishes the comparison.
+    pub dimensions: Vec<(String, String)>,
+    /// Free text.
+    pub notes: Option<String>,
+    /// The record's date.
+    pub today: Date,
+}
+
+/// Compares two captures of the same reference continuations and prompt set.
+pub fn divergence(root: &Path, options: &DivergenceOptions) -> Result<Divergence, CollectError> {
+    let layout = Layout::new(root);
+    let a = capture::load(&layout, &options.a)?;
+    let b = capture::load(&layout, &options.b)?;
+    let (ha, hb) = (&a.header, &b.header);
+    if ha.root() != hb.root() {
+        return Err(CollectError::Usage(format!(
+            "{} scored {}'s continuations and {} scored {}'s: captures with different references cannot be compared",
+            ha.capture,
+            ha.root(),
+            hb.capture,
+            hb.root()
+        )));
+    }
+    if ha.prompt_set_sha256 != hb.prompt_set_sha256 {
+        return Err(CollectError::Usage(format!(
+            "{} and {} were captured with different prompt sets",
+            ha.capture, hb.capture
+        )));
+    }
+    let mut forced = Vec::new();
+    let mut generated = Vec::new();
+    for pa in &a.prompts {
+        let pb = b.prompts.iter().find(|p| p.id == pa.id).ok_or_else(|| {
+            CollectError::Usage(format!("{} has no prompt {}", hb.capture, pa.id))
+        })?;
+        if pa.prompt_ids != pb.prompt_ids || pa.scored.tokens != pb.scored.tokens {
+            return Err(CollectError::Usage(format!(
+                "prompt {}: the two captures scored different token ids",
+                pa.id
+            )));
+        }
+        forced.push(Prompt {
+            category: pa.category.clone(),
+            positions: positions(&pa.scored, &pb.scored, pa.scored.tokens.len()),
+        });
+        generated.push(generated_prompt(pa, pb));
+    }
+    let dimensions: Dimensions = options.dimensions.iter().cloned().collect();
+    Ok(Divergence {
+        label: options.label.clone(),
+        id: options.id.clone(),
+        a: Id::new(&ha.capture).map_err(CollectError::Usage)?,
+        b: Id::new(&hb.capture).map_err(CollectError::Usage)?,
+        model: hb.model.clone(),
+        generated: options.today.clone(),
+        vllm_version: hb.vllm_version.clone(),
+        prompt_set: hb.prompt_set.clone(),
+        settings: hb.settings.clone(),
+        teacher_forced: teacher_forced(&forced),
+        generation: generation(&generated),
+        dimensions,
+        notes: options.notes.clone(),
+        suspect: None,
+    })
+}
+
+/// The first `count` positions of two scorings of the same tokens.
+fn positions(a: &Scored, b: &Scored, count: usize) -> Vec<Position> {
+    (0..count)
+        .map(|t| {
+            compare(
+                a.tokens[t],
+                Side {
+                    top: &a.top[t],
+                    reference: a.logprobs[t],
+                },
+                Side {
+                    top: &b.top[t],
+                    reference: b.logprobs[t],
+                },
+            )
+        })
+        .collect()
+}
+
+/// Both sides' own continuations: the positions before the first differing token compared.
+fn generated_prompt(a: &Captured, b: &Captured) -> GeneratedPrompt {
+    let (ga, gb) = (&a.generated, &b.generated);
+    let first = first_divergence(&ga.tokens, &gb.tokens);
+    let same = first.unwrap_or(ga.tokens.len().min(gb.tokens.len()));
+    GeneratedPrompt {
+        compared: Prompt {
+            category: a.category.clone(),
+            positions: positions(ga, gb, same),
+        },
+        first_divergence: first,
+        tokens: (ga.tokens.len() as u64, gb.tokens.len() as u64),
+    }
+}
+
+/// What `collect jitter` measures.
+#[derive(Debug, Clone)]
+pub struct JitterOptions {
+    /// The record's label.
+    pub label: String,
+    /// The prompt set, relative to the project.
+    pub prompt_set: String,
+    /// How many of its prompts (the first ones).
+    pub prompts: usize,
+    /// Scorings of each continuation.
+    pub repeats: usize,
+    /// Tokens per continuation.
+    pub max_tokens: u64,
+    /// Top-k per position.
+    pub top_k: u64,
+    /// Thinking on in the chat template.
+    pub thinking: bool,
+    /// The server.
+    pub server: ServerOptions,
+    /// Free text.
+    pub notes: Option<String>,
+    /// The record's date.
+    pub today: Date,
+}
+
+/// Generates one greedy continuation per prompt, scores each `repeats` times with all the
+/// scorings in flight at once (so batches differ), and compares repeats 2.. with repeat 1.
+pub async fn jitter(
+    root: &Path,
+    options: &JitterOptions,
+    progress: &Progress,
+) -> Result<Jitter, CollectError> {
+    if options.repeats < 2 || options.prompts == 0 {
+        return Err(CollectError::Usage(
+            "jitter needs at least 1 prompt and 2 repeats".into(),
+        ));
+    }
+    let set = capture::prompt_set(root, &options.prompt_set)?;
+    let target = connect(&options.server).await?;
+    let client = &target.client;
+    let sampling = json!({
+        "model": target.model, "temperature": 0.0, "top_p": 1.0, "top_k": -1, "min_p": 0.0,
+        "repetition_penalty": 1.0, "seed": 0, "stream": false,
+    });
+    let mut continuations = Vec::new();
+    for prompt in set.prompts.iter().take(options.prompts) {
+        progress.step(&format!("continuation of {}", prompt.id));
+        let ids = client
+            .tokenize_chat(&target.model, &prompt.messages, options.thinking)
+            .await
+            .map_err(CollectError::Server)?;
+        let mut body = sampling.clone();
+        body["prompt"] = json!(ids);
+        body["max_tokens"] = json!(options.max_tokens);
+        body["logprobs"] = json!(1);
+        body["return_tokens_as_token_ids"] = json!(true);
+        let answer = client.complete(&body).await.map_err(CollectError::Server)?;
+        let generated = generated_logprobs(&answer).map_err(CollectError::Server)?;
+        continuations.push((ids, generated.tokens));
+    }
+    let jobs: Vec<(usize, usize)> = (0..options.repeats)
+        .flat_map(|repeat| (0..continuations.len()).map(move |prompt| (prompt, repeat)))
+        .collect();
+    let in_flight = jobs.len();
+    let scorings: Vec<((usize, usize), Result<Scored, String>)> =
+        futures_util::stream::iter(jobs.into_iter().map(|(prompt, repeat)| {
+            let (ids, continuation) = &continuations[prompt];
+            let mut body = sampling.clone();
+            let mut all = ids.clone();
+            all.extend(continuation);
+            body["prompt"] = json!(all);
+            body["max_tokens"] = json!(1);
+            body["prompt_logprobs"] = json!(options.top_k);
+            async move {
+                let scored = match client.complete(&body).await {
+                    Ok(answer) => prompt_logprobs(&answer, ids.len(), continuation, options.top_k),
+                    Err(error) => Err(error),
+                };
+                ((prompt, repeat), scored)
+            }
+        }))
+        .buffer_unordered(in_flight)
+        .collect()
+        .await;
+    let mut table: Vec<Vec<Option<Scored>>> =
+        vec![vec![None; options.repeats]; continuations.len()];
+    for ((prompt, repeat), scored) in scorings {
+        table[prompt][repeat] = Some(scored.map_err(CollectError::Server)?);
+    }
+    let mut kls = Vec::new();
+    let mut flips = 0usize;
+    for row in &table {
+        let first = row[0].as_ref().expect("every scoring is in");
+        for other in row[1..].iter().flatten() {
+            for position in positions(first, other, first.tokens.len()) {
+                kls.push(position.kl);
+                flips += usize::from(!position.top1_agree);
+            }
+        }
+    }
+    kls.sort_by(f64::total_cmp);
+    let n = kls.len();
+    let q = |at| quantile_sorted(&kls, at).unwrap_or(0.0);
+    Ok(Jitter {
+        label: options.label.clone(),
+        model: target.model.clone(),
+        vllm_version: target.vllm_version.clone(),
+        generated: options.today.clone(),
+        prompts: continuations.len() as u64,
+        repeats: options.repeats as u64,
+        positions: n as u64,
+        max_tokens: options.max_tokens,
+        top_k: options.top_k,
+        thinking: options.thinking,
+        kld_mean: if n == 0 {
+            0.0
+        } else {
+            kls.iter().sum::<f64>() / n as f64
+        },
+        kld_p50: q(0.5),
+        kld_p99: q(0.99),
+        kld_max: q(1.0),
+        top1_flip_rate: if n == 0 { 0.0 } else { flips as f64 / n as f64 },
+        notes: options.notes.clone(),
+    })
+}
