@@ -230,16 +230,17 @@ fn divergence_matches_an_independent_computation_and_identical_servers_give_zero
     assert_eq!(tf.positions, (PROMPTS.len() * TOKENS) as u64);
     let mean = kls.iter().sum::<f64>() / n;
     assert!(mean > 0.01, "the perturbation shows: {mean}");
+    // Captures keep logprobs in float32, as servers compute them: agreement to about 1e-6.
     assert!(
-        (tf.kld_mean - mean).abs() < 1e-9,
+        (tf.kld_mean - mean).abs() < 1e-6 * mean.max(1.0),
         "{} vs {mean}",
         tf.kld_mean
     );
     assert!((tf.top1_agree - agree as f64 / n).abs() < 1e-12);
-    assert!((tf.ppl_a - (nll_a / n).exp()).abs() < 1e-9);
-    assert!((tf.ppl_b - (nll_b / n).exp()).abs() < 1e-9);
+    assert!((tf.ppl_a / (nll_a / n).exp() - 1.0).abs() < 1e-6);
+    assert!((tf.ppl_b / (nll_b / n).exp() - 1.0).abs() < 1e-6);
     let max = kls.iter().copied().fold(0.0, f64::max);
-    assert!((tf.kld_max - max).abs() < 1e-12);
+    assert!((tf.kld_max - max).abs() < 1e-6 * max.max(1.0));
     assert_eq!(tf.per_category["math"].positions, (2 * TOKENS) as u64);
     assert!(tf.kld_mean_ci95[0] <= tf.kld_mean && tf.kld_mean <= tf.kld_mean_ci95[1]);
     assert_eq!(d.a.as_str(), "ref");

@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use futures_util::StreamExt;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -119,10 +120,11 @@ impl Header {
 pub struct Scored {
     /// The token at each position.
     pub tokens: Vec<u32>,
-    /// The logprob of that token.
-    pub logprobs: Vec<f64>,
+    /// The logprob of that token (servers compute logprobs in float32; stored as such, which
+    /// keeps the file short and quick to read).
+    pub logprobs: Vec<f32>,
     /// The top-k (token, logprob) at each position.
-    pub top: Vec<Vec<(u32, f64)>>,
+    pub top: Vec<Vec<(u32, f32)>>,
 }
 
 /// One prompt of a capture.
@@ -179,11 +181,13 @@ pub fn load(layout: &Layout, id: &str) -> Result<Capture, CollectError> {
         Some(Err(e)) => return Err(bad(1, &e)),
         None => return Err(bad(1, &"empty capture")),
     };
-    let mut prompts = Vec::new();
-    for (index, line) in lines.enumerate() {
-        let text = line.map_err(|e| bad(index + 2, &e))?;
-        prompts.push(serde_json::from_str(&text).map_err(|e| bad(index + 2, &e))?);
-    }
+    let lines: Vec<String> = lines.collect::<Result<_, _>>().map_err(|e| bad(0, &e))?;
+    // Lines parse independently: on every core.
+    let prompts = lines
+        .par_iter()
+        .enumerate()
+        .map(|(index, text)| serde_json::from_str(text).map_err(|e| bad(index + 2, &e)))
+        .collect::<Result<Vec<Captured>, _>>()?;
     Ok(Capture { header, prompts })
 }
 
@@ -468,12 +472,12 @@ pub fn generated_logprobs(answer: &Value) -> Result<Scored, String> {
             .ok_or_else(|| format!("token {token} is not `token_id:N` (does the server support return_tokens_as_token_ids?)"))?;
         let logprob = logprobs["token_logprobs"][index]
             .as_f64()
-            .ok_or("a generated token has no logprob")?;
+            .ok_or("a generated token has no logprob")? as f32;
         let top = logprobs["top_logprobs"][index]
             .as_object()
             .ok_or("a generated token has no top_logprobs")?
             .iter()
-            .filter_map(|(key, value)| Some((token_id(key)?, value.as_f64()?)))
+            .filter_map(|(key, value)| Some((token_id(key)?, value.as_f64()? as f32)))
             .collect();
         scored.tokens.push(id);
         scored.logprobs.push(logprob);
@@ -507,12 +511,12 @@ pub fn prompt_logprobs(
                     prompt_len + offset
                 )
             })?;
-        let mut top: Vec<(u32, f64, u64)> = entry
+        let mut top: Vec<(u32, f32, u64)> = entry
             .iter()
             .filter_map(|(key, value)| {
                 Some((
                     key.parse().ok()?,
-                    value["logprob"].as_f64()?,
+                    value["logprob"].as_f64()? as f32,
                     value["rank"].as_u64().unwrap_or(u64::MAX),
                 ))
             })

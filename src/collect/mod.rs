@@ -27,14 +27,16 @@ use crate::data::{self, DataError, Record};
 use crate::profiles::ProfileError;
 use crate::project::Layout;
 
-pub use capture::{Capture, CaptureOptions, Captured, Header, capture, prompt_set};
+pub use capture::{
+    Capture, CaptureOptions, Captured, Header, Scored, capture, load as load_capture, prompt_set,
+};
 pub use client::{Client, Endpoint};
 pub use decode::{RunOptions, run};
 pub use hardware::{Detected, hardware, merge};
 pub use launch::{Diagnosis, LaunchOptions, Phase, diagnose};
 pub use progress::Progress;
 pub use prompt::prompt;
-pub use quality::{DivergenceOptions, JitterOptions, divergence, jitter};
+pub use quality::{DivergenceOptions, JitterOptions, compare_captures, divergence, jitter};
 pub use sweep::{Level, SweepOptions, request_body, run_level, sweep};
 
 /// Why a collection could not be done.

@@ -4,9 +4,10 @@
 use std::path::Path;
 
 use futures_util::StreamExt;
+use rayon::prelude::*;
 use serde_json::json;
 
-use super::capture::{self, Captured, Scored, generated_logprobs, prompt_logprobs};
+use super::capture::{self, Capture, Captured, Scored, generated_logprobs, prompt_logprobs};
 use super::progress::Progress;
 use super::{CollectError, ServerOptions, connect};
 use crate::data::{Date, Dimensions, Divergence, Id, Jitter};
@@ -38,8 +39,19 @@ pub struct DivergenceOptions {
 /// Compares two captures of the same reference continuations and prompt set.
 pub fn divergence(root: &Path, options: &DivergenceOptions) -> Result<Divergence, CollectError> {
     let layout = Layout::new(root);
-    let a = capture::load(&layout, &options.a)?;
-    let b = capture::load(&layout, &options.b)?;
+    let (a, b) = rayon::join(
+        || capture::load(&layout, &options.a),
+        || capture::load(&layout, &options.b),
+    );
+    compare_captures(&a?, &b?, options)
+}
+
+/// Compares two loaded captures of the same reference continuations and prompt set.
+pub fn compare_captures(
+    a: &Capture,
+    b: &Capture,
+    options: &DivergenceOptions,
+) -> Result<Divergence, CollectError> {
     let (ha, hb) = (&a.header, &b.header);
     if ha.root() != hb.root() {
         return Err(CollectError::Usage(format!(
@@ -56,24 +68,27 @@ pub fn divergence(root: &Path, options: &DivergenceOptions) -> Result<Divergence
             ha.capture, hb.capture
         )));
     }
-    let mut forced = Vec::new();
-    let mut generated = Vec::new();
-    for pa in &a.prompts {
-        let pb = b.prompts.iter().find(|p| p.id == pa.id).ok_or_else(|| {
-            CollectError::Usage(format!("{} has no prompt {}", hb.capture, pa.id))
-        })?;
-        if pa.prompt_ids != pb.prompt_ids || pa.scored.tokens != pb.scored.tokens {
-            return Err(CollectError::Usage(format!(
-                "prompt {}: the two captures scored different token ids",
-                pa.id
-            )));
-        }
-        forced.push(Prompt {
-            category: pa.category.clone(),
-            positions: positions(&pa.scored, &pb.scored, pa.scored.tokens.len()),
-        });
-        generated.push(generated_prompt(pa, pb));
-    }
+    let compared: Vec<(Prompt, GeneratedPrompt)> = a
+        .prompts
+        .par_iter()
+        .map(|pa| {
+            let pb = b.prompts.iter().find(|p| p.id == pa.id).ok_or_else(|| {
+                CollectError::Usage(format!("{} has no prompt {}", hb.capture, pa.id))
+            })?;
+            if pa.prompt_ids != pb.prompt_ids || pa.scored.tokens != pb.scored.tokens {
+                return Err(CollectError::Usage(format!(
+                    "prompt {}: the two captures scored different token ids",
+                    pa.id
+                )));
+            }
+            let forced = Prompt {
+                category: pa.category.clone(),
+                positions: positions(&pa.scored, &pb.scored, pa.scored.tokens.len()),
+            };
+            Ok((forced, generated_prompt(pa, pb)))
+        })
+        .collect::<Result<_, _>>()?;
+    let (forced, generated): (Vec<Prompt>, Vec<GeneratedPrompt>) = compared.into_iter().unzip();
     let dimensions: Dimensions = options.dimensions.iter().cloned().collect();
     Ok(Divergence {
         label: options.label.clone(),
@@ -101,11 +116,11 @@ fn positions(a: &Scored, b: &Scored, count: usize) -> Vec<Position> {
                 a.tokens[t],
                 Side {
                     top: &a.top[t],
-                    reference: a.logprobs[t],
+                    reference: f64::from(a.logprobs[t]),
                 },
                 Side {
                     top: &b.top[t],
-                    reference: b.logprobs[t],
+                    reference: f64::from(b.logprobs[t]),
                 },
             )
         })

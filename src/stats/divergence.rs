@@ -11,11 +11,11 @@ use indexmap::IndexMap;
 use super::{mean, quantile_sorted};
 use crate::data::{CategoryStats, Generation, TeacherForced};
 
-/// What one side says at one position.
+/// What one side says at one position; logprobs as the capture stores them (f32 or f64).
 #[derive(Debug, Clone, Copy)]
-pub struct Side<'a> {
+pub struct Side<'a, L = f64> {
     /// Its top-k: token id and logprob, in any order.
-    pub top: &'a [(u32, f64)],
+    pub top: &'a [(u32, L)],
     /// The logprob it gives the reference token (always known: servers add it).
     pub reference: f64,
 }
@@ -41,20 +41,38 @@ pub struct Position {
 /// that claims all the shared mass does not make the divergence infinite.
 const TAIL_FLOOR: f64 = 1e-10;
 
-/// Compares the two sides at a position whose reference token is `reference`.
-pub fn compare(reference: u32, a: Side, b: Side) -> Position {
-    let with_reference = |side: Side| {
-        let mut top: Vec<(u32, f64)> = side.top.to_vec();
-        if !top.iter().any(|(token, _)| *token == reference) {
-            top.push((reference, side.reference));
+impl<L: Copy + Into<f64>> Side<'_, L> {
+    /// Its tokens with logprobs, the reference token included.
+    fn tokens(&self, reference: u32) -> impl Iterator<Item = (u32, f64)> + '_ {
+        let listed = self.top.iter().any(|(token, _)| *token == reference);
+        self.top
+            .iter()
+            .map(|&(token, logprob)| (token, logprob.into()))
+            .chain((!listed).then_some((reference, self.reference)))
+    }
+
+    /// The logprob of `token`, when this side gives it.
+    fn logprob(&self, token: u32, reference: u32) -> Option<f64> {
+        match self.top.iter().find(|(other, _)| *other == token) {
+            Some(&(_, logprob)) => Some(logprob.into()),
+            None => (token == reference).then_some(self.reference),
         }
-        top
-    };
-    let (top_a, top_b) = (with_reference(a), with_reference(b));
+    }
+
+    /// The most probable token (lowest id on ties).
+    fn argmax(&self, reference: u32) -> Option<u32> {
+        self.tokens(reference)
+            .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
+            .map(|(token, _)| token)
+    }
+}
+
+/// Compares the two sides at a position whose reference token is `reference`.
+pub fn compare<L: Copy + Into<f64>>(reference: u32, a: Side<L>, b: Side<L>) -> Position {
     let mut kl = 0.0;
     let (mut shared_a, mut shared_b) = (0.0, 0.0);
-    for &(token, logprob_a) in &top_a {
-        if let Some(&(_, logprob_b)) = top_b.iter().find(|(other, _)| *other == token) {
+    for (token, logprob_a) in a.tokens(reference) {
+        if let Some(logprob_b) = b.logprob(token, reference) {
             let p = logprob_a.exp();
             shared_a += p;
             shared_b += logprob_b.exp();
@@ -66,15 +84,10 @@ pub fn compare(reference: u32, a: Side, b: Side) -> Position {
     if tail_a > 0.0 {
         kl += tail_a * (tail_a / tail_b.max(TAIL_FLOOR)).ln();
     }
-    let argmax = |top: &[(u32, f64)]| {
-        top.iter()
-            .max_by(|x, y| x.1.total_cmp(&y.1).then(y.0.cmp(&x.0)))
-            .map(|(token, _)| *token)
-    };
     Position {
         kl: kl.max(0.0),
         support_mass: shared_a.min(1.0),
-        top1_agree: argmax(&top_a) == argmax(&top_b),
+        top1_agree: a.argmax(reference) == b.argmax(reference),
         dp: b.reference.exp() - a.reference.exp(),
         logprob_a: a.reference,
         logprob_b: b.reference,
@@ -299,7 +312,7 @@ pub fn generation(prompts: &[GeneratedPrompt]) -> Generation {
 mod tests {
     use super::*;
 
-    fn side(top: &[(u32, f64)], reference: f64) -> Side<'_> {
+    fn side(top: &[(u32, f64)], reference: f64) -> Side<'_, f64> {
         Side { top, reference }
     }
 
