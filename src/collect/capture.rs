@@ -396,16 +396,7 @@ async fn capture_one(
             prompt.id
         )));
     }
-    let sampling = json!({
-        "model": target.model,
-        "temperature": 0.0,
-        "top_p": 1.0,
-        "top_k": -1,
-        "min_p": 0.0,
-        "repetition_penalty": 1.0,
-        "seed": 0,
-        "stream": false,
-    });
+    let sampling = super::client::greedy(&target.model, json!({"stream": false}));
     let mut generate = sampling.clone();
     generate["prompt"] = json!(prompt_ids);
     generate["max_tokens"] = json!(settings.max_tokens);

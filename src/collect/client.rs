@@ -16,6 +16,40 @@ use super::stream::{Reader, RequestError, Timing, head};
 /// The environment variables an API key is read from, in order.
 pub const API_KEY_VARIABLES: [&str; 2] = ["BENCHSITE_API_KEY", "OPENAI_API_KEY"];
 
+/// A greedy request for `model` with every sampling field explicit (temperature 0, top_p 1,
+/// top_k -1, min_p 0, repetition_penalty 1, seed 0): left out, the server would apply the
+/// model's own generation config. `fields` (an object) are added on top.
+pub fn greedy(model: &str, fields: Value) -> Value {
+    let mut body = serde_json::json!({
+        "model": model,
+        "temperature": 0.0,
+        "top_p": 1.0,
+        "top_k": -1,
+        "min_p": 0.0,
+        "repetition_penalty": 1.0,
+        "seed": 0,
+    });
+    if let (Some(body), Value::Object(fields)) = (body.as_object_mut(), fields) {
+        body.extend(fields);
+    }
+    body
+}
+
+/// A greedy chat request of one user message, streamed with usage reporting, the chat
+/// template's thinking on or off. No logprobs: on older vLLM they turn speculative decoding off.
+pub fn chat_stream(model: &str, prompt: &str, max_tokens: u64, thinking: bool) -> Value {
+    greedy(
+        model,
+        serde_json::json!({
+            "messages": [{"role": "user", "content": prompt}],
+            "max_tokens": max_tokens,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+            "chat_template_kwargs": {"enable_thinking": thinking},
+        }),
+    )
+}
+
 /// Which generation endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Endpoint {

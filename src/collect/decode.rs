@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::launch::{self, LaunchOptions, Phase};
 use super::metrics::{self, KvSource, Metrics};
@@ -317,23 +317,9 @@ async fn scrape(target: &Target) -> Result<Option<Metrics>, CollectError> {
 }
 
 /// The decode request: the method's prompt through the chat template, thinking off, greedy,
-/// every sampling field explicit, no logprobs (they turn speculative decoding off on older
-/// vLLM), no ignore_eos (speculative decoding should see natural text).
+/// no ignore_eos (speculative decoding should see natural text).
 pub fn decode_body(model: &str, prompt: &str, max_tokens: u64) -> Value {
-    json!({
-        "model": model,
-        "messages": [{"role": "user", "content": prompt}],
-        "max_tokens": max_tokens,
-        "temperature": 0.0,
-        "top_p": 1.0,
-        "top_k": -1,
-        "min_p": 0.0,
-        "repetition_penalty": 1.0,
-        "seed": 0,
-        "stream": true,
-        "stream_options": {"include_usage": true},
-        "chat_template_kwargs": {"enable_thinking": false},
-    })
+    super::client::chat_stream(model, prompt, max_tokens, false)
 }
 
 fn decode_rate(timing: &Timing) -> Result<f64, CollectError> {

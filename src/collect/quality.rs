@@ -182,10 +182,7 @@ pub async fn jitter(
     let set = capture::prompt_set(root, &options.prompt_set)?;
     let target = connect(&options.server).await?;
     let client = &target.client;
-    let sampling = json!({
-        "model": target.model, "temperature": 0.0, "top_p": 1.0, "top_k": -1, "min_p": 0.0,
-        "repetition_penalty": 1.0, "seed": 0, "stream": false,
-    });
+    let sampling = super::client::greedy(&target.model, json!({"stream": false}));
     let mut continuations = Vec::new();
     for prompt in set.prompts.iter().take(options.prompts) {
         progress.step(&format!("continuation of {}", prompt.id));

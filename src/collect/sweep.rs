@@ -63,21 +63,10 @@ pub struct Level {
 
 /// A streamed chat request of the sweep's workload. Every sampling field is explicit.
 pub fn request_body(model: &str, prompt: &str, workload: &Workload) -> Value {
-    json!({
-        "model": model,
-        "messages": [{"role": "user", "content": prompt}],
-        "max_tokens": workload.output_tokens,
-        "ignore_eos": workload.ignore_eos,
-        "temperature": 0.0,
-        "top_p": 1.0,
-        "top_k": -1,
-        "min_p": 0.0,
-        "repetition_penalty": 1.0,
-        "seed": 0,
-        "stream": true,
-        "stream_options": {"include_usage": true},
-        "chat_template_kwargs": {"enable_thinking": workload.thinking},
-    })
+    let mut body =
+        super::client::chat_stream(model, prompt, workload.output_tokens, workload.thinking);
+    body["ignore_eos"] = json!(workload.ignore_eos);
+    body
 }
 
 /// Sends every body with exactly `concurrency` requests in flight until all are done.

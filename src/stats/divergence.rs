@@ -103,6 +103,35 @@ pub struct Prompt {
     pub positions: Vec<Position>,
 }
 
+/// A block of type `$ty` with the figures every block has from `$c` ([`Common`]) and its
+/// own `$field`s.
+macro_rules! block {
+    ($ty:ident, $c:expr, { $($field:ident $(: $value:expr)?),* $(,)? }) => {{
+        let c: Common = $c;
+        $ty {
+            positions: c.positions,
+            kld_mean: c.kld_mean,
+            kld_p50: c.kld[0],
+            kld_p90: c.kld[1],
+            kld_p99: c.kld[2],
+            kld_p999: c.kld[3],
+            kld_max: c.kld[4],
+            top1_agree: c.top1_agree,
+            dp_mean_abs: c.dp_mean_abs,
+            dp_p1: c.dp[0],
+            dp_p5: c.dp[1],
+            dp_p50: c.dp[2],
+            dp_p95: c.dp[3],
+            dp_p99: c.dp[4],
+            support_mass_mean: c.support_mass_mean,
+            ppl_a: c.ppl_a,
+            ppl_b: c.ppl_b,
+            prompts: c.prompts,
+            $($field $(: $value)?),*
+        }
+    }};
+}
+
 /// The figures every block has, over all positions of all prompts.
 struct Common {
     positions: u64,
@@ -200,25 +229,7 @@ pub fn teacher_forced(prompts: &[Prompt]) -> TeacherForced {
             .extend(&prompt.positions);
     }
     per_category.sort_keys();
-    TeacherForced {
-        positions: c.positions,
-        kld_mean: c.kld_mean,
-        kld_p50: c.kld[0],
-        kld_p90: c.kld[1],
-        kld_p99: c.kld[2],
-        kld_p999: c.kld[3],
-        kld_max: c.kld[4],
-        top1_agree: c.top1_agree,
-        dp_mean_abs: c.dp_mean_abs,
-        dp_p1: c.dp[0],
-        dp_p5: c.dp[1],
-        dp_p50: c.dp[2],
-        dp_p95: c.dp[3],
-        dp_p99: c.dp[4],
-        support_mass_mean: c.support_mass_mean,
-        ppl_a: c.ppl_a,
-        ppl_b: c.ppl_b,
-        prompts: c.prompts,
+    block!(TeacherForced, c, {
         kld_mean_ci95: ci,
         per_category: per_category
             .into_iter()
@@ -236,7 +247,7 @@ pub fn teacher_forced(prompts: &[Prompt]) -> TeacherForced {
                 )
             })
             .collect(),
-    }
+    })
 }
 
 /// Where two greedy continuations first differ; `None` when equal in full.
@@ -274,25 +285,7 @@ pub fn generation(prompts: &[GeneratedPrompt]) -> Generation {
         .filter(|p| p.first_divergence.is_none())
         .count() as u64;
     let count = prompts.len() as u64;
-    Generation {
-        positions: c.positions,
-        kld_mean: c.kld_mean,
-        kld_p50: c.kld[0],
-        kld_p90: c.kld[1],
-        kld_p99: c.kld[2],
-        kld_p999: c.kld[3],
-        kld_max: c.kld[4],
-        top1_agree: c.top1_agree,
-        dp_mean_abs: c.dp_mean_abs,
-        dp_p1: c.dp[0],
-        dp_p5: c.dp[1],
-        dp_p50: c.dp[2],
-        dp_p95: c.dp[3],
-        dp_p99: c.dp[4],
-        support_mass_mean: c.support_mass_mean,
-        ppl_a: c.ppl_a,
-        ppl_b: c.ppl_b,
-        prompts: c.prompts,
+    block!(Generation, c, {
         identical,
         identical_rate: if count == 0 {
             0.0
@@ -305,7 +298,7 @@ pub fn generation(prompts: &[GeneratedPrompt]) -> Generation {
         first_divergence_min: firsts.first().map(|v| *v as u64),
         gen_tokens_a: prompts.iter().map(|p| p.tokens.0).sum(),
         gen_tokens_b: prompts.iter().map(|p| p.tokens.1).sum(),
-    }
+    })
 }
 
 #[cfg(test)]
