@@ -50,6 +50,9 @@ pub enum ProjectError {
     /// In the results document.
     #[error(transparent)]
     Data(#[from] DataError),
+    /// In the quality prompt set.
+    #[error("{0}")]
+    Prompts(String),
 }
 
 /// What `check` found.
@@ -59,6 +62,8 @@ pub struct CheckReport {
     pub results: Option<Results>,
     /// The profiles that parsed.
     pub profiles: Vec<Profile>,
+    /// The quality prompt set, when the project has one.
+    pub prompts: Option<data::prompts::PromptSet>,
     /// Things worth knowing that do not make the project invalid.
     pub warnings: Vec<String>,
     /// Everything that makes it invalid.
@@ -72,8 +77,12 @@ impl CheckReport {
     }
 }
 
+/// The quality prompt set's place in a project.
+pub const PROMPTS: &str = "data/prompts.jsonl";
+
 /// Validates the settings, the profiles and the results document of the project at `root`,
-/// including that every run's profile exists and agrees with what the run recorded.
+/// including that every run's profile exists and agrees with what the run recorded, and the
+/// prompt set when there is one.
 pub fn check(root: &Path) -> CheckReport {
     let layout = Layout::new(root);
     let mut errors = Vec::new();
@@ -97,9 +106,21 @@ pub fn check(root: &Path) -> CheckReport {
             None
         }
     };
+    let prompts = if layout.root.join(PROMPTS).exists() {
+        match data::prompts::load(&layout.root, PROMPTS) {
+            Ok(set) => Some(set),
+            Err(error) => {
+                errors.push(ProjectError::Prompts(error));
+                None
+            }
+        }
+    } else {
+        None
+    };
     CheckReport {
         results,
         profiles,
+        prompts,
         warnings,
         errors,
     }

@@ -445,3 +445,34 @@ fn the_shipped_prompt_set_has_the_seeds_categories_in_its_proportions() {
             .all(|p| per_category.contains_key(&p.category))
     );
 }
+
+#[test]
+fn check_reads_the_prompt_set_and_names_a_bad_line() {
+    let project = Project::copy_of_repo();
+    std::fs::copy(
+        support::repo().join("data/prompts.jsonl"),
+        project.root.path().join("data/prompts.jsonl"),
+    )
+    .unwrap();
+    let output = benchsite(&project, &["check"]);
+    assert!(output.status.success(), "{}", output.stderr);
+    assert!(
+        output
+            .stdout
+            .contains("data/prompts.jsonl: 96 prompts in 11 categories"),
+        "{}",
+        output.stdout
+    );
+    let mut text = std::fs::read_to_string(project.root.path().join("data/prompts.jsonl")).unwrap();
+    text.push_str("{\"id\": \"math-01\", \"category\": \"math\", \"messages\": []}\n");
+    std::fs::write(project.root.path().join("data/prompts.jsonl"), text).unwrap();
+    let output = benchsite(&project, &["check"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        output
+            .stderr
+            .contains("data/prompts.jsonl:97: the id \"math-01\" is used twice"),
+        "{}",
+        output.stderr
+    );
+}

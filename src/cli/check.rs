@@ -25,6 +25,17 @@ pub fn run(root: &Path) -> Outcome {
     }
     // Content, shortcodes, links and templates are checked by rendering in memory.
     let names: Vec<String> = report.profiles.iter().map(|p| p.name.clone()).collect();
+    let prompts = report.prompts.as_ref().map(|set| {
+        let mut categories: Vec<&str> = set.prompts.iter().map(|p| p.category.as_str()).collect();
+        categories.sort_unstable();
+        categories.dedup();
+        format!(
+            "{}: {} prompts in {} categories",
+            set.path,
+            set.prompts.len(),
+            categories.len()
+        )
+    });
     let counts = report.results.as_ref().map(|doc| {
         format!(
             "data/results.json: {} runs, {} failures, {} sweeps ({} levels), {} jitter, {} divergence",
@@ -55,6 +66,9 @@ pub fn run(root: &Path) -> Outcome {
     );
     if let Some(counts) = counts {
         println!("{counts}");
+    }
+    if let Some(prompts) = prompts {
+        println!("{prompts}");
     }
     println!(
         "site: {} pages, every template renders, every content link resolves",

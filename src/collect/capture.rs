@@ -12,79 +12,16 @@ use futures_util::StreamExt;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use super::progress::Progress;
 use super::{CollectError, ServerOptions, Target, connect, interrupted};
 use crate::data::CaptureSettings;
+use crate::data::prompts::{self, PromptEntry, PromptSet};
 use crate::project::Layout;
 
-/// One prompt of the prompt set (`data/prompts.jsonl`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PromptEntry {
-    /// Unique id.
-    pub id: String,
-    /// Its category.
-    pub category: String,
-    /// The chat messages.
-    pub messages: Vec<Value>,
-}
-
-/// A prompt set and the hash that identifies it.
-#[derive(Debug, Clone)]
-pub struct PromptSet {
-    /// Its path, as given.
-    pub path: String,
-    /// The prompts, in file order.
-    pub prompts: Vec<PromptEntry>,
-    /// sha256 of the file.
-    pub sha256: String,
-}
-
-/// Reads a prompt set; errors name the file and line.
+/// Reads a prompt set for collection.
 pub fn prompt_set(root: &Path, path: &str) -> Result<PromptSet, CollectError> {
-    let file = root.join(path);
-    let bytes = std::fs::read(&file)
-        .map_err(|e| CollectError::Usage(format!("{}: {e}", file.display())))?;
-    let text = String::from_utf8_lossy(&bytes);
-    let mut prompts: Vec<PromptEntry> = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let entry: PromptEntry = serde_json::from_str(line).map_err(|e| {
-            CollectError::Usage(format!(
-                "{}:{}: expected {{\"id\", \"category\", \"messages\"}}: {e}",
-                file.display(),
-                index + 1
-            ))
-        })?;
-        if prompts.iter().any(|p| p.id == entry.id) {
-            return Err(CollectError::Usage(format!(
-                "{}:{}: the id {:?} is used twice",
-                file.display(),
-                index + 1,
-                entry.id
-            )));
-        }
-        prompts.push(entry);
-    }
-    if prompts.is_empty() {
-        return Err(CollectError::Usage(format!(
-            "{}: no prompts",
-            file.display()
-        )));
-    }
-    Ok(PromptSet {
-        path: path.to_owned(),
-        prompts,
-        sha256: hex(&Sha256::digest(&bytes)),
-    })
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    prompts::load(root, path).map_err(CollectError::Usage)
 }
 
 /// The first line of a capture.

@@ -5,6 +5,7 @@ mod checks;
 mod locate;
 mod model;
 mod problem;
+pub mod prompts;
 mod schema;
 mod store;
 
