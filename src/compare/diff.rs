@@ -95,21 +95,47 @@ impl Diff {
 /// A record's figures and settings, flattened for comparison.
 #[derive(Default)]
 struct Facts {
-    figures: Vec<(String, Option<f64>, Better)>,
-    /// The figures that are counts, shown without decimals.
-    counts: Vec<String>,
+    figures: Vec<Figure>,
     settings: Vec<(String, String)>,
+}
+
+/// One figure of a record.
+struct Figure {
+    name: String,
+    value: Option<f64>,
+    better: Better,
+    /// A count, shown without decimals.
+    count: bool,
+}
+
+impl Figure {
+    /// `value` as this figure is written (`—` when absent).
+    fn shown(&self, value: Option<f64>) -> String {
+        match value {
+            None => "—".to_owned(),
+            Some(value) if self.count => crate::site::format::count(value as u64),
+            Some(value) => figure(value),
+        }
+    }
 }
 
 impl Facts {
     fn figure(&mut self, name: impl Into<String>, value: Option<f64>, better: Better) {
-        self.figures.push((name.into(), value, better));
+        self.figures.push(Figure {
+            name: name.into(),
+            value,
+            better,
+            count: false,
+        });
     }
 
     fn count(&mut self, name: impl Into<String>, value: Option<u64>, better: Better) {
-        let name = name.into();
-        self.counts.push(name.clone());
-        self.figure(name, value.map(|n| n as f64), better);
+        self.figures.push(Figure {
+            name: name.into(),
+            value: value.map(|n| n as f64),
+            better,
+            count: true,
+        });
     }
 
     /// A setting as JSON (strings bare, absent as `—`).
@@ -210,27 +236,20 @@ fn compare<T>(
 
 fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
     let mut changes = Vec::new();
-    for (name, before, better) in &old.figures {
-        let count = old.counts.contains(name);
-        let shown = |value: Option<f64>| match value {
-            None => "—".to_owned(),
-            Some(value) if count => crate::site::format::count(value as u64),
-            Some(value) => figure(value),
-        };
-        let after = new
-            .figures
-            .iter()
-            .find(|(other, _, _)| other == name)
-            .and_then(|(_, value, _)| *value);
-        if *before == after {
+    let find =
+        |facts: &Facts, name: &str| facts.figures.iter().position(|figure| figure.name == name);
+    for before in &old.figures {
+        let after = find(new, &before.name).and_then(|at| new.figures[at].value);
+        if before.value == after {
             continue;
         }
-        let delta = before.zip(after).map(|(b, a)| a - b);
+        let delta = before.value.zip(after).map(|(b, a)| a - b);
         let percent = before
+            .value
             .zip(delta)
             .filter(|(b, _)| *b != 0.0)
             .map(|(b, d)| d / b.abs() * 100.0);
-        let worse = match (better, delta) {
+        let worse = match (before.better, delta) {
             (Better::Higher, Some(d)) => d < 0.0,
             (Better::Lower, Some(d)) => d > 0.0,
             _ => false,
@@ -238,20 +257,20 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
         // From zero any bad move is beyond every threshold.
         let regression = worse && percent.is_none_or(|p| p.abs() > threshold);
         changes.push(Change {
-            what: name.clone(),
-            old: shown(*before),
-            new: shown(after),
+            what: before.name.clone(),
+            old: before.shown(before.value),
+            new: before.shown(after),
             delta,
             percent,
             regression,
         });
     }
-    for (name, after, _) in &new.figures {
-        if !old.figures.iter().any(|(other, _, _)| other == name) {
+    for after in &new.figures {
+        if find(old, &after.name).is_none() {
             changes.push(Change {
-                what: name.clone(),
+                what: after.name.clone(),
                 old: "—".into(),
-                new: after.map_or("—".to_owned(), figure),
+                new: after.shown(after.value),
                 delta: None,
                 percent: None,
                 regression: false,

@@ -52,15 +52,16 @@ pub struct Catalog<'a> {
     /// The project's profiles.
     pub profiles: &'a [Profile],
     urls: Urls,
-    /// The one-knob pairs of the document.
-    ablations: Vec<Ablation>,
+    /// The one-knob pairs of the document, found when a page first needs them (a Markdown
+    /// edit under `serve` re-renders one page, usually without them).
+    ablations: std::sync::OnceLock<Vec<Ablation>>,
 }
 
 impl<'a> Catalog<'a> {
     /// The catalog of `doc`.
     pub fn new(doc: &'a Results, profiles: &'a [Profile], urls: Urls) -> Self {
         Self {
-            ablations: compare::ablations(doc, profiles),
+            ablations: std::sync::OnceLock::new(),
             doc,
             profiles,
             urls,
@@ -102,7 +103,12 @@ impl<'a> Catalog<'a> {
 
     /// How many one-knob pairs the document has.
     pub fn ablation_count(&self) -> usize {
-        self.ablations.len()
+        self.ablations().len()
+    }
+
+    fn ablations(&self) -> &[Ablation] {
+        self.ablations
+            .get_or_init(|| compare::ablations(self.doc, self.profiles))
     }
 
     fn index_of_run(&self, run: &Run) -> Option<usize> {
@@ -152,7 +158,7 @@ impl<'a> Catalog<'a> {
         let Some(index) = index else {
             return Vec::new();
         };
-        self.ablations
+        self.ablations()
             .iter()
             .filter(|ab| ab.kind == kind && (ab.a == index || ab.b == index))
             .map(|ab| {
@@ -170,7 +176,7 @@ impl<'a> Catalog<'a> {
     /// The ablations page: run pairs side by side, sweep pairs as ratios per level,
     /// comparison pairs side by side.
     pub fn ablations_page(&self) -> AblationsPage {
-        let of = |kind: Kind| self.ablations.iter().filter(move |ab| ab.kind == kind);
+        let of = |kind: Kind| self.ablations().iter().filter(move |ab| ab.kind == kind);
         let pair_cells = |ab: &Ablation| {
             let (a, a_url) = self.record(ab.kind, ab.a);
             let (b, b_url) = self.record(ab.kind, ab.b);
@@ -311,23 +317,20 @@ impl<'a> Catalog<'a> {
             })
             .collect();
         AblationsPage {
-            count: self.ablations.len(),
+            count: self.ablations().len(),
             runs,
             sweeps,
             comparisons,
         }
     }
 
-    /// The comparison that measures a run's quality, with the author's note, when linked.
-    pub fn quality_of(&self, run: &Run) -> Option<(&'a Divergence, Option<&'a String>)> {
+    /// The comparison that measures a run's quality, when the author linked one.
+    pub fn quality_of(&self, run: &Run) -> Option<&'a Divergence> {
         let link = run.quality.as_ref()?;
-        let doc: &'a Results = self.doc;
-        let d = doc
+        self.doc
             .divergence
             .iter()
-            .find(|d| d.label == link.comparison || d.slug() == link.comparison)?;
-        let run: &'a Run = doc.runs.iter().find(|r| r.id == run.id)?;
-        Some((d, run.quality.as_ref().and_then(|l| l.note.as_ref())))
+            .find(|d| d.label == link.comparison || d.slug() == link.comparison)
     }
 
     /// The largest kld_mean of the floor comparisons of `model`.
@@ -347,10 +350,12 @@ impl<'a> Catalog<'a> {
             .doc
             .runs
             .iter()
-            .filter_map(|run| self.quality_of(run).map(|(d, note)| (run, d, note)))
+            .filter_map(|run| {
+                let note = run.quality.as_ref().and_then(|link| link.note.as_ref());
+                self.quality_of(run).map(|d| (run, d, note))
+            })
             .collect();
         let mut models: Vec<&str> = linked.iter().map(|(_, d, _)| d.model.as_str()).collect();
-        models.dedup();
         models.sort_unstable();
         models.dedup();
         let groups: Vec<ScatterGroup> = models
@@ -410,7 +415,8 @@ impl<'a> Catalog<'a> {
 
     /// A run's quality cost, for its page.
     fn run_quality(&self, run: &Run) -> Option<RunQuality> {
-        let (d, note) = self.quality_of(run)?;
+        let d = self.quality_of(run)?;
+        let note = run.quality.as_ref().and_then(|link| link.note.as_ref());
         Some(RunQuality {
             comparison: self.link_comparison(d),
             kld_mean: figure(d.teacher_forced.kld_mean),
