@@ -91,6 +91,17 @@ enum LauncherArg {
     Local,
 }
 
+/// How a record is written.
+#[derive(Debug, Args)]
+struct Writing {
+    /// Replace a record with the same id or label.
+    #[arg(long)]
+    replace: bool,
+    /// Print the record instead of writing it.
+    #[arg(long)]
+    dry_run: bool,
+}
+
 #[derive(Debug, Args)]
 struct RunArgs {
     /// The run's id: a slug, its permanent page.
@@ -127,12 +138,8 @@ struct RunArgs {
     /// The prompt (default: method.prompt of the results document).
     #[arg(long)]
     prompt: Option<String>,
-    /// Replace a run with the same id.
-    #[arg(long)]
-    replace: bool,
-    /// Print the record instead of writing it.
-    #[arg(long)]
-    dry_run: bool,
+    #[command(flatten)]
+    writing: Writing,
 }
 
 #[derive(Debug, Args)]
@@ -180,12 +187,8 @@ struct SweepArgs {
     /// Free text for the record.
     #[arg(long)]
     notes: Option<String>,
-    /// Replace a sweep with the same label.
-    #[arg(long)]
-    replace: bool,
-    /// Print the record instead of writing it.
-    #[arg(long)]
-    dry_run: bool,
+    #[command(flatten)]
+    writing: Writing,
 }
 
 #[derive(Debug, Args)]
@@ -238,12 +241,8 @@ struct DivergenceArgs {
     /// Free text for the record.
     #[arg(long)]
     notes: Option<String>,
-    /// Replace a comparison with the same label.
-    #[arg(long)]
-    replace: bool,
-    /// Print the record instead of writing it.
-    #[arg(long)]
-    dry_run: bool,
+    #[command(flatten)]
+    writing: Writing,
 }
 
 #[derive(Debug, Args)]
@@ -274,12 +273,8 @@ struct JitterArgs {
     /// Free text for the record.
     #[arg(long)]
     notes: Option<String>,
-    /// Replace a jitter record with the same label.
-    #[arg(long)]
-    replace: bool,
-    /// Print the record instead of writing it.
-    #[arg(long)]
-    dry_run: bool,
+    #[command(flatten)]
+    writing: Writing,
 }
 
 #[derive(Debug, Args)]
@@ -305,12 +300,8 @@ struct FailureArgs {
     /// The overrides tried, as KEY=VALUE pairs.
     #[arg(long)]
     config: Option<String>,
-    /// Replace a failure with the same id.
-    #[arg(long)]
-    replace: bool,
-    /// Print the record instead of writing it.
-    #[arg(long)]
-    dry_run: bool,
+    #[command(flatten)]
+    writing: Writing,
 }
 
 fn failure_status(text: &str) -> Result<FailureStatus, String> {
@@ -418,12 +409,12 @@ async fn decode(layout: &Layout, args: RunArgs) -> CommandOutcome {
         max_tokens: args.max_tokens,
         prompt: args.prompt,
         today: scaffold::today(),
-        replace: args.replace,
+        replace: args.writing.replace,
     };
     let progress = Progress::new(options.samples as u64 + 1);
     let outcome = collect::run(&layout.root, &options, &progress).await;
     progress.finish();
-    record(layout, outcome?, args.replace, args.dry_run, |run| {
+    record(layout, outcome?, &args.writing, |run| {
         format!(
             "run {}: {} tok/s (samples {:?}, cold {})",
             run.id, run.decode_tok_s, run.decode_samples, run.decode_cold_sample
@@ -460,7 +451,7 @@ async fn sweep(layout: &Layout, args: SweepArgs) -> CommandOutcome {
         dimensions: dims,
         notes: args.notes,
         today: scaffold::today(),
-        replace: args.replace,
+        replace: args.writing.replace,
     };
     let total: u64 = options
         .levels
@@ -470,7 +461,7 @@ async fn sweep(layout: &Layout, args: SweepArgs) -> CommandOutcome {
     let progress = Progress::new(total);
     let outcome = collect::sweep(&layout.root, &options, &progress).await;
     progress.finish();
-    record(layout, outcome?, args.replace, args.dry_run, |sweep| {
+    record(layout, outcome?, &args.writing, |sweep| {
         format!("sweep {:?}: {} levels", sweep.label, sweep.levels.len())
     })
 }
@@ -479,8 +470,7 @@ async fn sweep(layout: &Layout, args: SweepArgs) -> CommandOutcome {
 fn record<R: Record + Serialize>(
     layout: &Layout,
     outcome: Outcome<R>,
-    replace: bool,
-    dry_run: bool,
+    writing: &Writing,
     summary: impl Fn(&R) -> String,
 ) -> CommandOutcome {
     match outcome {
@@ -489,13 +479,13 @@ fn record<R: Record + Serialize>(
                 eprintln!("warning: {warning}");
             }
             let line = summary(&record);
-            write(layout, record, replace, dry_run)?;
+            write(layout, record, writing)?;
             println!("{line}");
             Ok(ExitCode::SUCCESS)
         }
         Outcome::Partial { record, why } => {
             let line = summary(&record);
-            write(layout, record, replace, dry_run)?;
+            write(layout, record, writing)?;
             println!("{line}");
             eprintln!("stopped early: {why}; the finished levels were recorded");
             Ok(ExitCode::FAILURE)
@@ -507,7 +497,7 @@ fn record<R: Record + Serialize>(
                 failure.status.as_str(),
                 failure.reason
             );
-            write(layout, failure, replace, dry_run)?;
+            write(layout, failure, writing)?;
             eprintln!("{line}");
             Ok(ExitCode::FAILURE)
         }
@@ -517,15 +507,14 @@ fn record<R: Record + Serialize>(
 fn write<R: Record + Serialize>(
     layout: &Layout,
     record: R,
-    replace: bool,
-    dry_run: bool,
+    writing: &Writing,
 ) -> anyhow::Result<()> {
-    if dry_run {
+    if writing.dry_run {
         println!("{}", collect::to_json(&record));
         return Ok(());
     }
     let key = record.key().to_owned();
-    collect::save(&layout.root, record, replace)?;
+    collect::save(&layout.root, record, writing.replace)?;
     eprintln!(
         "recorded {} {key:?} in {}",
         R::ARRAY,
@@ -561,7 +550,7 @@ fn failure(layout: &Layout, args: FailureArgs) -> CommandOutcome {
         config: args.config.filter(|c| !c.trim().is_empty()),
         reason: args.reason,
     };
-    write(layout, record, args.replace, args.dry_run)?;
+    write(layout, record, &args.writing)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -618,7 +607,7 @@ fn divergence(layout: &Layout, args: DivergenceArgs) -> CommandOutcome {
         record.generation.identical,
         record.generation.prompts
     );
-    write(layout, record, args.replace, args.dry_run)?;
+    write(layout, record, &args.writing)?;
     println!("{line}");
     Ok(ExitCode::SUCCESS)
 }
@@ -644,7 +633,7 @@ async fn jitter(layout: &Layout, args: JitterArgs) -> CommandOutcome {
         "jitter {:?}: kld_mean {} over {} positions, top-1 flip rate {}",
         record.label, record.kld_mean, record.positions, record.top1_flip_rate
     );
-    write(layout, record, args.replace, args.dry_run)?;
+    write(layout, record, &args.writing)?;
     println!("{line}");
     Ok(ExitCode::SUCCESS)
 }
