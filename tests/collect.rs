@@ -12,31 +12,26 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use benchsite::data::{self, FailureStatus, LevelStatus, Results};
+use benchsite::data::{self, FailureStatus, LevelStatus};
 use fake_vllm::{FakeVllm, Script};
 use support::{Output, Project};
 
-/// Runs the binary in the project with extra environment variables.
-fn benchsite(project: &Project, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let output = Command::new(env!("CARGO_BIN_EXE_benchsite"))
-        .arg("--root")
-        .arg(project.root.path())
-        .args(args)
-        .envs(env.iter().copied())
-        .env("NO_COLOR", "1")
-        .env_remove("BENCHSITE_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap();
-    Output {
-        status: output.status,
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
-}
-
-fn results(project: &Project) -> Results {
-    data::load(&project.root.path().join("data/results.json")).unwrap()
+/// `collect run` of the fake profile (a dense 7B) against `server`, with `extra` arguments.
+fn fake_run(project: &Project, server: &FakeVllm, id: &str, extra: &[&str]) -> Output {
+    let url = server.url();
+    let mut args = vec![
+        "collect",
+        "run",
+        "--id",
+        id,
+        "--profile",
+        "fake",
+        "--base-url",
+        &url,
+    ];
+    args.extend_from_slice(&["--shape", "Dense, 7B"]);
+    args.extend_from_slice(extra);
+    project.run(&args)
 }
 
 /// A profile serving the fake model on `port`.
@@ -64,7 +59,7 @@ fn within(measured: f64, expected: f64, tolerance: f64) -> bool {
 }
 
 fn check_is_clean(project: &Project) {
-    let output = benchsite(project, &["check"], &[]);
+    let output = project.run_with(&["check"], &[]);
     assert!(
         output.status.success(),
         "{}\n{}",
@@ -84,31 +79,14 @@ fn a_run_measures_the_scripted_decode_rate_and_the_kv_pool() {
     let server = FakeVllm::start(script);
     let project = Project::copy_of_repo();
     fake_profile(&project, server.addr.port(), 65536);
-    let output = benchsite(
-        &project,
-        &[
-            "collect",
-            "run",
-            "--id",
-            "fake-default",
-            "--profile",
-            "fake",
-            "--base-url",
-            &server.url(),
-            "--shape",
-            "Dense, 7B",
-            "--precision",
-            "BF16",
-        ],
-        &[],
-    );
+    let output = fake_run(&project, &server, "fake-default", &["--precision", "BF16"]);
     assert!(
         output.status.success(),
         "{}\n{}",
         output.stdout,
         output.stderr
     );
-    let doc = results(&project);
+    let doc = project.results();
     let run = doc
         .runs
         .iter()
@@ -152,7 +130,7 @@ fn a_run_measures_the_scripted_decode_rate_and_the_kv_pool() {
     check_is_clean(&project);
     // Not launched, so no weights: the run's page says so instead of inventing a figure.
     assert_eq!(run.weights_gb, None);
-    let built = benchsite(&project, &["build"], &[]);
+    let built = project.run_with(&["build"], &[]);
     assert!(built.status.success(), "{}", built.stderr);
     let page = project.page("runs/fake-default/index.html");
     assert!(
@@ -175,25 +153,11 @@ fn chunks_of_several_tokens_and_the_acceptance_from_counter_deltas() {
     let server = FakeVllm::start(script);
     let project = Project::copy_of_repo();
     fake_profile(&project, server.addr.port(), 65536);
-    let output = benchsite(
+    let output = fake_run(
         &project,
-        &[
-            "collect",
-            "run",
-            "--id",
-            "fake-mtp",
-            "--profile",
-            "fake",
-            "--set",
-            "SPEC_DECODE=1",
-            "--base-url",
-            &server.url(),
-            "--shape",
-            "Dense, 7B",
-            "--precision",
-            "BF16",
-        ],
-        &[],
+        &server,
+        "fake-mtp",
+        &["--set", "SPEC_DECODE=1", "--precision", "BF16"],
     );
     assert!(
         output.status.success(),
@@ -201,7 +165,7 @@ fn chunks_of_several_tokens_and_the_acceptance_from_counter_deltas() {
         output.stdout,
         output.stderr
     );
-    let doc = results(&project);
+    let doc = project.results();
     let run = doc
         .runs
         .iter()
@@ -290,11 +254,7 @@ fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
     };
     let server = FakeVllm::start(script);
     let project = Project::copy_of_repo();
-    let output = benchsite(
-        &project,
-        &sweep_args(&server.url(), "fake sweep", "1,2,4"),
-        &[],
-    );
+    let output = project.run_with(&sweep_args(&server.url(), "fake sweep", "1,2,4"), &[]);
     assert!(
         output.status.success(),
         "{}\n{}",
@@ -303,7 +263,7 @@ fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
     );
     assert_eq!(server.requests(), 14);
     assert_eq!(server.peak_in_flight(), 4);
-    let doc = results(&project);
+    let doc = project.results();
     let sweep = doc.sweeps.iter().find(|s| s.label == "fake sweep").unwrap();
     assert_eq!(sweep.levels.len(), 3);
     let latency = 0.030 + 49.0 * 0.004;
@@ -356,7 +316,7 @@ fn failed_requests_are_counted_and_never_stop_the_sweep() {
     let url = server.url();
     let mut args = sweep_args(&url, "faulty", "1,2,4");
     args.extend(["--timeout", "1"]);
-    let output = benchsite(&project, &args, &[]);
+    let output = project.run_with(&args, &[]);
     assert!(
         output.status.success(),
         "{}\n{}",
@@ -364,7 +324,7 @@ fn failed_requests_are_counted_and_never_stop_the_sweep() {
         output.stderr
     );
     assert!(output.stderr.contains("HTTP 500"), "{}", output.stderr);
-    let doc = results(&project);
+    let doc = project.results();
     let sweep = doc.sweeps.iter().find(|s| s.label == "faulty").unwrap();
     let counts: Vec<_> = sweep
         .levels
@@ -387,11 +347,7 @@ fn a_server_that_dies_mid_sweep_leaves_the_finished_levels() {
     };
     let server = FakeVllm::start(script);
     let project = Project::copy_of_repo();
-    let output = benchsite(
-        &project,
-        &sweep_args(&server.url(), "dying", "1,2,4,8"),
-        &[],
-    );
+    let output = project.run_with(&sweep_args(&server.url(), "dying", "1,2,4,8"), &[]);
     assert_eq!(
         output.status.code(),
         Some(1),
@@ -400,7 +356,7 @@ fn a_server_that_dies_mid_sweep_leaves_the_finished_levels() {
         output.stderr
     );
     assert!(output.stderr.contains("stopped early"), "{}", output.stderr);
-    let doc = results(&project);
+    let doc = project.results();
     let sweep = doc.sweeps.iter().find(|s| s.label == "dying").unwrap();
     let statuses: Vec<_> = sweep.levels.iter().map(|l| l.status).collect();
     assert_eq!(statuses, [LevelStatus::Ok, LevelStatus::Failed]);
@@ -450,7 +406,7 @@ fn ctrl_c_during_a_sweep_saves_the_finished_levels() {
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "{rest:?}");
-    let doc = results(&project);
+    let doc = project.results();
     let sweep = doc
         .sweeps
         .iter()
@@ -477,7 +433,7 @@ fn dry_run_prints_and_writes_nothing_and_ids_need_replace() {
     let url = server.url();
     let mut args = sweep_args(&url, "dry", "1");
     args.push("--dry-run");
-    let output = benchsite(&project, &args, &[]);
+    let output = project.run_with(&args, &[]);
     assert!(output.status.success(), "{}", output.stderr);
     let printed: serde_json::Value =
         serde_json::from_str(&output.stdout[..output.stdout.rfind('}').unwrap() + 1]).unwrap();
@@ -487,8 +443,7 @@ fn dry_run_prints_and_writes_nothing_and_ids_need_replace() {
         before
     );
 
-    let taken = benchsite(
-        &project,
+    let taken = project.run_with(
         &[
             "collect",
             "run",
@@ -514,8 +469,7 @@ fn dry_run_prints_and_writes_nothing_and_ids_need_replace() {
 fn a_failure_by_hand_and_a_bad_status() {
     let _timed = timed();
     let project = Project::copy_of_repo();
-    let output = benchsite(
-        &project,
+    let output = project.run_with(
         &[
             "collect",
             "failure",
@@ -535,7 +489,7 @@ fn a_failure_by_hand_and_a_bad_status() {
         &[],
     );
     assert!(output.status.success(), "{}", output.stderr);
-    let doc = results(&project);
+    let doc = project.results();
     let failure = doc
         .failures
         .iter()
@@ -543,8 +497,7 @@ fn a_failure_by_hand_and_a_bad_status() {
         .unwrap();
     assert_eq!(failure.status, FailureStatus::NotAttempted);
     assert_eq!(failure.weights_gb, Some(140.0));
-    let output = benchsite(
-        &project,
+    let output = project.run_with(
         &[
             "collect",
             "failure",
@@ -584,9 +537,9 @@ fn hardware_from_nvidia_smi_and_a_missing_tool() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&smi, std::fs::Permissions::from_mode(0o755)).unwrap();
     let path = format!("{}:/usr/bin:/bin", bin.display());
-    let output = benchsite(&project, &["collect", "hardware"], &[("PATH", &path)]);
+    let output = project.run_with(&["collect", "hardware"], &[("PATH", &path)]);
     assert!(output.status.success(), "{}", output.stderr);
-    let hardware = results(&project).hardware;
+    let hardware = project.results().hardware;
     assert_eq!(hardware.gpu.as_deref(), Some("NVIDIA Test GPU 9000"));
     assert_eq!(hardware.arch.as_deref(), Some("Ada Lovelace sm89"));
     assert_eq!(hardware.vram_total_mib, Some(49152));
@@ -599,7 +552,7 @@ fn hardware_from_nvidia_smi_and_a_missing_tool() {
     );
 
     std::fs::remove_file(&smi).unwrap();
-    let output = benchsite(&project, &["collect", "hardware"], &[("PATH", &path)]);
+    let output = project.run_with(&["collect", "hardware"], &[("PATH", &path)]);
     assert!(output.status.success(), "{}", output.stderr);
     assert!(
         output.stderr.contains("warning: nvidia-smi"),
@@ -607,7 +560,7 @@ fn hardware_from_nvidia_smi_and_a_missing_tool() {
         output.stderr
     );
     assert_eq!(
-        results(&project).hardware.gpu.as_deref(),
+        project.results().hardware.gpu.as_deref(),
         Some("NVIDIA Test GPU 9000")
     );
 }
@@ -663,8 +616,7 @@ fn free_port() -> u16 {
 fn launch_run(project: &Project, mode: &str, id: &str) -> Output {
     let dir = project.root.path();
     let launcher = fake_launcher(dir);
-    benchsite(
-        project,
+    project.run_with(
         &[
             "collect",
             "run",
@@ -729,7 +681,7 @@ fn a_launched_server_is_measured_with_its_log_and_stopped() {
     );
     let log = std::fs::read_to_string(dir.join("data/logs/fake-launched.log")).unwrap();
     assert!(log.contains("GPU KV cache size"), "{log}");
-    let doc = results(&project);
+    let doc = project.results();
     let run = doc
         .runs
         .iter()
@@ -772,7 +724,7 @@ fn launch_failures_are_classified_from_the_log() {
             output.stdout,
             output.stderr
         );
-        let doc = results(&project);
+        let doc = project.results();
         let failure = doc
             .failures
             .iter()
@@ -821,7 +773,7 @@ fn a_server_dying_on_the_first_request_is_oom_at_first_request() {
         output.stderr
     );
     assert!(started.elapsed() < Duration::from_secs(20));
-    let doc = results(&project);
+    let doc = project.results();
     let failure = doc
         .failures
         .iter()
@@ -856,25 +808,11 @@ fn a_server_that_is_not_vllm_leaves_out_what_it_does_not_expose() {
     let server = FakeVllm::start(script);
     let project = Project::copy_of_repo();
     fake_profile(&project, server.addr.port(), 65536);
-    let output = benchsite(
+    let output = fake_run(
         &project,
-        &[
-            "collect",
-            "run",
-            "--id",
-            "fake-llamacpp",
-            "--profile",
-            "fake",
-            "--base-url",
-            &server.url(),
-            "--shape",
-            "Dense, 7B",
-            "--precision",
-            "Q4_K_M",
-            "--max-tokens",
-            "40",
-        ],
-        &[],
+        &server,
+        "fake-llamacpp",
+        &["--precision", "Q4_K_M", "--max-tokens", "40"],
     );
     assert!(output.status.success(), "{}", output.stderr);
     assert!(
@@ -891,7 +829,7 @@ fn a_server_that_is_not_vllm_leaves_out_what_it_does_not_expose() {
         "{}",
         output.stderr
     );
-    let doc = results(&project);
+    let doc = project.results();
     let run = doc
         .runs
         .iter()

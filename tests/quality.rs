@@ -7,29 +7,12 @@ mod support;
 #[path = "support/fake_vllm.rs"]
 mod fake_vllm;
 
-use std::process::Command;
-
-use benchsite::data::{self, Results};
+use benchsite::data;
 use fake_vllm::{FakeVllm, Script, distribution, tokenize_messages, top};
 use support::{Output, Project};
 
 const TOP_K: usize = 5;
 const TOKENS: usize = 12;
-
-fn benchsite(project: &Project, args: &[&str]) -> Output {
-    let output = Command::new(env!("CARGO_BIN_EXE_benchsite"))
-        .arg("--root")
-        .arg(project.root.path())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    Output {
-        status: output.status,
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
-}
 
 const PROMPTS: &[(&str, &str, &str)] = &[
     ("math-01", "math", "What is seven times eight and why"),
@@ -89,11 +72,7 @@ fn capture(project: &Project, server: &FakeVllm, id: &str, extra: &[&str]) -> Ou
         &url,
     ];
     args.extend_from_slice(extra);
-    benchsite(project, &args)
-}
-
-fn results(project: &Project) -> Results {
-    data::load(&project.root.path().join("data/results.json")).unwrap()
+    project.run(&args)
 }
 
 /// KL(A‖B) on the shared top-k support plus one tail bucket per side, computed here from the
@@ -159,39 +138,33 @@ fn divergence_matches_an_independent_computation_and_identical_servers_give_zero
                 .exists()
         );
     }
-    let output = benchsite(
-        &project,
-        &[
-            "collect",
-            "divergence",
-            "--a",
-            "ref",
-            "--b",
-            "ref-again",
-            "--label",
-            "same server",
-            "--dim",
-            "kind=floor",
-        ],
-    );
+    let output = project.run(&[
+        "collect",
+        "divergence",
+        "--a",
+        "ref",
+        "--b",
+        "ref-again",
+        "--label",
+        "same server",
+        "--dim",
+        "kind=floor",
+    ]);
     assert!(output.status.success(), "{}", output.stderr);
-    let output = benchsite(
-        &project,
-        &[
-            "collect",
-            "divergence",
-            "--a",
-            "ref",
-            "--b",
-            "perturbed",
-            "--label",
-            "perturbed",
-            "--dim",
-            "knob=0.8",
-        ],
-    );
+    let output = project.run(&[
+        "collect",
+        "divergence",
+        "--a",
+        "ref",
+        "--b",
+        "perturbed",
+        "--label",
+        "perturbed",
+        "--dim",
+        "knob=0.8",
+    ]);
     assert!(output.status.success(), "{}", output.stderr);
-    let doc = results(&project);
+    let doc = project.results();
 
     let same = doc
         .divergence
@@ -246,7 +219,7 @@ fn divergence_matches_an_independent_computation_and_identical_servers_give_zero
     assert_eq!(d.a.as_str(), "ref");
     assert_eq!(d.settings.top_k, TOP_K as u64);
     // The site shows it, and the project stays valid.
-    let built = benchsite(&project, &["build"]);
+    let built = project.run(&["build"]);
     assert!(built.status.success(), "{}", built.stderr);
     assert!(project.page("quality/index.html").contains("perturbed"));
 }
@@ -301,21 +274,18 @@ fn refusals_say_why() {
     assert!(capture(&project, &server, "ref", &[]).status.success());
 
     let url = server.url();
-    let output = benchsite(
-        &project,
-        &[
-            "collect",
-            "capture",
-            "--id",
-            "too-many",
-            "--prompts",
-            "data/small.jsonl",
-            "--top-k",
-            "30",
-            "--base-url",
-            &url,
-        ],
-    );
+    let output = project.run(&[
+        "collect",
+        "capture",
+        "--id",
+        "too-many",
+        "--prompts",
+        "data/small.jsonl",
+        "--top-k",
+        "30",
+        "--base-url",
+        &url,
+    ]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         output.stderr.contains("greater than max allowed: 20")
@@ -339,21 +309,18 @@ fn refusals_say_why() {
     // Another prompt set.
     project.write("data/other.jsonl", "{\"id\": \"x\", \"category\": \"math\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}\n");
     let url = server.url();
-    let output = benchsite(
-        &project,
-        &[
-            "collect",
-            "capture",
-            "--id",
-            "other",
-            "--prompts",
-            "data/other.jsonl",
-            "--reference",
-            "ref",
-            "--base-url",
-            &url,
-        ],
-    );
+    let output = project.run(&[
+        "collect",
+        "capture",
+        "--id",
+        "other",
+        "--prompts",
+        "data/other.jsonl",
+        "--reference",
+        "ref",
+        "--base-url",
+        &url,
+    ]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         output.stderr.contains("another prompt set"),
@@ -363,19 +330,16 @@ fn refusals_say_why() {
 
     // Different references.
     assert!(capture(&project, &server, "ref2", &[]).status.success());
-    let output = benchsite(
-        &project,
-        &[
-            "collect",
-            "divergence",
-            "--a",
-            "ref",
-            "--b",
-            "ref2",
-            "--label",
-            "x",
-        ],
-    );
+    let output = project.run(&[
+        "collect",
+        "divergence",
+        "--a",
+        "ref",
+        "--b",
+        "ref2",
+        "--label",
+        "x",
+    ]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         output.stderr.contains("different references"),
@@ -389,29 +353,26 @@ fn jitter_of_a_deterministic_server_is_zero_over_the_counted_positions() {
     let server = FakeVllm::start(Script::default());
     let project = project();
     let url = server.url();
-    let output = benchsite(
-        &project,
-        &[
-            "collect",
-            "jitter",
-            "--label",
-            "fake jitter",
-            "--prompts",
-            "3",
-            "--repeats",
-            "4",
-            "--max-tokens",
-            "10",
-            "--top-k",
-            "5",
-            "--prompt-set",
-            "data/small.jsonl",
-            "--base-url",
-            &url,
-        ],
-    );
+    let output = project.run(&[
+        "collect",
+        "jitter",
+        "--label",
+        "fake jitter",
+        "--prompts",
+        "3",
+        "--repeats",
+        "4",
+        "--max-tokens",
+        "10",
+        "--top-k",
+        "5",
+        "--prompt-set",
+        "data/small.jsonl",
+        "--base-url",
+        &url,
+    ]);
     assert!(output.status.success(), "{}", output.stderr);
-    let doc = results(&project);
+    let doc = project.results();
     let jitter = doc
         .jitter
         .iter()
@@ -454,7 +415,7 @@ fn check_reads_the_prompt_set_and_names_a_bad_line() {
         project.root.path().join("data/prompts.jsonl"),
     )
     .unwrap();
-    let output = benchsite(&project, &["check"]);
+    let output = project.run(&["check"]);
     assert!(output.status.success(), "{}", output.stderr);
     assert!(
         output
@@ -466,7 +427,7 @@ fn check_reads_the_prompt_set_and_names_a_bad_line() {
     let mut text = std::fs::read_to_string(project.root.path().join("data/prompts.jsonl")).unwrap();
     text.push_str("{\"id\": \"math-01\", \"category\": \"math\", \"messages\": []}\n");
     std::fs::write(project.root.path().join("data/prompts.jsonl"), text).unwrap();
-    let output = benchsite(&project, &["check"]);
+    let output = project.run(&["check"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         output

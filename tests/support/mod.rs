@@ -113,11 +113,37 @@ pub struct Output {
 
 /// Runs the real `benchsite` binary.
 pub fn run_benchsite(args: &[&str]) -> Output {
-    let output = Command::new(env!("CARGO_BIN_EXE_benchsite"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+    output_of(Command::new(env!("CARGO_BIN_EXE_benchsite")).args(args))
+}
+
+impl Project {
+    /// Runs the binary on this project (`--root` it).
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.run_with(args, &[])
+    }
+
+    /// Runs the binary on this project with extra environment variables; no API key from the
+    /// caller's environment.
+    pub fn run_with(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        output_of(
+            Command::new(env!("CARGO_BIN_EXE_benchsite"))
+                .arg("--root")
+                .arg(self.root.path())
+                .args(args)
+                .envs(env.iter().copied())
+                .env_remove("BENCHSITE_API_KEY")
+                .env_remove("OPENAI_API_KEY"),
+        )
+    }
+
+    /// The project's results document.
+    pub fn results(&self) -> benchsite::data::Results {
+        benchsite::data::load(&self.root.path().join("data/results.json")).unwrap()
+    }
+}
+
+fn output_of(command: &mut Command) -> Output {
+    let output = command.env("NO_COLOR", "1").output().unwrap();
     Output {
         status: output.status,
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
