@@ -21,8 +21,6 @@ mod sweep;
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::data::{self, DataError, Record};
 use crate::profiles::ProfileError;
 use crate::project::Layout;
@@ -35,7 +33,6 @@ pub use decode::{RunOptions, run};
 pub use hardware::{Detected, hardware, merge};
 pub use launch::{Diagnosis, LaunchOptions, Phase, diagnose};
 pub use progress::Progress;
-pub use prompt::prompt;
 pub use quality::{DivergenceOptions, JitterOptions, compare_captures, divergence, jitter};
 pub use sweep::{Level, SweepOptions, request_body, run_level, sweep};
 
@@ -146,7 +143,7 @@ pub fn save<R: Record>(root: &Path, record: R, replace: bool) -> Result<(), Data
 
 /// A record as the JSON `--dry-run` prints.
 pub fn to_json<R: serde::Serialize>(record: &R) -> String {
-    serde_json::to_string_pretty(record).unwrap_or_else(|_| Value::Null.to_string())
+    serde_json::to_string_pretty(record).expect("a record is JSON")
 }
 
 /// Refuses to measure what could not be saved: a record that `exists` (described by `what`)
