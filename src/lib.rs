@@ -7,6 +7,7 @@ pub mod collect;
 pub mod compare;
 pub mod config;
 pub mod data;
+pub mod format;
 pub mod profiles;
 pub mod project;
 pub mod scaffold;

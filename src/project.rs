@@ -199,17 +199,17 @@ fn disagreements(at: &str, run: &Run, effective: &profiles::Effective) -> Vec<Pr
     compare(
         "spec_decode",
         run.spec_decode.to_string(),
-        Some(effective.switch("SPEC_DECODE").to_string()),
+        Some(data::rules::spec_decode(effective).to_string()),
     );
     compare(
         "cuda_graphs",
         run.cuda_graphs.to_string(),
-        Some((!effective.switch("ENFORCE_EAGER")).to_string()),
+        Some(data::rules::cuda_graphs(effective).to_string()),
     );
     compare(
         "vision",
         run.vision.to_string(),
-        Some((!effective.switch("LANGUAGE_MODEL_ONLY")).to_string()),
+        Some(data::rules::vision(effective).to_string()),
     );
     if let Some(dtype) = &run.kv_cache_dtype {
         compare(

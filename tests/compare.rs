@@ -49,7 +49,7 @@ fn the_changes_made_are_the_changes_reported() {
                 r.record.clone(),
                 r.changes
                     .iter()
-                    .map(|c| (c.what.clone(), c.old.clone(), c.new.clone(), c.regression))
+                    .map(|c| (c.what.clone(), c.old_text(), c.new_text(), c.regression))
                     .collect(),
             )
         })
@@ -317,7 +317,7 @@ fn speed_against_quality_places_each_linked_run_at_its_records_figures() {
         drawn += usize::from(d.suspect.is_none());
         assert!(page.contains(&format!("id=\"speed-quality-{}\"", run.id)));
         let run_page = project.page(&format!("runs/{}/index.html", run.id));
-        let shown = benchsite::site::format::figure(d.teacher_forced.kld_mean);
+        let shown = benchsite::format::figure(d.teacher_forced.kld_mean);
         assert!(
             run_page.contains(&format!(
                 "Teacher-forced kld_mean {shown} against the reference"

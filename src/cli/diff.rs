@@ -65,7 +65,12 @@ pub fn run(args: DiffArgs) -> Outcome {
 
 /// `decode_tok_s: 289.0 → 260.1 (−28.9, −10.0%)  REGRESSION`
 pub fn line(change: &Change) -> String {
-    let mut text = format!("{}: {} → {}", change.what, change.old, change.new);
+    let mut text = format!(
+        "{}: {} → {}",
+        change.what,
+        change.old_text(),
+        change.new_text()
+    );
     if let Some(delta) = change.delta_text() {
         text.push_str(&format!(" ({delta})"));
     }

@@ -167,7 +167,7 @@ pub async fn run(
             None
         }
     };
-    let spec_decode = effective.switch("SPEC_DECODE");
+    let spec_decode = data::rules::spec_decode(&effective);
     let spec_acceptance = if spec_decode {
         let acceptance = before
             .as_ref()
@@ -216,8 +216,8 @@ pub async fn run(
         weights_gb,
         weights_source,
         max_model_len,
-        vision: !effective.switch("LANGUAGE_MODEL_ONLY"),
-        cuda_graphs: !effective.switch("ENFORCE_EAGER"),
+        vision: data::rules::vision(&effective),
+        cuda_graphs: data::rules::cuda_graphs(&effective),
         spec_decode,
         decode_tok_s: decode,
         decode_cold_sample: stats::round(cold, 1),
@@ -226,7 +226,7 @@ pub async fn run(
         vllm_version: target.vllm_version,
         kv_tokens,
         max_concurrency: kv_tokens
-            .map(|tokens| stats::round(tokens as f64 / max_model_len as f64, 2)),
+            .map(|tokens| data::rules::max_concurrency(tokens, max_model_len)),
         kv_cache_dtype: effective.get("KV_CACHE_DTYPE").map(str::to_owned),
         spec_acceptance,
         notes: (!notes.is_empty()).then(|| notes.join(" ")),

@@ -10,10 +10,10 @@ use serde_json::json;
 use super::capture::{self, Capture, Captured, Scored, generated_logprobs, prompt_logprobs};
 use super::progress::Progress;
 use super::{CollectError, ServerOptions, connect};
-use crate::data::{Date, Dimensions, Divergence, Id, Jitter};
+use crate::data::{self, Date, Dimensions, Divergence, Id, Jitter};
 use crate::project::Layout;
 use crate::stats::divergence::{
-    GeneratedPrompt, Position, Prompt, Side, compare, first_divergence, generation, teacher_forced,
+    self as stats_divergence, GeneratedPrompt, Position, Prompt, Side, compare, first_divergence,
 };
 use crate::stats::quantile_sorted;
 
@@ -100,8 +100,8 @@ pub fn compare_captures(
         vllm_version: hb.vllm_version.clone(),
         prompt_set: hb.prompt_set.clone(),
         settings: hb.settings.clone(),
-        teacher_forced: teacher_forced(&forced),
-        generation: generation(&generated),
+        teacher_forced: teacher_forced_block(stats_divergence::teacher_forced(&forced)),
+        generation: generation_block(stats_divergence::generation(&generated)),
         dimensions,
         notes: options.notes.clone(),
         suspect: None,
@@ -263,5 +263,68 @@ pub async fn jitter(
         kld_max: q(1.0),
         top1_flip_rate: if n == 0 { 0.0 } else { flips as f64 / n as f64 },
         notes: options.notes.clone(),
+    })
+}
+
+/// A block of type `$ty` with the figures every block has from `$c` (the statistics'
+/// [`stats_divergence::Common`]) and its own `$field`s.
+macro_rules! block {
+    ($ty:ident, $c:expr, { $($field:ident : $value:expr),* $(,)? }) => {{
+        let c: stats_divergence::Common = $c;
+        data::$ty {
+            positions: c.positions,
+            kld_mean: c.kld_mean,
+            kld_p50: c.kld[0],
+            kld_p90: c.kld[1],
+            kld_p99: c.kld[2],
+            kld_p999: c.kld[3],
+            kld_max: c.kld[4],
+            top1_agree: c.top1_agree,
+            dp_mean_abs: c.dp_mean_abs,
+            dp_p1: c.dp[0],
+            dp_p5: c.dp[1],
+            dp_p50: c.dp[2],
+            dp_p95: c.dp[3],
+            dp_p99: c.dp[4],
+            support_mass_mean: c.support_mass_mean,
+            ppl_a: c.ppl_a,
+            ppl_b: c.ppl_b,
+            prompts: c.prompts,
+            $($field: $value),*
+        }
+    }};
+}
+
+/// The document's teacher-forced block of the statistics.
+fn teacher_forced_block(stats: stats_divergence::TeacherForced) -> data::TeacherForced {
+    block!(TeacherForced, stats.common, {
+        kld_mean_ci95: stats.kld_mean_ci95,
+        per_category: stats
+            .per_category
+            .into_iter()
+            .map(|(name, c)| {
+                let category = data::CategoryStats {
+                    positions: c.positions,
+                    kld_mean: c.kld_mean,
+                    top1_agree: c.top1_agree,
+                    dp_mean_abs: c.dp_mean_abs,
+                };
+                (name, category)
+            })
+            .collect(),
+    })
+}
+
+/// The document's generation block of the statistics.
+fn generation_block(stats: stats_divergence::Generation) -> data::Generation {
+    block!(Generation, stats.common, {
+        identical: stats.identical,
+        identical_rate: stats.identical_rate,
+        diverged: stats.diverged,
+        first_divergence_p10: stats.first_divergence_p10,
+        first_divergence_p50: stats.first_divergence_p50,
+        first_divergence_min: stats.first_divergence_min,
+        gen_tokens_a: stats.gen_tokens_a,
+        gen_tokens_b: stats.gen_tokens_b,
     })
 }

@@ -314,10 +314,7 @@ pub async fn sweep(
 }
 
 fn slug_of(options: &SweepOptions) -> String {
-    options
-        .id
-        .as_ref()
-        .map_or_else(|| data::slugify(&options.label), |id| id.to_string())
+    data::rules::permalink(options.id.as_ref(), &options.label)
 }
 
 fn precision_of(
@@ -333,20 +330,36 @@ fn precision_of(
         .ok_or_else(|| CollectError::Usage(format!("the launch failed and there is no run of {checkpoint} to take its precision from: give --precision")))
 }
 
-/// One level in a line, for the terminal.
+/// The figures of a level its terminal line shows, by key.
+const LINE: [&str; 4] = [
+    "ttft_p50_s",
+    "latency_p50_s",
+    "decode_tok_s_per_stream",
+    "total_tok_s",
+];
+
+/// One level in a line, for the terminal; durations under a second in milliseconds.
 fn level_line(level: &SweepLevel) -> String {
-    let figure = |value: Option<f64>, scale: f64, unit: &str| {
-        value.map_or("—".to_owned(), |v| format!("{:.1}{unit}", v * scale))
-    };
+    let shown: Vec<String> = LINE
+        .iter()
+        .map(|key| {
+            let field = &data::figures::level_field(key).field;
+            let value = (field.get)(level).and_then(|v| v.number());
+            let text = match (value, field.unit) {
+                (None, _) => crate::format::MISSING.to_owned(),
+                (Some(s), "s") if s < 1.0 => format!("{:.1} ms", s * 1e3),
+                (Some(s), "s") => format!("{s:.2} s"),
+                (Some(v), unit) => format!("{v:.1} {unit}"),
+            };
+            format!("{} {text}", data::figures::level_field(key).series)
+        })
+        .collect();
     format!(
-        "concurrency {:>3}: {}/{} ok, TTFT p50 {}, latency p50 {}, {} per stream, {} total",
+        "concurrency {:>3}: {}/{} ok, {}",
         level.concurrency,
         level.succeeded,
         level.requests,
-        figure(level.ttft_p50_s, 1e3, " ms"),
-        figure(level.latency_p50_s, 1.0, " s"),
-        figure(level.decode_tok_s_per_stream, 1.0, " tok/s"),
-        figure(level.total_tok_s, 1.0, " tok/s"),
+        shown.join(", ")
     )
 }
 
@@ -359,7 +372,7 @@ fn dimensions(
     effective: Option<&profiles::Effective>,
     given: &[(String, String)],
 ) -> Dimensions {
-    let on = |yes: bool| if yes { "on" } else { "off" }.to_owned();
+    let on = |yes: bool| crate::format::switch(yes).to_owned();
     let mut dims = Dimensions::new();
     dims.insert("model".into(), model.to_owned());
     if let Some(tokens) = levels.iter().find_map(|l| l.prompt_tokens) {
@@ -370,12 +383,9 @@ fn dimensions(
         if let Some(seqs) = effective.get("MAX_NUM_SEQS") {
             dims.insert("seqs".into(), seqs.to_owned());
         }
-        dims.insert(
-            "vision".into(),
-            on(!effective.switch("LANGUAGE_MODEL_ONLY")),
-        );
-        dims.insert("graphs".into(), on(!effective.switch("ENFORCE_EAGER")));
-        dims.insert("mtp".into(), on(effective.switch("SPEC_DECODE")));
+        dims.insert("vision".into(), on(data::rules::vision(effective)));
+        dims.insert("graphs".into(), on(data::rules::cuda_graphs(effective)));
+        dims.insert("mtp".into(), on(data::rules::spec_decode(effective)));
     }
     for (key, value) in given {
         dims.insert(key.clone(), value.clone());

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use crate::data::Results;
+use crate::format::MISSING;
 use crate::profiles::{self, Profile};
 
 /// What kind of records a pair is of.
@@ -113,7 +114,7 @@ fn single_difference(a: &Settings, b: &Settings) -> Option<(String, String, Stri
     if differing.next().is_some() {
         return None;
     }
-    let value = |settings: &Settings| settings.get(key).cloned().unwrap_or_else(|| "—".into());
+    let value = |settings: &Settings| settings.get(key).cloned().unwrap_or_else(|| MISSING.into());
     Some((key.clone(), value(a), value(b)))
 }
 
@@ -145,7 +146,7 @@ mod tests {
                 &a,
                 &settings(&[("seqs", "8"), ("mtp", "off"), ("kv", "fp8")])
             ),
-            Some(("kv".into(), "—".into(), "fp8".into()))
+            Some(("kv".into(), MISSING.into(), "fp8".into()))
         );
     }
 

@@ -1,26 +1,67 @@
 //! What changed between two results documents: records matched by id or label, each figure
 //! that moved with its delta, each setting that changed, records added and removed, and the
-//! moves in the bad direction beyond a threshold flagged as regressions.
+//! moves in the bad direction beyond a threshold flagged as regressions. The values are
+//! returned raw; [`Change::old_text`] and friends write them for readers.
 
 use serde::Serialize;
 
-use crate::data::{Divergence, Failure, Jitter, Results, Run, Sweep};
-use crate::site::format::figure;
+use crate::data::figures::{self, Better, Role, Value};
+use crate::data::{Divergence, Failure, Jitter, Record, Results, Run, Sweep};
+use crate::format::{self, MISSING};
 
-/// Which way a figure is better.
+/// Whether a change is of a measured figure or of a setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Better {
-    Higher,
-    Lower,
-    Neither,
+pub enum Of {
+    /// A figure: compared as a number.
+    Figure,
+    /// A setting: compared as written.
+    Setting,
+}
+
+/// One changed figure or setting of a record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// The figure or setting (`decode_tok_s`, `concurrency 8: ttft_p50_s`, `vllm_version`).
+    pub what: String,
+    /// Whether it is a figure or a setting.
+    pub of: Of,
+    /// The old value (`None` when absent).
+    pub old: Option<Value>,
+    /// The new value.
+    pub new: Option<Value>,
+    /// new − old, for figures present on both sides.
+    pub delta: Option<f64>,
+    /// The delta in percent of the old value, when the old value is not 0.
+    pub percent: Option<f64>,
+    /// A move in the bad direction beyond the threshold.
+    pub regression: bool,
 }
 
 impl Change {
+    /// The old value as written for readers (`—` when absent).
+    pub fn old_text(&self) -> String {
+        self.text(self.old.as_ref())
+    }
+
+    /// The new value as written for readers.
+    pub fn new_text(&self) -> String {
+        self.text(self.new.as_ref())
+    }
+
+    fn text(&self, value: Option<&Value>) -> String {
+        match (self.of, value) {
+            (_, None) => MISSING.to_owned(),
+            (Of::Figure, Some(Value::Count(n))) => format::count(*n),
+            (Of::Figure, Some(Value::Number(x))) => format::figure(*x),
+            (_, Some(value)) => value.raw(),
+        }
+    }
+
     /// `−28.9, −10.0%`: the delta and percentage, when the figure is on both sides.
     pub fn delta_text(&self) -> Option<String> {
         let delta = self.delta?;
         let sign = if delta >= 0.0 { "+" } else { "−" };
-        let mut text = format!("{sign}{}", figure(significant(delta.abs())));
+        let mut text = format!("{sign}{}", format::figure(significant(delta.abs())));
         if let Some(percent) = self.percent {
             text.push_str(&format!(", {sign}{:.1}%", percent.abs()));
         }
@@ -37,25 +78,8 @@ fn significant(value: f64) -> f64 {
     crate::stats::round(value, digits.max(0))
 }
 
-/// One changed figure or setting of a record.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Change {
-    /// The figure or setting (`decode_tok_s`, `concurrency 8: ttft_p50_s`, `vllm_version`).
-    pub what: String,
-    /// The old value as written (`—` when absent).
-    pub old: String,
-    /// The new value.
-    pub new: String,
-    /// new − old, for figures present on both sides.
-    pub delta: Option<f64>,
-    /// The delta in percent of the old value, when the old value is not 0.
-    pub percent: Option<f64>,
-    /// A move in the bad direction beyond the threshold.
-    pub regression: bool,
-}
-
 /// The changes of one record present in both documents.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RecordChanges {
     /// `runs → qwen36-moe-default`.
     pub record: String,
@@ -64,7 +88,7 @@ pub struct RecordChanges {
 }
 
 /// Everything that changed from one document to another.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Diff {
     /// Changed records, in document order.
     pub records: Vec<RecordChanges>,
@@ -96,56 +120,54 @@ impl Diff {
 #[derive(Default)]
 struct Facts {
     figures: Vec<Figure>,
-    settings: Vec<(String, String)>,
+    settings: Vec<(String, Option<Value>)>,
 }
 
 /// One figure of a record.
 struct Figure {
     name: String,
-    value: Option<f64>,
+    value: Option<Value>,
     better: Better,
-    /// A count, shown without decimals.
-    count: bool,
-}
-
-impl Figure {
-    /// `value` as this figure is written (`—` when absent).
-    fn shown(&self, value: Option<f64>) -> String {
-        match value {
-            None => "—".to_owned(),
-            Some(value) if self.count => crate::site::format::count(value as u64),
-            Some(value) => figure(value),
-        }
-    }
 }
 
 impl Facts {
     fn figure(&mut self, name: impl Into<String>, value: Option<f64>, better: Better) {
         self.figures.push(Figure {
             name: name.into(),
-            value,
+            value: value.map(Value::Number),
             better,
-            count: false,
         });
     }
 
-    fn count(&mut self, name: impl Into<String>, value: Option<u64>, better: Better) {
-        self.figures.push(Figure {
-            name: name.into(),
-            value: value.map(|n| n as f64),
-            better,
-            count: true,
-        });
-    }
-
-    /// A setting as JSON (strings bare, absent as `—`).
+    /// A setting as its JSON (strings bare; absent when null).
     fn setting(&mut self, name: &str, value: impl Serialize) {
-        let text = match serde_json::to_value(value).unwrap_or_default() {
-            serde_json::Value::String(text) => text,
-            serde_json::Value::Null => "—".to_owned(),
-            other => other.to_string(),
+        let value = match serde_json::to_value(value).unwrap_or_default() {
+            serde_json::Value::String(text) => Some(Value::Text(text)),
+            serde_json::Value::Null => None,
+            other => Some(Value::Text(other.to_string())),
         };
-        self.settings.push((name.to_owned(), text));
+        self.settings.push((name.to_owned(), value));
+    }
+
+    /// Every registry field of a record by its role, each name written through `name`.
+    fn fields<R>(
+        &mut self,
+        fields: &[figures::Field<R>],
+        record: &R,
+        name: impl Fn(&str) -> String,
+    ) {
+        for field in fields {
+            let value = (field.get)(record);
+            match field.role {
+                Role::Figure(better) => self.figures.push(Figure {
+                    name: name(field.key),
+                    value,
+                    better,
+                }),
+                Role::Setting => self.settings.push((name(field.key), value)),
+                Role::Key | Role::Detail => {}
+            }
+        }
     }
 }
 
@@ -153,73 +175,32 @@ impl Facts {
 /// regression.
 pub fn diff(old: &Results, new: &Results, threshold: f64) -> Diff {
     let mut result = Diff::default();
-    compare(
-        &mut result,
-        "runs",
-        &old.runs,
-        &new.runs,
-        |r| r.id.to_string(),
-        run_facts,
-        threshold,
-    );
-    compare(
-        &mut result,
-        "sweeps",
-        &old.sweeps,
-        &new.sweeps,
-        |s| s.label.clone(),
-        sweep_facts,
-        threshold,
-    );
-    compare(
-        &mut result,
-        "failures",
-        &old.failures,
-        &new.failures,
-        |f| f.id.to_string(),
-        failure_facts,
-        threshold,
-    );
-    compare(
-        &mut result,
-        "jitter",
-        &old.jitter,
-        &new.jitter,
-        |j| j.label.clone(),
-        jitter_facts,
-        threshold,
-    );
-    compare(
-        &mut result,
-        "divergence",
-        &old.divergence,
-        &new.divergence,
-        |d| d.label.clone(),
-        divergence_facts,
-        threshold,
-    );
+    compare(&mut result, old, new, run_facts, threshold);
+    compare(&mut result, old, new, sweep_facts, threshold);
+    compare(&mut result, old, new, failure_facts, threshold);
+    compare(&mut result, old, new, jitter_facts, threshold);
+    compare(&mut result, old, new, divergence_facts, threshold);
     result
 }
 
-fn compare<T>(
+fn compare<R: Record>(
     result: &mut Diff,
-    array: &str,
-    old: &[T],
-    new: &[T],
-    key: impl Fn(&T) -> String,
-    facts: impl Fn(&T) -> Facts,
+    old: &Results,
+    new: &Results,
+    facts: impl Fn(&R) -> Facts,
     threshold: f64,
 ) {
-    let name = |k: &str| format!("{array} → {k}");
+    let (old, new) = (R::records(old), R::records(new));
+    let name = |k: &str| format!("{} → {k}", R::ARRAY);
     for before in old {
-        let k = key(before);
-        match new.iter().find(|after| key(after) == k) {
-            None => result.removed.push(name(&k)),
+        let k = before.key();
+        match new.iter().find(|after| after.key() == k) {
+            None => result.removed.push(name(k)),
             Some(after) => {
                 let changes = changes(&facts(before), &facts(after), threshold);
                 if !changes.is_empty() {
                     result.records.push(RecordChanges {
-                        record: name(&k),
+                        record: name(k),
                         changes,
                     });
                 }
@@ -227,9 +208,9 @@ fn compare<T>(
         }
     }
     for after in new {
-        let k = key(after);
-        if !old.iter().any(|before| key(before) == k) {
-            result.added.push(name(&k));
+        let k = after.key();
+        if !old.iter().any(|before| before.key() == k) {
+            result.added.push(name(k));
         }
     }
 }
@@ -238,14 +219,16 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
     let mut changes = Vec::new();
     let find =
         |facts: &Facts, name: &str| facts.figures.iter().position(|figure| figure.name == name);
+    let number = |value: &Option<Value>| value.as_ref().and_then(Value::number);
     for before in &old.figures {
-        let after = find(new, &before.name).and_then(|at| new.figures[at].value);
+        let after = find(new, &before.name).and_then(|at| new.figures[at].value.clone());
         if before.value == after {
             continue;
         }
-        let delta = before.value.zip(after).map(|(b, a)| a - b);
-        let percent = before
-            .value
+        let delta = number(&before.value)
+            .zip(number(&after))
+            .map(|(b, a)| a - b);
+        let percent = number(&before.value)
             .zip(delta)
             .filter(|(b, _)| *b != 0.0)
             .map(|(b, d)| d / b.abs() * 100.0);
@@ -258,8 +241,9 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
         let regression = worse && percent.is_none_or(|p| p.abs() > threshold);
         changes.push(Change {
             what: before.name.clone(),
-            old: before.shown(before.value),
-            new: before.shown(after),
+            of: Of::Figure,
+            old: before.value.clone(),
+            new: after,
             delta,
             percent,
             regression,
@@ -269,8 +253,9 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
         if find(old, &after.name).is_none() {
             changes.push(Change {
                 what: after.name.clone(),
-                old: "—".into(),
-                new: after.shown(after.value),
+                of: Of::Figure,
+                old: None,
+                new: after.value.clone(),
                 delta: None,
                 percent: None,
                 regression: false,
@@ -282,12 +267,13 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
             .settings
             .iter()
             .find(|(other, _)| other == name)
-            .map_or("—", |(_, value)| value.as_str());
-        if before != after {
+            .and_then(|(_, value)| value.clone());
+        if *before != after {
             changes.push(Change {
                 what: name.clone(),
+                of: Of::Setting,
                 old: before.clone(),
-                new: after.to_owned(),
+                new: after,
                 delta: None,
                 percent: None,
                 regression: false,
@@ -299,45 +285,24 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
 
 fn run_facts(run: &Run) -> Facts {
     let mut f = Facts::default();
-    f.figure("decode_tok_s", Some(run.decode_tok_s), Better::Higher);
-    f.figure(
-        "decode_cold_sample",
-        Some(run.decode_cold_sample),
-        Better::Neither,
-    );
-    f.count("kv_tokens", run.kv_tokens, Better::Higher);
-    f.figure("max_concurrency", run.max_concurrency, Better::Higher);
-    f.figure("spec_acceptance", run.spec_acceptance, Better::Higher);
-    f.figure("weights_gb", run.weights_gb, Better::Neither);
-    f.setting("vllm_version", &run.vllm_version);
-    f.setting("profile", &run.profile);
-    f.setting("overrides", &run.overrides);
-    f.setting("model", &run.model);
-    f.setting("checkpoint", &run.checkpoint);
-    f.setting("precision", &run.precision);
-    f.setting("max_model_len", run.max_model_len);
-    f.setting("kv_cache_dtype", &run.kv_cache_dtype);
-    f.setting("vision", run.vision);
-    f.setting("cuda_graphs", run.cuda_graphs);
-    f.setting("spec_decode", run.spec_decode);
+    f.fields(figures::RUN, run, str::to_owned);
     f
 }
 
 fn sweep_facts(sweep: &Sweep) -> Facts {
     let mut f = Facts::default();
+    let level_fields: Vec<_> = figures::LEVEL.iter().map(|l| &l.field).collect();
     for level in &sweep.levels {
-        let at = |name: &str| format!("concurrency {}: {name}", level.concurrency);
-        f.count(at("failed"), Some(level.failed), Better::Lower);
-        f.figure(at("total_tok_s"), level.total_tok_s, Better::Higher);
-        f.figure(
-            at("decode_tok_s_per_stream"),
-            level.decode_tok_s_per_stream,
-            Better::Higher,
-        );
-        f.figure(at("ttft_p50_s"), level.ttft_p50_s, Better::Lower);
-        f.figure(at("ttft_p95_s"), level.ttft_p95_s, Better::Lower);
-        f.figure(at("latency_p50_s"), level.latency_p50_s, Better::Lower);
-        f.figure(at("latency_p95_s"), level.latency_p95_s, Better::Lower);
+        for field in &level_fields {
+            let name = format!("concurrency {}: {}", level.concurrency, field.key);
+            if let Role::Figure(better) = field.role {
+                f.figures.push(Figure {
+                    name,
+                    value: (field.get)(level),
+                    better,
+                });
+            }
+        }
     }
     f.setting("vllm_version", &sweep.vllm_version);
     f.setting("model", &sweep.model);

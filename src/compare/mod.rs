@@ -5,4 +5,4 @@ mod ablations;
 mod diff;
 
 pub use ablations::{Ablation, Kind, ablations};
-pub use diff::{Change, Diff, RecordChanges, diff};
+pub use diff::{Change, Diff, Of, RecordChanges, diff};

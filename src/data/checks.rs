@@ -113,7 +113,7 @@ fn check_run(out: &mut Vec<Problem>, at: &str, run: &Run) {
         .map(|value| decimals(*value))
         .max()
         .unwrap_or(0);
-    if let Some(median) = median(&run.decode_samples)
+    if let Some(median) = crate::stats::median(&run.decode_samples)
         && !close_at(median, run.decode_tok_s, places)
     {
         out.push(Problem::new(
@@ -126,7 +126,7 @@ fn check_run(out: &mut Vec<Problem>, at: &str, run: &Run) {
         ));
     }
     if let (Some(kv_tokens), Some(max_concurrency)) = (run.kv_tokens, run.max_concurrency) {
-        let ratio = kv_tokens as f64 / run.max_model_len as f64;
+        let ratio = super::rules::kv_concurrency(kv_tokens, run.max_model_len);
         if (ratio - max_concurrency).abs() > 0.005 + 1e-9 {
             out.push(Problem::new(
                 format!("{at}/max_concurrency"),
@@ -197,19 +197,11 @@ fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
                 format!("{:?}", level.status.as_str()),
             ));
         }
-        let figures = [
-            ("ttft_p50_s", level.ttft_p50_s),
-            ("ttft_p95_s", level.ttft_p95_s),
-            ("decode_tok_s_per_stream", level.decode_tok_s_per_stream),
-            ("total_tok_s", level.total_tok_s),
-            ("latency_p50_s", level.latency_p50_s),
-            ("latency_p95_s", level.latency_p95_s),
-        ];
         if !status_failed {
-            for (name, value) in figures {
-                if value.is_none() {
+            for figure in super::figures::measured() {
+                if (figure.field.get)(level).is_none() {
                     out.push(Problem::new(
-                        format!("{at}/{name}"),
+                        format!("{at}/{}", figure.field.key),
                         "a figure, since the level succeeded",
                         "no such key",
                     ));
@@ -410,30 +402,9 @@ fn unique_slugs<'a>(
     }
 }
 
-/// The median with linear interpolation (numpy's default).
-fn median(values: &[f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let middle = sorted.len() / 2;
-    Some(if sorted.len() % 2 == 1 {
-        sorted[middle]
-    } else {
-        (sorted[middle - 1] + sorted[middle]) / 2.0
-    })
-}
-
-/// The number of decimals `value` is written with (its shortest round-tripping form).
+/// The number of decimals `value` is written with.
 fn decimals(value: f64) -> i32 {
-    let text = format!("{value:?}");
-    if text.contains('e') {
-        return 12;
-    }
-    text.split_once('.').map_or(0, |(_, fraction)| {
-        fraction.trim_end_matches('0').len() as i32
-    })
+    crate::format::decimals(value) as i32
 }
 
 /// A figure as written in JSON: 14.0 stays 14.0.
@@ -449,13 +420,6 @@ fn close_at(exact: f64, written: f64, places: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn median_interpolates_even_counts() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
-        assert_eq!(median(&[]), None);
-    }
 
     #[test]
     fn precision_follows_the_written_value() {

@@ -2,10 +2,12 @@
 //! once, the checks beyond the schema, and the atomic save every writer goes through.
 
 mod checks;
+pub mod figures;
 mod locate;
 mod model;
 mod problem;
 pub mod prompts;
+pub mod rules;
 mod schema;
 mod store;
 
@@ -173,8 +175,10 @@ pub trait Record: Sized {
     const ARRAY: &'static str;
     /// The id or label that identifies the record.
     fn key(&self) -> &str;
-    /// The array of such records in `doc`.
+    /// The array of such records in `doc`, to change.
     fn list(doc: &mut Results) -> &mut Vec<Self>;
+    /// The array of such records in `doc`.
+    fn records(doc: &Results) -> &[Self];
 }
 
 macro_rules! record {
@@ -186,6 +190,9 @@ macro_rules! record {
             }
             fn list(doc: &mut Results) -> &mut Vec<Self> {
                 &mut doc.$array
+            }
+            fn records(doc: &Results) -> &[Self] {
+                &doc.$array
             }
         }
     };

@@ -865,20 +865,14 @@ pub struct CategoryStats {
 impl Sweep {
     /// The permalink slug: `id` when given, else the slug of the label.
     pub fn slug(&self) -> String {
-        match &self.id {
-            Some(id) => id.to_string(),
-            None => super::slugify(&self.label),
-        }
+        super::rules::permalink(self.id.as_ref(), &self.label)
     }
 }
 
 impl Divergence {
     /// The permalink slug: `id` when given, else the slug of the label.
     pub fn slug(&self) -> String {
-        match &self.id {
-            Some(id) => id.to_string(),
-            None => super::slugify(&self.label),
-        }
+        super::rules::permalink(self.id.as_ref(), &self.label)
     }
 
     /// Whether this comparison measures noise rather than a change.

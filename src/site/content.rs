@@ -13,14 +13,9 @@ pub enum Place {
     Home,
     /// `content/<name>.md`: a free page at `/<name>/`.
     Free(String),
-    /// `content/runs/<id>.md`.
-    Run(String),
-    /// `content/failures/<id>.md`.
-    Failure(String),
-    /// `content/sweeps/<slug>.md`.
-    Sweep(String),
-    /// `content/quality/<slug>.md`.
-    Quality(String),
+    /// `content/<folder>/<key>.md`: the page of a record, in the folder of its kind's
+    /// pages (`runs`, `sweeps`, `failures`, `quality`).
+    Record(&'static str, String),
 }
 
 /// Front matter between `+++` lines.
@@ -187,10 +182,9 @@ fn place_of(relative: &Path) -> Option<Place> {
     match parts.as_slice() {
         ["_index.md"] => Some(Place::Home),
         [_] => Some(Place::Free(stem)),
-        ["runs", _] => Some(Place::Run(stem)),
-        ["failures", _] => Some(Place::Failure(stem)),
-        ["sweeps", _] => Some(Place::Sweep(stem)),
-        ["quality", _] => Some(Place::Quality(stem)),
+        [folder, _] => {
+            super::routes::records_in(folder).map(|route| Place::Record(route.folder, stem))
+        }
         _ => None,
     }
 }
@@ -264,7 +258,7 @@ mod tests {
         );
         assert_eq!(
             place_of(Path::new("runs/qwen36-moe-mtp.md")),
-            Some(Place::Run("qwen36-moe-mtp".into()))
+            Some(Place::Record("runs", "qwen36-moe-mtp".into()))
         );
         assert_eq!(place_of(Path::new("misc/x.md")), None);
     }

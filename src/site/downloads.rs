@@ -1,16 +1,38 @@
-//! The data for download: a CSV per table, with the raw values of the document.
+//! The data for download: the results document and a CSV per table, with the raw values of
+//! the document. The one list of their file names.
 
 use crate::data::Results;
+use crate::data::figures::{self, Value};
+
+/// The results document as the project has it.
+pub const RESULTS: &str = "results.json";
+/// Every run.
+pub const RUNS: &str = "runs.csv";
+/// Every failure.
+pub const FAILURES: &str = "failures.csv";
+/// Every level of every sweep.
+pub const SWEEP_LEVELS: &str = "sweep-levels.csv";
+/// Every jitter measurement.
+pub const JITTER: &str = "jitter.csv";
+/// Both blocks of every comparison.
+pub const DIVERGENCE: &str = "divergence.csv";
+/// Every comparison's prompt categories.
+pub const DIVERGENCE_CATEGORIES: &str = "divergence-categories.csv";
+
+/// The path inside the site of the download `name`.
+pub fn path(name: &str) -> String {
+    format!("data/{name}")
+}
 
 /// The CSV files, by name.
 pub fn csv_files(doc: &Results) -> Vec<(&'static str, String)> {
     vec![
-        ("runs.csv", runs(doc)),
-        ("failures.csv", failures(doc)),
-        ("sweep-levels.csv", sweep_levels(doc)),
-        ("jitter.csv", jitter(doc)),
-        ("divergence.csv", divergence(doc)),
-        ("divergence-categories.csv", divergence_categories(doc)),
+        (RUNS, runs(doc)),
+        (FAILURES, failures(doc)),
+        (SWEEP_LEVELS, sweep_levels(doc)),
+        (JITTER, jitter(doc)),
+        (DIVERGENCE, divergence(doc)),
+        (DIVERGENCE_CATEGORIES, divergence_categories(doc)),
     ]
 }
 
@@ -28,60 +50,18 @@ fn o<T: ToString>(value: &Option<T>) -> String {
     value.as_ref().map(T::to_string).unwrap_or_default()
 }
 
+/// A registry value as the download writes it: raw, empty when absent.
+fn cell(value: Option<Value>) -> String {
+    value.as_ref().map(Value::raw).unwrap_or_default()
+}
+
 fn runs(doc: &Results) -> String {
+    let header: Vec<&str> = figures::RUN.iter().map(|f| f.key).collect();
     write(
-        &[
-            "id",
-            "model",
-            "checkpoint",
-            "shape",
-            "precision",
-            "profile",
-            "overrides",
-            "weights_gb",
-            "max_model_len",
-            "vision",
-            "cuda_graphs",
-            "spec_decode",
-            "decode_tok_s",
-            "decode_cold_sample",
-            "decode_samples",
-            "kv_tokens",
-            "max_concurrency",
-            "kv_cache_dtype",
-            "spec_acceptance",
-            "vllm_version",
-            "generated",
-        ],
-        doc.runs.iter().map(|r| {
-            vec![
-                r.id.to_string(),
-                r.model.clone(),
-                r.checkpoint.clone(),
-                r.shape.clone(),
-                r.precision.clone(),
-                r.profile.clone(),
-                r.overrides.clone(),
-                o(&r.weights_gb),
-                r.max_model_len.to_string(),
-                r.vision.to_string(),
-                r.cuda_graphs.to_string(),
-                r.spec_decode.to_string(),
-                r.decode_tok_s.to_string(),
-                r.decode_cold_sample.to_string(),
-                r.decode_samples
-                    .iter()
-                    .map(f64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                o(&r.kv_tokens),
-                o(&r.max_concurrency),
-                o(&r.kv_cache_dtype),
-                o(&r.spec_acceptance),
-                o(&r.vllm_version),
-                r.generated.to_string(),
-            ]
-        }),
+        &header,
+        doc.runs
+            .iter()
+            .map(|r| figures::RUN.iter().map(|f| cell((f.get)(r))).collect()),
     )
 }
 
@@ -111,49 +91,21 @@ fn failures(doc: &Results) -> String {
 }
 
 fn sweep_levels(doc: &Results) -> String {
+    let mut header = vec!["sweep", "model", "prompt_words", "output_tokens", "rounds"];
+    header.extend(figures::LEVEL.iter().map(|f| f.column));
     write(
-        &[
-            "sweep",
-            "model",
-            "prompt_words",
-            "output_tokens",
-            "rounds",
-            "concurrency",
-            "requests",
-            "succeeded",
-            "failed",
-            "status",
-            "prompt_tokens",
-            "output_tokens_per_request",
-            "ttft_p50_s",
-            "ttft_p95_s",
-            "decode_tok_s_per_stream",
-            "total_tok_s",
-            "latency_p50_s",
-            "latency_p95_s",
-        ],
+        &header,
         doc.sweeps.iter().flat_map(|s| {
             s.levels.iter().map(move |l| {
-                vec![
+                let mut row = vec![
                     s.label.clone(),
                     s.model.clone(),
                     s.workload.prompt_words.to_string(),
                     s.workload.output_tokens.to_string(),
                     s.workload.rounds.to_string(),
-                    l.concurrency.to_string(),
-                    l.requests.to_string(),
-                    l.succeeded.to_string(),
-                    l.failed.to_string(),
-                    l.status.as_str().to_owned(),
-                    o(&l.prompt_tokens),
-                    o(&l.output_tokens),
-                    o(&l.ttft_p50_s),
-                    o(&l.ttft_p95_s),
-                    o(&l.decode_tok_s_per_stream),
-                    o(&l.total_tok_s),
-                    o(&l.latency_p50_s),
-                    o(&l.latency_p95_s),
-                ]
+                ];
+                row.extend(figures::LEVEL.iter().map(|f| cell((f.field.get)(l))));
+                row
             })
         }),
     )

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::links::{self, Scans};
-use super::{Inputs, Options, Site, SiteError, content};
+use super::links::Scans;
+use super::render::Inputs;
+use super::{Options, Site, SiteError, content};
 use crate::project;
 
 /// The last good site of a project and what it was rendered from.
@@ -77,8 +78,7 @@ impl Live {
                     return None;
                 }
                 inputs
-                    .content
-                    .sources
+                    .sources()
                     .iter()
                     .position(|source| source.file == *path)
             })
@@ -88,11 +88,11 @@ impl Live {
     fn full(&mut self) -> Result<Rebuild, SiteError> {
         let report = project::check(&self.root);
         let inputs = Inputs::load(&self.root, report, &self.options)?;
-        let renderer = inputs.renderer(&inputs.results);
-        let (site, content_links) = renderer.render_unchecked(&inputs.content, None)?;
-        links::check_content_links(&site, &renderer.urls, &content_links)?;
+        let renderer = inputs.renderer();
+        let (site, content_links) = renderer.render_unchecked(None)?;
+        renderer.check_content_links(&site, &content_links)?;
         let scans = Scans::of(&site);
-        scans.check(&site, &renderer.urls)?;
+        scans.check(&site, renderer.urls())?;
         let pages = site.pages().count();
         self.site = Arc::new(site);
         self.scans = scans;
@@ -107,16 +107,16 @@ impl Live {
         let inputs = self.inputs.as_mut().expect("checked by markdown_only");
         for (path, &index) in relative.iter().zip(indexes) {
             match content::load_file(&self.root, path, self.options.drafts)? {
-                Some(source) => inputs.content.sources[index] = source,
+                Some(source) => inputs.replace_source(index, source),
                 // It became a draft: its page goes, and with it the links to it.
                 None => return self.full(),
             }
         }
-        let renderer = inputs.renderer(&inputs.results);
+        let renderer = inputs.renderer();
         let mut pages = Vec::new();
         let mut content_links = Vec::new();
         for &index in indexes {
-            let (page, links) = renderer.render_narrative_page(&inputs.content.sources[index])?;
+            let (page, links) = renderer.render_narrative_page(&inputs.sources()[index])?;
             pages.push(page);
             content_links.extend(links);
         }
@@ -131,8 +131,9 @@ impl Live {
             })
             .collect();
         self.scans.rescan(site, &paths);
-        let checked = links::check_content_links(site, &renderer.urls, &content_links)
-            .and_then(|()| self.scans.check(site, &renderer.urls));
+        let checked = renderer
+            .check_content_links(site, &content_links)
+            .and_then(|()| self.scans.check(site, renderer.urls()));
         if let Err(error) = checked {
             for (path, old) in previous {
                 match old {

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::format::MISSING;
+
 /// A link with optional extra words.
 #[derive(Debug, Clone, Serialize)]
 pub struct Link {
@@ -120,7 +122,7 @@ impl Cell {
     /// A cell with no value.
     pub fn missing() -> Self {
         Self {
-            text: "—".into(),
+            text: MISSING.into(),
             sort: Some(String::new()),
             ..Self::default()
         }

@@ -9,7 +9,6 @@
 use indexmap::IndexMap;
 
 use super::{mean, quantile_sorted};
-use crate::data::{CategoryStats, Generation, TeacherForced};
 
 /// What one side says at one position; logprobs as the capture stores them (f32 or f64).
 #[derive(Debug, Clone, Copy)]
@@ -103,47 +102,76 @@ pub struct Prompt {
     pub positions: Vec<Position>,
 }
 
-/// A block of type `$ty` with the figures every block has from `$c` ([`Common`]) and its
-/// own `$field`s.
-macro_rules! block {
-    ($ty:ident, $c:expr, { $($field:ident $(: $value:expr)?),* $(,)? }) => {{
-        let c: Common = $c;
-        $ty {
-            positions: c.positions,
-            kld_mean: c.kld_mean,
-            kld_p50: c.kld[0],
-            kld_p90: c.kld[1],
-            kld_p99: c.kld[2],
-            kld_p999: c.kld[3],
-            kld_max: c.kld[4],
-            top1_agree: c.top1_agree,
-            dp_mean_abs: c.dp_mean_abs,
-            dp_p1: c.dp[0],
-            dp_p5: c.dp[1],
-            dp_p50: c.dp[2],
-            dp_p95: c.dp[3],
-            dp_p99: c.dp[4],
-            support_mass_mean: c.support_mass_mean,
-            ppl_a: c.ppl_a,
-            ppl_b: c.ppl_b,
-            prompts: c.prompts,
-            $($field $(: $value)?),*
-        }
-    }};
+/// The figures every block has, over all positions of all prompts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Common {
+    /// Positions compared.
+    pub positions: u64,
+    /// Mean KL divergence.
+    pub kld_mean: f64,
+    /// KL percentiles p50, p90, p99, p99.9 and the maximum.
+    pub kld: [f64; 5],
+    /// Fraction of positions whose most probable token agrees.
+    pub top1_agree: f64,
+    /// Mean |Δp| of the reference token.
+    pub dp_mean_abs: f64,
+    /// Δp percentiles p1, p5, p50, p95, p99.
+    pub dp: [f64; 5],
+    /// Mean probability mass of side a on the shared support.
+    pub support_mass_mean: f64,
+    /// Perplexity of side a on the reference tokens.
+    pub ppl_a: f64,
+    /// Perplexity of side b on the reference tokens.
+    pub ppl_b: f64,
+    /// Prompts compared.
+    pub prompts: u64,
 }
 
-/// The figures every block has, over all positions of all prompts.
-struct Common {
-    positions: u64,
-    kld_mean: f64,
-    kld: [f64; 5],
-    top1_agree: f64,
-    dp_mean_abs: f64,
-    dp: [f64; 5],
-    support_mass_mean: f64,
-    ppl_a: f64,
-    ppl_b: f64,
-    prompts: u64,
+/// Teacher-forced figures of one prompt category.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Category {
+    /// Positions compared.
+    pub positions: u64,
+    /// Mean KL divergence.
+    pub kld_mean: f64,
+    /// Top-1 agreement.
+    pub top1_agree: f64,
+    /// Mean |Δp|.
+    pub dp_mean_abs: f64,
+}
+
+/// The teacher-forced statistics: both sides scored the same reference continuation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TeacherForced {
+    /// The figures over every position.
+    pub common: Common,
+    /// The bootstrap 95% interval of `kld_mean`.
+    pub kld_mean_ci95: [f64; 2],
+    /// The figures per prompt category, by name.
+    pub per_category: IndexMap<String, Category>,
+}
+
+/// The generation statistics: each side's own greedy continuation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generation {
+    /// The figures over the compared positions.
+    pub common: Common,
+    /// Prompts whose continuations are equal in full.
+    pub identical: u64,
+    /// identical / prompts.
+    pub identical_rate: f64,
+    /// Prompts whose continuations differ.
+    pub diverged: u64,
+    /// 10th percentile of the first differing position.
+    pub first_divergence_p10: Option<f64>,
+    /// Median first differing position.
+    pub first_divergence_p50: Option<f64>,
+    /// Earliest first differing position.
+    pub first_divergence_min: Option<u64>,
+    /// Tokens side a generated.
+    pub gen_tokens_a: u64,
+    /// Tokens side b generated.
+    pub gen_tokens_b: u64,
 }
 
 fn common(prompts: &[Prompt]) -> Common {
@@ -229,7 +257,8 @@ pub fn teacher_forced(prompts: &[Prompt]) -> TeacherForced {
             .extend(&prompt.positions);
     }
     per_category.sort_keys();
-    block!(TeacherForced, c, {
+    TeacherForced {
+        common: c,
         kld_mean_ci95: ci,
         per_category: per_category
             .into_iter()
@@ -238,7 +267,7 @@ pub fn teacher_forced(prompts: &[Prompt]) -> TeacherForced {
                 let n = positions.len() as f64;
                 (
                     name,
-                    CategoryStats {
+                    Category {
                         positions: positions.len() as u64,
                         kld_mean: positions.iter().map(|p| p.kl).sum::<f64>() / n,
                         top1_agree: positions.iter().filter(|p| p.top1_agree).count() as f64 / n,
@@ -247,7 +276,7 @@ pub fn teacher_forced(prompts: &[Prompt]) -> TeacherForced {
                 )
             })
             .collect(),
-    })
+    }
 }
 
 /// Where two greedy continuations first differ; `None` when equal in full.
@@ -285,7 +314,8 @@ pub fn generation(prompts: &[GeneratedPrompt]) -> Generation {
         .filter(|p| p.first_divergence.is_none())
         .count() as u64;
     let count = prompts.len() as u64;
-    block!(Generation, c, {
+    Generation {
+        common: c,
         identical,
         identical_rate: if count == 0 {
             0.0
@@ -298,7 +328,7 @@ pub fn generation(prompts: &[GeneratedPrompt]) -> Generation {
         first_divergence_min: firsts.first().map(|v| *v as u64),
         gen_tokens_a: prompts.iter().map(|p| p.tokens.0).sum(),
         gen_tokens_b: prompts.iter().map(|p| p.tokens.1).sum(),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -362,10 +392,10 @@ mod tests {
             })
             .collect();
         let block = teacher_forced(&prompts);
-        assert_eq!(block.positions, 40);
-        assert!((block.kld_mean - 0.45).abs() < 1e-12);
-        assert_eq!(block.top1_agree, 0.1);
-        assert!((block.ppl_a - 1f64.exp()).abs() < 1e-12);
+        assert_eq!(block.common.positions, 40);
+        assert!((block.common.kld_mean - 0.45).abs() < 1e-12);
+        assert_eq!(block.common.top1_agree, 0.1);
+        assert!((block.common.ppl_a - 1f64.exp()).abs() < 1e-12);
         assert_eq!(
             block.per_category.keys().collect::<Vec<_>>(),
             ["code-py", "math"]

@@ -1,4 +1,8 @@
-//! How figures are written on the pages: the one place numbers become text.
+//! How figures are written for readers: the one place numbers become text. A leaf: it
+//! imports nothing of the crate, and every layer may use it.
+
+/// The mark written where a value is missing.
+pub const MISSING: &str = "—";
 
 /// A figure with the precision the data has: 358.0 stays 358.0, 0.0312 stays 0.0312, and
 /// small values are written out (0.000008, never 8e-6).
@@ -43,11 +47,12 @@ pub fn percent(value: f64) -> String {
     format!("{:.*}%", places, value * 100.0)
 }
 
-/// The number of decimals a value is written with.
-fn decimals(value: f64) -> usize {
+/// The number of decimals `value` is written with in its shortest exact form, without
+/// trailing zeros: 358.0 has 0, 0.0312 has 4, 8e-6 has 6.
+pub fn decimals(value: f64) -> usize {
     figure(value)
         .split_once('.')
-        .map_or(0, |(_, fraction)| fraction.len())
+        .map_or(0, |(_, fraction)| fraction.trim_end_matches('0').len())
 }
 
 fn group_integer_part(text: &str) -> String {
@@ -109,6 +114,14 @@ mod tests {
         assert_eq!(count(786), "786");
         assert_eq!(count(24_576), "24,576");
         assert_eq!(count(0), "0");
+    }
+
+    #[test]
+    fn decimals_as_written() {
+        assert_eq!(decimals(358.0), 0);
+        assert_eq!(decimals(0.0312), 4);
+        assert_eq!(decimals(8e-6), 6);
+        assert_eq!(decimals(2.55), 2);
     }
 
     #[test]

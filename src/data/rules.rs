@@ -1,0 +1,65 @@
+//! The rules of the model that more than one layer needs: what a configuration's profile
+//! says about it, the KV pool's concurrency, which failures concern a model, and the
+//! permalink of a labelled record.
+
+use super::model::{Failure, Id};
+use crate::profiles::Effective;
+
+/// Whether the vision tower is loaded under these settings.
+pub fn vision(effective: &Effective) -> bool {
+    !effective.switch("LANGUAGE_MODEL_ONLY")
+}
+
+/// Whether CUDA graphs are captured (the server is not eager) under these settings.
+pub fn cuda_graphs(effective: &Effective) -> bool {
+    !effective.switch("ENFORCE_EAGER")
+}
+
+/// Whether the server decodes speculatively under these settings.
+pub fn spec_decode(effective: &Effective) -> bool {
+    effective.switch("SPEC_DECODE")
+}
+
+/// Full-length sequences a KV pool of `kv_tokens` holds at once: `kv_tokens / max_model_len`.
+pub fn kv_concurrency(kv_tokens: u64, max_model_len: u64) -> f64 {
+    kv_tokens as f64 / max_model_len as f64
+}
+
+/// [`kv_concurrency`] as the document records it: two decimals.
+pub fn max_concurrency(kv_tokens: u64, max_model_len: u64) -> f64 {
+    crate::stats::round(kv_concurrency(kv_tokens, max_model_len), 2)
+}
+
+/// Whether a failure's checkpoint is of `model`.
+pub fn failure_concerns(failure: &Failure, model: &str) -> bool {
+    failure
+        .checkpoint
+        .to_lowercase()
+        .contains(&model.to_lowercase())
+}
+
+/// The permalink slug of a labelled record: its `id` when given, else the slug of its label.
+pub fn permalink(id: Option<&Id>, label: &str) -> String {
+    match id {
+        Some(id) => id.to_string(),
+        None => super::slugify(label),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permalinks_prefer_the_id() {
+        assert_eq!(permalink(None, "Qwen 3.6, c=8"), "qwen-3-6-c-8");
+        let id = Id::new("mine").unwrap();
+        assert_eq!(permalink(Some(&id), "Qwen 3.6"), "mine");
+    }
+
+    #[test]
+    fn the_pool_holds_kv_over_context_sequences() {
+        assert_eq!(max_concurrency(1_497_245, 262_144), 5.71);
+        assert!((kv_concurrency(8192, 4096) - 2.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,55 @@
+//! The site's way to disk: written into a temporary folder beside the output and swapped in
+//! only when complete, so a failed build leaves the previous site as it was.
+
+use std::path::{Path, PathBuf};
+
+use super::{Site, SiteError};
+
+/// Writes the site into a temporary folder beside `out`, then swaps it in for `out`.
+pub fn write(site: &Site, out: &Path) -> Result<(), SiteError> {
+    let error = |path: &Path| {
+        let path = path.to_owned();
+        move |source| SiteError::Write { path, source }
+    };
+    let parent = match out.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).map_err(error(&parent))?;
+    let name = out
+        .file_name()
+        .map_or_else(|| "site".into(), |n| n.to_string_lossy().into_owned());
+    let temp = tempfile::Builder::new()
+        .prefix(&format!(".{name}.new-"))
+        .tempdir_in(&parent)
+        .map_err(error(&parent))?;
+    for (path, bytes) in &site.files {
+        let target = temp.path().join(path);
+        if let Some(folder) = target.parent() {
+            std::fs::create_dir_all(folder).map_err(error(folder))?;
+        }
+        std::fs::write(&target, bytes).map_err(error(&target))?;
+    }
+    let staged = temp.keep();
+    if out.exists() {
+        let old = tempfile::Builder::new()
+            .prefix(&format!(".{name}.old-"))
+            .tempdir_in(&parent)
+            .map_err(error(&parent))?
+            .keep();
+        std::fs::remove_dir(&old).map_err(error(&old))?;
+        std::fs::rename(out, &old).map_err(error(out))?;
+        if let Err(source) = std::fs::rename(&staged, out) {
+            let _ = std::fs::rename(&old, out);
+            let _ = std::fs::remove_dir_all(&staged);
+            return Err(SiteError::Write {
+                path: out.to_owned(),
+                source,
+            });
+        }
+        std::fs::remove_dir_all(&old).map_err(error(&old))?;
+    } else {
+        std::fs::rename(&staged, out).map_err(error(out))?;
+    }
+    Ok(())
+}

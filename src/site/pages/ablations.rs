@@ -1,0 +1,191 @@
+//! The one-knob ablations page: pairs of records that differ in exactly one setting.
+
+use serde::Serialize;
+
+use super::super::charts::LineSeries;
+use super::super::render::PageBuild;
+use super::super::views::{Cell, Chart, Column, Link, Row, Table};
+use super::super::{PageFile, SiteError};
+use super::{Catalog, level_value};
+use crate::compare::{Ablation, Kind};
+use crate::data::figures;
+use crate::format::{count, figure};
+
+/// The ablations page: run pairs side by side, sweep pairs as ratios per level,
+/// comparison pairs side by side.
+pub fn page(c: &Catalog) -> AblationsPage {
+    let of = |kind: Kind| c.ablations().iter().filter(move |ab| ab.kind == kind);
+    let pair_cells = |ab: &Ablation| {
+        let (a, a_url) = c.record(ab.kind, ab.a);
+        let (b, b_url) = c.record(ab.kind, ab.b);
+        vec![
+            Cell::link(a, a_url),
+            Cell::link(b, b_url),
+            Cell::text(Catalog::ablation_change(ab)),
+        ]
+    };
+    let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) if a > 0.0 => {
+            let r = b / a;
+            Cell::number(format!("{r:.2}×"), r)
+        }
+        _ => Cell::missing(),
+    };
+    let runs = Table {
+        caption: "Runs that differ in one setting: decode speed and KV pool".into(),
+        columns: ["A", "B", "Setting"]
+            .map(Column::text)
+            .into_iter()
+            .chain(
+                [
+                    "Decode A (tok/s)",
+                    "Decode B (tok/s)",
+                    "B / A",
+                    "KV pool A",
+                    "KV pool B",
+                ]
+                .map(Column::number),
+            )
+            .collect(),
+        rows: of(Kind::Run)
+            .map(|ab| {
+                let (a, b) = (&c.doc.runs[ab.a], &c.doc.runs[ab.b]);
+                let mut cells = pair_cells(ab);
+                cells.push(Cell::number(figure(a.decode_tok_s), a.decode_tok_s));
+                cells.push(Cell::number(figure(b.decode_tok_s), b.decode_tok_s));
+                cells.push(ratio(Some(a.decode_tok_s), Some(b.decode_tok_s)));
+                for run in [a, b] {
+                    cells.push(match run.kv_tokens {
+                        Some(kv) => Cell::number(count(kv), kv as f64),
+                        None => Cell::missing(),
+                    });
+                }
+                Row {
+                    id: Some(c.ablation_id(ab)),
+                    class: None,
+                    cells,
+                }
+            })
+            .collect(),
+        csv: None,
+    };
+    let comparisons = Table {
+        caption: "Comparisons against the same reference that differ in one setting".into(),
+        columns: ["A", "B", "Setting"]
+            .map(Column::text)
+            .into_iter()
+            .chain(
+                [
+                    "kld_mean A",
+                    "kld_mean B",
+                    "top-1 agreement A",
+                    "top-1 agreement B",
+                ]
+                .map(Column::number),
+            )
+            .collect(),
+        rows: of(Kind::Comparison)
+            .map(|ab| {
+                let (a, b) = (&c.doc.divergence[ab.a], &c.doc.divergence[ab.b]);
+                let mut cells = pair_cells(ab);
+                for value in [
+                    a.teacher_forced.kld_mean,
+                    b.teacher_forced.kld_mean,
+                    a.teacher_forced.top1_agree,
+                    b.teacher_forced.top1_agree,
+                ] {
+                    cells.push(Cell::number(figure(value), value));
+                }
+                cells[1] = cells[1].clone().warn(b.suspect.as_ref());
+                cells[0] = cells[0].clone().warn(a.suspect.as_ref());
+                Row {
+                    id: Some(c.ablation_id(ab)),
+                    class: None,
+                    cells,
+                }
+            })
+            .collect(),
+        csv: None,
+    };
+    let sweeps = of(Kind::Sweep)
+        .map(|ab| {
+            let (a, b) = (&c.doc.sweeps[ab.a], &c.doc.sweeps[ab.b]);
+            let ratios = |key: &str, dashed| {
+                let field = figures::level_field(key);
+                let pick = |level| level_value(field, level);
+                let points = a
+                    .levels
+                    .iter()
+                    .filter_map(|la| {
+                        let lb = b
+                            .levels
+                            .iter()
+                            .find(|lb| lb.concurrency == la.concurrency)?;
+                        let (va, vb) = (pick(la)?, pick(lb)?);
+                        (va > 0.0).then(|| (la.concurrency as f64, crate::stats::round(vb / va, 3)))
+                    })
+                    .collect();
+                LineSeries {
+                    name: format!("{}, B / A", field.series),
+                    points,
+                    dashed,
+                }
+            };
+            let series = [
+                ratios("total_tok_s", false),
+                ratios("decode_tok_s_per_stream", false),
+                ratios("ttft_p50_s", true),
+            ];
+            let title = format!("{} against {}", b.label, a.label);
+            SweepAblation {
+                id: c.ablation_id(ab),
+                a: c.link_sweep(a),
+                b: c.link_sweep(b),
+                change: Catalog::ablation_change(ab),
+                chart: c.concurrency_chart(&format!("{title}: B / A per level"), &series, "×"),
+                title,
+            }
+        })
+        .collect();
+    AblationsPage {
+        count: c.ablations().len(),
+        runs,
+        sweeps,
+        comparisons,
+    }
+}
+
+/// The `/ablations/` page.
+#[derive(Debug, Serialize)]
+pub struct AblationsPage {
+    /// How many pairs in all.
+    pub count: usize,
+    /// Run pairs.
+    pub runs: Table,
+    /// Sweep pairs, each with its ratio chart.
+    pub sweeps: Vec<SweepAblation>,
+    /// Comparison pairs.
+    pub comparisons: Table,
+}
+
+/// Two sweeps that differ in one setting.
+#[derive(Debug, Serialize)]
+pub struct SweepAblation {
+    /// The anchor.
+    pub id: String,
+    /// B against A.
+    pub title: String,
+    /// The earlier sweep.
+    pub a: Link,
+    /// The later one.
+    pub b: Link,
+    /// `seqs: 8 → 32`.
+    pub change: String,
+    /// B / A per concurrency level.
+    pub chart: Chart,
+}
+
+/// Renders the ablations page.
+pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+    page.render("One-knob ablations".into(), &self::page(page.catalog()))
+}

@@ -1,0 +1,280 @@
+//! A comparison's page: teacher-forced and generation statistics, the KL profile and the categories.
+
+use serde::Serialize;
+
+use super::super::charts::{self, LineSeries};
+use super::super::downloads;
+use super::super::render::PageBuild;
+use super::super::views::{Cell, Chart, Column, Fact, Link, Row, Table};
+use super::super::{PageFile, SiteError};
+use super::{Catalog, opt};
+use crate::compare::Kind;
+use crate::data::Divergence;
+use crate::format::{MISSING, count, figure, switch};
+
+/// One comparison's page.
+pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
+    let tf = &d.teacher_forced;
+    let g = &d.generation;
+    let both = |label: &str, a: String, b: String| Row {
+        id: None,
+        class: None,
+        cells: vec![Cell::text(label), Cell::text(a), Cell::text(b)],
+    };
+    let mut rows = vec![
+        both("Positions", count(tf.positions), count(g.positions)),
+        both("Prompts", count(tf.prompts), count(g.prompts)),
+        both("kld_mean", figure(tf.kld_mean), figure(g.kld_mean)),
+        both(
+            "kld_mean 95% interval",
+            format!(
+                "{} – {}",
+                figure(tf.kld_mean_ci95[0]),
+                figure(tf.kld_mean_ci95[1])
+            ),
+            MISSING.into(),
+        ),
+    ];
+    for ((name, a), (_, b)) in tf.kld_profile().into_iter().zip(g.kld_profile()) {
+        rows.push(both(name, figure(a), figure(b)));
+    }
+    rows.extend([
+        both(
+            "Top-1 agreement",
+            figure(tf.top1_agree),
+            figure(g.top1_agree),
+        ),
+        both("dp_mean_abs", figure(tf.dp_mean_abs), figure(g.dp_mean_abs)),
+    ]);
+    for ((name, a), (_, b)) in tf.dp_profile().into_iter().zip(g.dp_profile()) {
+        rows.push(both(name, figure(a), figure(b)));
+    }
+    rows.extend([
+        both(
+            "Shared-support mass",
+            figure(tf.support_mass_mean),
+            figure(g.support_mass_mean),
+        ),
+        both("Perplexity a", figure(tf.ppl_a), figure(g.ppl_a)),
+        both("Perplexity b", figure(tf.ppl_b), figure(g.ppl_b)),
+        both(
+            "Identical continuations",
+            MISSING.into(),
+            format!(
+                "{} of {} ({})",
+                count(g.identical),
+                count(g.prompts),
+                figure(g.identical_rate)
+            ),
+        ),
+        both(
+            "First divergence min / p10 / p50",
+            MISSING.into(),
+            match (
+                g.first_divergence_min,
+                g.first_divergence_p10,
+                g.first_divergence_p50,
+            ) {
+                (Some(min), Some(p10), Some(p50)) => {
+                    format!("{} / {} / {}", count(min), figure(p10), figure(p50))
+                }
+                _ => "no prompt diverged".into(),
+            },
+        ),
+        both(
+            "Tokens generated a / b",
+            MISSING.into(),
+            format!("{} / {}", count(g.gen_tokens_a), count(g.gen_tokens_b)),
+        ),
+    ]);
+    let statistics = Table {
+        caption: "Teacher-forced and generation statistics".into(),
+        columns: vec![
+            Column::text("Statistic"),
+            Column::number("Teacher-forced"),
+            Column::number("Generation"),
+        ],
+        rows,
+        csv: None,
+    };
+    let names: Vec<String> = tf
+        .kld_profile()
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
+    // A log axis cannot show zero: the profile drops zero points.
+    let profile_points = |values: [(&str, f64); 5]| {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, (_, v))| (i as f64, *v))
+            .collect::<Vec<_>>()
+    };
+    let all_positive = tf
+        .kld_profile()
+        .iter()
+        .chain(g.kld_profile().iter())
+        .all(|(_, v)| *v > 0.0);
+    let profile_chart = Chart {
+        title: "KL divergence percentile profile".into(),
+        option: charts::lines_by_category(
+            &names,
+            &[
+                LineSeries {
+                    name: "teacher-forced".into(),
+                    points: profile_points(tf.kld_profile()),
+                    dashed: false,
+                },
+                LineSeries {
+                    name: "generation".into(),
+                    points: profile_points(g.kld_profile()),
+                    dashed: false,
+                },
+            ],
+            "KL (nats)",
+            all_positive,
+        ),
+        height: 340,
+        table: Table {
+            caption: "KL divergence percentiles".into(),
+            columns: vec![
+                Column::text("Percentile"),
+                Column::number("Teacher-forced"),
+                Column::number("Generation"),
+            ],
+            rows: tf
+                .kld_profile()
+                .into_iter()
+                .zip(g.kld_profile())
+                .map(|((name, a), (_, b))| Row {
+                    id: None,
+                    class: None,
+                    cells: vec![
+                        Cell::text(name),
+                        Cell::number(figure(a), a),
+                        Cell::number(figure(b), b),
+                    ],
+                })
+                .collect(),
+            csv: None,
+        },
+    };
+    let categories = Table {
+        caption: "Teacher-forced statistics per prompt category".into(),
+        columns: vec![
+            Column::text("Category"),
+            Column::number("Positions"),
+            Column::number("kld_mean"),
+            Column::number("Top-1 agreement"),
+            Column::number("dp_mean_abs"),
+        ],
+        rows: tf
+            .per_category
+            .iter()
+            .map(|(name, c)| Row {
+                id: Some(format!("category-{}", crate::data::slugify(name))),
+                class: None,
+                cells: vec![
+                    Cell::text(name.clone()),
+                    Cell::number(count(c.positions), c.positions as f64),
+                    Cell::number(figure(c.kld_mean), c.kld_mean),
+                    Cell::number(figure(c.top1_agree), c.top1_agree),
+                    Cell::number(figure(c.dp_mean_abs), c.dp_mean_abs),
+                ],
+            })
+            .collect(),
+        csv: Some(
+            c.urls
+                .page(&downloads::path(downloads::DIVERGENCE_CATEGORIES)),
+        ),
+    };
+    let s = &d.settings;
+    let mut facts = vec![
+        Fact::new("Reference (a)", d.a.to_string()),
+        Fact::new("Compared (b)", d.b.to_string()),
+        Fact::new("Model", d.model.clone()),
+        Fact::new(
+            "Kind",
+            if d.is_floor() {
+                "noise floor"
+            } else {
+                "configuration change"
+            },
+        ),
+        Fact::new("Prompt set", d.prompt_set.clone()),
+        Fact::new(
+            "Capture settings",
+            format!(
+                "{} tokens, top-{} logprobs, thinking {}, temperature {}, seed {}, {} in flight",
+                count(s.max_tokens),
+                s.top_k,
+                switch(s.thinking),
+                figure(s.temperature),
+                s.seed,
+                s.concurrency
+            ),
+        ),
+        Fact::new("vLLM", opt(d.vllm_version.clone())),
+        Fact::new("Measured", d.generated.to_string()),
+    ];
+    if let Some(notes) = &d.notes {
+        facts.push(Fact::new("Notes", notes.clone()));
+    }
+    ComparisonPage {
+        slug: d.slug(),
+        title: d.label.clone(),
+        suspect: d.suspect.clone(),
+        floor: d.is_floor(),
+        facts,
+        dimensions: d
+            .dimensions
+            .iter()
+            .map(|(k, v)| Fact::new(k.clone(), v.clone()))
+            .collect(),
+        statistics,
+        profile_chart,
+        categories,
+        runs: c.runs_of(&d.model),
+        ablations: c.ablation_links(
+            Kind::Comparison,
+            c.doc
+                .divergence
+                .iter()
+                .position(|other| std::ptr::eq(other, d)),
+        ),
+    }
+}
+
+/// A comparison's page.
+#[derive(Debug, Serialize)]
+pub struct ComparisonPage {
+    /// The permalink slug.
+    pub slug: String,
+    /// The label.
+    pub title: String,
+    /// A known measurement problem.
+    pub suspect: Option<String>,
+    /// Whether it measures noise.
+    pub floor: bool,
+    /// Its settings.
+    pub facts: Vec<Fact>,
+    /// What distinguishes it.
+    pub dimensions: Vec<Fact>,
+    /// Teacher-forced and generation side by side.
+    pub statistics: Table,
+    /// The percentile profile.
+    pub profile_chart: Chart,
+    /// Per prompt category.
+    pub categories: Table,
+    /// Runs of the same model.
+    pub runs: Vec<Link>,
+    /// One-knob pairs this comparison is part of.
+    pub ablations: Vec<Link>,
+}
+
+/// Renders a comparison's page.
+pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+    let c = page.catalog();
+    let view = self::page(c, &c.doc.divergence[page.index()]);
+    page.render(view.title.clone(), &view)
+}

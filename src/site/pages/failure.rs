@@ -1,0 +1,63 @@
+//! A failure's write-up page.
+
+use serde::Serialize;
+
+use super::super::render::PageBuild;
+use super::super::views::{Fact, Link};
+use super::super::{PageFile, SiteError};
+use super::Catalog;
+use crate::data::{Failure, rules};
+use crate::format::figure;
+
+/// One failure's page.
+pub fn page(c: &Catalog, failure: &Failure) -> FailurePage {
+    let mut facts = vec![
+        Fact::new("What happened", failure.status.describe()),
+        Fact::new("Checkpoint", failure.checkpoint.clone()),
+        Fact::new("Precision", failure.precision.clone()),
+    ];
+    if let Some(gb) = failure.weights_gb {
+        facts.push(Fact::new("Weights", format!("{} GB", figure(gb))));
+    }
+    if let Some(config) = &failure.config {
+        facts.push(Fact::new("Settings tried", config.clone()));
+    }
+    FailurePage {
+        id: failure.id.to_string(),
+        title: failure.id.to_string(),
+        status: failure.status.as_str().to_owned(),
+        facts,
+        reason: failure.reason.clone(),
+        runs: c
+            .doc
+            .runs
+            .iter()
+            .filter(|run| rules::failure_concerns(failure, &run.model))
+            .map(|run| c.link_run(run))
+            .collect(),
+    }
+}
+
+/// A failure's write-up page.
+#[derive(Debug, Serialize)]
+pub struct FailurePage {
+    /// The id.
+    pub id: String,
+    /// The title.
+    pub title: String,
+    /// The status as written in the data.
+    pub status: String,
+    /// Its facts.
+    pub facts: Vec<Fact>,
+    /// The one-paragraph reason.
+    pub reason: String,
+    /// Runs of the same model.
+    pub runs: Vec<Link>,
+}
+
+/// Renders a failure's page.
+pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+    let c = page.catalog();
+    let view = self::page(c, &c.doc.failures[page.index()]);
+    page.render(view.title.clone(), &view)
+}

@@ -1,0 +1,74 @@
+//! The failures index: every configuration that did not run.
+
+use serde::Serialize;
+
+use super::super::downloads;
+use super::super::render::PageBuild;
+use super::super::views::{Cell, Column, Link, Row, Table};
+use super::super::{PageFile, SiteError};
+use super::{Catalog, opt, opt_cell};
+use crate::format::figure;
+
+/// The failures index's content.
+#[derive(Debug, Serialize)]
+pub struct FailuresIndex {
+    failures: Table,
+    list: Vec<Link>,
+}
+
+/// The table of every failure.
+pub fn table(c: &Catalog) -> Table {
+    Table {
+        caption: "Configurations that did not run".into(),
+        columns: vec![
+            Column::text("Failure"),
+            Column::text("Checkpoint"),
+            Column::text("Precision"),
+            Column::number("Weights (GB)"),
+            Column::text("What happened"),
+            Column::text("Settings tried"),
+        ],
+        rows: c
+            .doc
+            .failures
+            .iter()
+            .map(|failure| Row {
+                id: Some(format!("failure-{}", failure.id)),
+                class: None,
+                cells: vec![
+                    Cell::link(failure.id.to_string(), c.failure_url(failure)),
+                    Cell::text(&failure.checkpoint),
+                    Cell::text(&failure.precision),
+                    opt_cell(failure.weights_gb, figure),
+                    Cell::text(failure.status.describe()),
+                    Cell::text(opt(failure.config.clone())),
+                ],
+            })
+            .collect(),
+        csv: Some(c.urls.page(&downloads::path(downloads::FAILURES))),
+    }
+}
+
+/// The list of failures with their one-paragraph reasons.
+pub fn links(c: &Catalog) -> Vec<Link> {
+    c.doc
+        .failures
+        .iter()
+        .map(|failure| Link {
+            text: failure.id.to_string(),
+            href: c.failure_url(failure),
+            note: Some(format!("{}: {}", failure.status.describe(), failure.reason)),
+            warning: None,
+        })
+        .collect()
+}
+
+/// Renders the failures index.
+pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+    let c = page.catalog();
+    let index = FailuresIndex {
+        failures: table(c),
+        list: links(c),
+    };
+    page.render("Failures".into(), &index)
+}

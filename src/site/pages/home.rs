@@ -1,0 +1,114 @@
+//! The home page: the machine, the decode chart, every run and the sections of the report.
+
+use serde::Serialize;
+
+use super::super::downloads;
+use super::super::render::PageBuild;
+use super::super::routes;
+use super::super::views::{Chart, Fact, Link, Table};
+use super::super::{PageFile, SiteError};
+use super::{Catalog, runs};
+use crate::format::count;
+
+/// The home page's content.
+#[derive(Debug, Serialize)]
+pub struct Home {
+    hardware: Vec<Fact>,
+    software: Vec<Fact>,
+    decode_chart: Chart,
+    runs: Table,
+    sections: Vec<Link>,
+}
+
+/// The hardware facts.
+pub fn hardware(c: &Catalog) -> Vec<Fact> {
+    let h = &c.doc.hardware;
+    let mut facts = Vec::new();
+    let mut add = |label: &str, value: Option<String>| {
+        if let Some(value) = value {
+            facts.push(Fact::new(label, value));
+        }
+    };
+    add("GPU", h.gpu.clone());
+    add("Architecture", h.arch.clone());
+    add(
+        "VRAM",
+        h.vram_total_mib.map(|v| format!("{} MiB", count(v))),
+    );
+    add(
+        "VRAM usable",
+        h.vram_usable_gib.as_ref().map(|v| format!("{v} GiB")),
+    );
+    add(
+        "VRAM taken before the server starts",
+        h.vram_baseline_mib.map(|v| match &h.vram_baseline_note {
+            Some(note) => format!("{} MiB ({note})", count(v)),
+            None => format!("{} MiB", count(v)),
+        }),
+    );
+    add("Driver", h.driver.clone());
+    add(
+        "Host RAM",
+        h.host_ram_gib.as_ref().map(|v| format!("{v} GiB")),
+    );
+    add("CPU threads", h.cpu_threads.map(count));
+    add("Operating system", h.os.clone());
+    add("Container runtime", h.runtime.clone());
+    facts
+}
+
+/// The software facts.
+pub fn software(c: &Catalog) -> Vec<Fact> {
+    let s = &c.doc.software;
+    let mut facts = Vec::new();
+    for (label, value) in [
+        ("Image", &s.image),
+        ("vLLM", &s.vllm),
+        ("PyTorch", &s.torch),
+        ("Transformers", &s.transformers),
+    ] {
+        if let Some(value) = value {
+            facts.push(Fact::new(label, value.clone()));
+        }
+    }
+    for (name, value) in &s.other {
+        facts.push(Fact::new(name.clone(), value.clone()));
+    }
+    facts
+}
+
+/// The sections of the report, each with what it holds, and the data downloads.
+fn sections(c: &Catalog) -> Vec<Link> {
+    let mut sections: Vec<Link> = routes::ROUTES
+        .iter()
+        .filter_map(|route| {
+            let note = route.section?(c);
+            Some(Link {
+                text: route.nav?.into(),
+                href: c.urls.page(&route.path("")),
+                note: Some(note),
+                warning: None,
+            })
+        })
+        .collect();
+    sections.push(Link {
+        text: "Data".into(),
+        href: c.urls.page(&downloads::path(downloads::RESULTS)),
+        note: Some("the results document (JSON) and a CSV per table".into()),
+        warning: None,
+    });
+    sections
+}
+
+/// Renders the home page.
+pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+    let c = page.catalog();
+    let home = Home {
+        hardware: hardware(c),
+        software: software(c),
+        decode_chart: runs::decode_chart(c),
+        runs: runs::table(c),
+        sections: sections(c),
+    };
+    page.render(page.site_title().to_owned(), &home)
+}

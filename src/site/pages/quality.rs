@@ -1,0 +1,293 @@
+//! The quality index: the divergence heatmap, speed against quality, every comparison and the jitter.
+
+use serde::Serialize;
+
+use super::super::charts::{self, ScatterGroup};
+use super::super::downloads;
+use super::super::render::PageBuild;
+use super::super::views::{Cell, Chart, Column, Row, Table};
+use super::super::{PageFile, SiteError};
+use super::{Catalog, opt_cell};
+use crate::data::{Divergence, Results, Run};
+use crate::format::{count, figure};
+
+/// The quality index's content.
+#[derive(Debug, Serialize)]
+pub struct QualityIndex {
+    heatmap: Chart,
+    speed_quality: Chart,
+    comparisons: Table,
+    jitter: Table,
+}
+
+/// Every linked run placed by decode speed against quality cost; suspect comparisons are
+/// in the table, not on the chart.
+pub fn speed_quality(c: &Catalog) -> Chart {
+    let linked: Vec<(&Run, &Divergence, Option<&String>)> = c
+        .doc
+        .runs
+        .iter()
+        .filter_map(|run| {
+            let note = run.quality.as_ref().and_then(|link| link.note.as_ref());
+            c.quality_of(run).map(|d| (run, d, note))
+        })
+        .collect();
+    let mut models: Vec<&str> = linked.iter().map(|(_, d, _)| d.model.as_str()).collect();
+    models.sort_unstable();
+    models.dedup();
+    let groups: Vec<ScatterGroup> = models
+        .iter()
+        .map(|model| ScatterGroup {
+            name: (*model).to_owned(),
+            points: linked
+                .iter()
+                .filter(|(_, d, _)| d.model == *model && d.suspect.is_none())
+                .map(|(run, d, _)| {
+                    (
+                        run.decode_tok_s,
+                        d.teacher_forced.kld_mean,
+                        run.id.to_string(),
+                    )
+                })
+                .collect(),
+            floor: c.floor_of(model),
+        })
+        .collect();
+    let table = Table {
+        caption: "Decode speed against quality cost: each run with the comparison that measures it (teacher-forced kld_mean against the reference)".into(),
+        columns: vec![
+            Column::text("Run"),
+            Column::number("Decode (tok/s)"),
+            Column::text("Comparison"),
+            Column::number("kld_mean"),
+            Column::number("Noise floor"),
+            Column::number("Top-1 agreement"),
+            Column::text("Note"),
+        ],
+        rows: linked
+            .iter()
+            .map(|(run, d, note)| Row {
+                id: Some(format!("speed-quality-{}", run.id)),
+                class: None,
+                cells: vec![
+                    Cell::link(run.id.to_string(), c.run_url(run)),
+                    Cell::number(figure(run.decode_tok_s), run.decode_tok_s),
+                    Cell::link(d.label.clone(), c.comparison_url(d)).warn(d.suspect.as_ref()),
+                    Cell::number(figure(d.teacher_forced.kld_mean), d.teacher_forced.kld_mean),
+                    opt_cell(c.floor_of(&d.model), figure),
+                    Cell::number(figure(d.teacher_forced.top1_agree), d.teacher_forced.top1_agree),
+                    Cell::text(note.cloned().unwrap_or_default()),
+                ],
+            })
+            .collect(),
+        csv: None,
+    };
+    Chart {
+        title: "Decode speed against quality cost".into(),
+        option: charts::scatter(&groups, "decode tok/s", "kld_mean (nats)"),
+        height: 420,
+        table,
+    }
+}
+
+/// The divergence heatmap: comparisons × prompt categories, teacher-forced kld_mean.
+pub fn heatmap(c: &Catalog) -> Chart {
+    let columns = categories(c.doc);
+    let rows: Vec<String> = c.doc.divergence.iter().map(heatmap_label).collect();
+    let cells: Vec<Vec<Option<f64>>> = c
+        .doc
+        .divergence
+        .iter()
+        .map(|d| {
+            columns
+                .iter()
+                .map(|c| d.teacher_forced.per_category.get(c).map(|s| s.kld_mean))
+                .collect()
+        })
+        .collect();
+    let mut table_columns = vec![Column::text("Comparison")];
+    table_columns.extend(columns.iter().map(|c| Column::number(c.clone())));
+    table_columns.push(Column::number("all"));
+    let table_rows = c
+        .doc
+        .divergence
+        .iter()
+        .zip(&cells)
+        .map(|(d, values)| {
+            let mut row =
+                vec![Cell::link(heatmap_label(d), c.comparison_url(d)).warn(d.suspect.as_ref())];
+            row.extend(values.iter().map(|v| opt_cell(*v, figure)));
+            row.push(Cell::number(
+                figure(d.teacher_forced.kld_mean),
+                d.teacher_forced.kld_mean,
+            ));
+            Row {
+                id: Some(format!("cmp-{}", d.slug())),
+                class: comparison_class(d),
+                cells: row,
+            }
+        })
+        .collect();
+    Chart {
+        title: "KL divergence by prompt category (teacher-forced kld_mean)".into(),
+        option: charts::heatmap(
+            &rows,
+            &columns,
+            &cells,
+            &c
+                .doc
+                .divergence
+                .iter()
+                .map(|d| d.suspect.is_none())
+                .collect::<Vec<_>>(),
+        ),
+        height: 160 + 34 * rows.len() as u32,
+        table: Table {
+            caption: "Teacher-forced kld_mean per prompt category; floors measure noise, ⚠ marks a suspect measurement".into(),
+            columns: table_columns,
+            rows: table_rows,
+            csv: Some(c.urls.page(&downloads::path(downloads::DIVERGENCE_CATEGORIES))),
+        },
+    }
+}
+
+/// The table of every comparison.
+pub fn comparisons_table(c: &Catalog) -> Table {
+    Table {
+        caption: "Quality comparisons (a → b)".into(),
+        columns: vec![
+            Column::text("Comparison"),
+            Column::text("Model"),
+            Column::text("Kind"),
+            Column::number("kld_mean"),
+            Column::text("95% interval"),
+            Column::number("Top-1 agreement"),
+            Column::number("Identical continuations"),
+            Column::number("First divergence p50"),
+        ],
+        rows: c
+            .doc
+            .divergence
+            .iter()
+            .map(|d| {
+                let tf = &d.teacher_forced;
+                let generation = &d.generation;
+                Row {
+                    id: Some(format!("comparison-{}", d.slug())),
+                    class: comparison_class(d),
+                    cells: vec![
+                        Cell::link(&d.label, c.comparison_url(d)).warn(d.suspect.as_ref()),
+                        Cell::text(&d.model),
+                        Cell::text(if d.is_floor() { "floor" } else { "change" }),
+                        Cell::number(figure(tf.kld_mean), tf.kld_mean),
+                        Cell::text(format!(
+                            "{} – {}",
+                            figure(tf.kld_mean_ci95[0]),
+                            figure(tf.kld_mean_ci95[1])
+                        )),
+                        Cell::number(figure(tf.top1_agree), tf.top1_agree),
+                        Cell::number(
+                            format!(
+                                "{} of {}",
+                                count(generation.identical),
+                                count(generation.prompts)
+                            ),
+                            generation.identical_rate,
+                        ),
+                        opt_cell(generation.first_divergence_p50, figure),
+                    ],
+                }
+            })
+            .collect(),
+        csv: Some(c.urls.page(&downloads::path(downloads::DIVERGENCE))),
+    }
+}
+
+/// The jitter table.
+pub fn jitter_table(c: &Catalog) -> Table {
+    Table {
+        caption: "Run-to-run jitter: the same server scoring the same continuations again".into(),
+        columns: vec![
+            Column::text("Server"),
+            Column::text("Model"),
+            Column::number("Prompts × repeats"),
+            Column::number("Positions"),
+            Column::number("kld_mean"),
+            Column::number("kld_p50"),
+            Column::number("kld_p99"),
+            Column::number("kld_max"),
+            Column::number("Top-1 flip rate"),
+            Column::text("Notes"),
+        ],
+        rows: c
+            .doc
+            .jitter
+            .iter()
+            .map(|j| Row {
+                id: Some(format!("jitter-{}", crate::data::slugify(&j.label))),
+                class: None,
+                cells: vec![
+                    Cell::text(&j.label),
+                    Cell::text(&j.model),
+                    Cell::number(
+                        format!("{} × {}", j.prompts, j.repeats),
+                        (j.prompts * j.repeats) as f64,
+                    ),
+                    Cell::number(count(j.positions), j.positions as f64),
+                    Cell::number(figure(j.kld_mean), j.kld_mean),
+                    Cell::number(figure(j.kld_p50), j.kld_p50),
+                    Cell::number(figure(j.kld_p99), j.kld_p99),
+                    Cell::number(figure(j.kld_max), j.kld_max),
+                    Cell::number(figure(j.top1_flip_rate), j.top1_flip_rate),
+                    Cell::text(j.notes.clone().unwrap_or_default()),
+                ],
+            })
+            .collect(),
+        csv: Some(c.urls.page(&downloads::path(downloads::JITTER))),
+    }
+}
+
+/// The prompt categories in the order the heatmap shows them: as the first comparison that
+/// has them lists them, then any others.
+fn categories(doc: &Results) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for divergence in &doc.divergence {
+        for name in divergence.teacher_forced.per_category.keys() {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    names
+}
+
+fn heatmap_label(d: &Divergence) -> String {
+    let mut label = d.label.clone();
+    if d.is_floor() {
+        label.push_str(" (floor)");
+    }
+    if d.suspect.is_some() {
+        label.push_str(" ⚠");
+    }
+    label
+}
+
+fn comparison_class(d: &Divergence) -> Option<String> {
+    match (d.is_floor(), d.suspect.is_some()) {
+        (_, true) => Some("suspect".into()),
+        (true, false) => Some("floor".into()),
+        _ => None,
+    }
+}
+
+/// Renders the quality index.
+pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+    let c = page.catalog();
+    let index = QualityIndex {
+        heatmap: heatmap(c),
+        speed_quality: speed_quality(c),
+        comparisons: comparisons_table(c),
+        jitter: jitter_table(c),
+    };
+    page.render("Quality".into(), &index)
+}

@@ -1,0 +1,316 @@
+//! A configuration's page: its figures, samples, KV pool, how to launch it and what relates to it.
+
+use serde::Serialize;
+
+use super::super::render::PageBuild;
+use super::super::routes;
+use super::super::views::{Cell, Column, Fact, Link, Row, Table};
+use super::super::{PageFile, SiteError};
+use super::{Catalog, opt};
+use crate::compare::Kind;
+use crate::data::{Run, rules};
+use crate::format::{count, figure, percent, switch};
+use crate::profiles::{self, Launcher};
+
+/// A run's quality cost, for its page.
+pub fn run_quality(c: &Catalog, run: &Run) -> Option<RunQuality> {
+    let d = c.quality_of(run)?;
+    let note = run.quality.as_ref().and_then(|link| link.note.as_ref());
+    Some(RunQuality {
+        comparison: c.link_comparison(d),
+        kld_mean: figure(d.teacher_forced.kld_mean),
+        top1_agree: figure(d.teacher_forced.top1_agree),
+        floor: c.floor_of(&d.model).map(figure),
+        note: note.cloned(),
+        chart: c.urls.page(&format!(
+            "{}#speed-quality-{}",
+            routes::QUALITY.path(""),
+            run.id
+        )),
+    })
+}
+
+/// One run's page.
+pub fn page(c: &Catalog, run: &Run) -> RunPage {
+    let mut figures = vec![
+        Fact::new(
+            "Decode speed",
+            format!("{} tok/s", figure(run.decode_tok_s)),
+        ),
+        Fact::new(
+            "Cold first request (discarded)",
+            format!("{} tok/s", figure(run.decode_cold_sample)),
+        ),
+    ];
+    if let Some(acceptance) = run.spec_acceptance {
+        figures.push(Fact::new(
+            "Speculative acceptance",
+            format!(
+                "{} ({} of drafted tokens accepted)",
+                figure(acceptance),
+                percent(acceptance)
+            ),
+        ));
+    }
+    figures.extend([
+        Fact::new("Model", run.model.clone()),
+        Fact::new("Checkpoint", run.checkpoint.clone()),
+        Fact::new("Shape", run.shape.clone()),
+        Fact::new("Precision", run.precision.clone()),
+        Fact::new(
+            "Weights",
+            match (&run.weights_gb, &run.weights_source) {
+                (Some(gb), Some(source)) => format!("{} GB ({source})", figure(*gb)),
+                (Some(gb), None) => format!("{} GB", figure(*gb)),
+                _ => "not recorded".into(),
+            },
+        ),
+        Fact::new("Context", format!("{} tokens", count(run.max_model_len))),
+        Fact::new("KV-cache dtype", opt(run.kv_cache_dtype.clone())),
+        Fact::new("CUDA graphs", switch(run.cuda_graphs)),
+        Fact::new("Vision tower", switch(run.vision)),
+        Fact::new("Speculative decoding", switch(run.spec_decode)),
+        Fact::new("vLLM", opt(run.vllm_version.clone())),
+        Fact::new("Measured", run.generated.to_string()),
+    ]);
+    if let Some(notes) = &run.notes {
+        figures.push(Fact::new("Notes", notes.clone()));
+    }
+    let samples = Table {
+        caption: "Decode samples (tok/s); the reported figure is their median".into(),
+        columns: vec![Column::text("Request"), Column::number("Decode tok/s")],
+        rows: std::iter::once(("cold (discarded)".to_owned(), run.decode_cold_sample))
+            .chain(
+                run.decode_samples
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (format!("sample {}", i + 1), *v)),
+            )
+            .map(|(name, value)| Row {
+                id: None,
+                class: None,
+                cells: vec![Cell::text(name), Cell::number(figure(value), value)],
+            })
+            .collect(),
+        csv: None,
+    };
+    let kv = run.kv_tokens.map(|kv| KvPool {
+        tokens: count(kv),
+        full_context: run.max_concurrency.map(figure).unwrap_or_else(|| {
+            figure((kv as f64 / run.max_model_len as f64 * 100.0).round() / 100.0)
+        }),
+        context: count(run.max_model_len),
+        fits: kv_fits(kv, run.max_model_len),
+    });
+    let launch = launch(c, run);
+    RunPage {
+        id: run.id.to_string(),
+        title: format!("{} ({})", run.id, run.model),
+        figures,
+        samples,
+        kv,
+        launch,
+        sweeps: c
+            .doc
+            .sweeps
+            .iter()
+            .filter(|s| s.model == run.model)
+            .map(|s| c.link_sweep(s))
+            .collect(),
+        comparisons: c
+            .doc
+            .divergence
+            .iter()
+            .filter(|d| d.model == run.model)
+            .map(|d| c.link_comparison(d))
+            .collect(),
+        ablations: c.ablation_links(Kind::Run, c.index_of_run(run)),
+        quality: run_quality(c, run),
+        failures: c
+            .doc
+            .failures
+            .iter()
+            .filter(|f| rules::failure_concerns(f, &run.model))
+            .map(|f| Link {
+                text: f.id.to_string(),
+                href: c.failure_url(f),
+                note: Some(f.status.describe().to_owned()),
+                warning: None,
+            })
+            .collect(),
+    }
+}
+
+pub fn launch(c: &Catalog, run: &Run) -> Launch {
+    let profile = c.profiles.iter().find(|p| p.name == run.profile);
+    let overrides = profiles::parse_overrides(&run.overrides).unwrap_or_default();
+    let mut collect = format!(
+        "benchsite collect run --id {} --profile {}",
+        run.id, run.profile
+    );
+    for setting in &overrides {
+        collect.push_str(&format!(
+            " --set {}",
+            profiles::shell_quote(&format!("{}={}", setting.key, setting.value))
+        ));
+    }
+    collect.push_str(" --launch");
+    let (settings, podman, local) = match profile {
+        Some(profile) => {
+            let effective = profile.effective(&overrides);
+            let settings = effective
+                .settings
+                .iter()
+                .map(|s| Setting {
+                    key: s.key.clone(),
+                    value: s.value.clone(),
+                    from_override: s.origin == profiles::Origin::Override,
+                })
+                .collect();
+            (
+                settings,
+                effective
+                    .launch_command(Launcher::Podman)
+                    .ok()
+                    .map(|c| c.to_string()),
+                effective
+                    .launch_command(Launcher::Local)
+                    .ok()
+                    .map(|c| c.to_string()),
+            )
+        }
+        None => (Vec::new(), None, None),
+    };
+    Launch {
+        profile: run.profile.clone(),
+        overrides: run.overrides.clone(),
+        settings,
+        podman,
+        local,
+        collect,
+    }
+}
+
+/// How many sequences of a few request lengths the KV pool holds at once.
+fn kv_fits(kv_tokens: u64, max_model_len: u64) -> Table {
+    let mut lengths: Vec<u64> = [1024, 4096, 8192, 16384, 32768, 65536, 131072]
+        .into_iter()
+        .filter(|&len| len < max_model_len)
+        .collect();
+    lengths.push(max_model_len);
+    Table {
+        caption: "Sequences the KV pool holds at once, by tokens per sequence (prompt + output)"
+            .into(),
+        columns: vec![
+            Column::number("Tokens per sequence"),
+            Column::number("Sequences"),
+        ],
+        rows: lengths
+            .into_iter()
+            .map(|len| {
+                let fit = kv_tokens as f64 / len as f64;
+                Row {
+                    id: None,
+                    class: (len == max_model_len).then(|| "configured".to_owned()),
+                    cells: vec![
+                        Cell::number(count(len), len as f64),
+                        Cell::number(figure((fit * 100.0).floor() / 100.0), fit),
+                    ],
+                }
+            })
+            .collect(),
+        csv: None,
+    }
+}
+
+/// A configuration page.
+#[derive(Debug, Serialize)]
+pub struct RunPage {
+    /// The run id.
+    pub id: String,
+    /// The page title.
+    pub title: String,
+    /// Every figure of the run.
+    pub figures: Vec<Fact>,
+    /// The decode samples.
+    pub samples: Table,
+    /// The KV pool, when measured.
+    pub kv: Option<KvPool>,
+    /// How to start the server and repeat the measurement.
+    pub launch: Launch,
+    /// Sweeps of the same model.
+    pub sweeps: Vec<Link>,
+    /// Comparisons of the same model.
+    pub comparisons: Vec<Link>,
+    /// One-knob pairs this run is part of.
+    pub ablations: Vec<Link>,
+    /// Its quality cost, when the author linked the comparison that measures it.
+    pub quality: Option<RunQuality>,
+    /// Failures of the same model.
+    pub failures: Vec<Link>,
+}
+
+/// A run's KV pool and what it means for concurrency.
+#[derive(Debug, Serialize)]
+pub struct KvPool {
+    /// Tokens in the pool.
+    pub tokens: String,
+    /// Full-length sequences it holds.
+    pub full_context: String,
+    /// The configured context.
+    pub context: String,
+    /// Sequences it holds at shorter lengths.
+    pub fits: Table,
+}
+
+/// How a run's server is started.
+#[derive(Debug, Serialize)]
+pub struct Launch {
+    /// The profile's name.
+    pub profile: String,
+    /// The overrides applied.
+    pub overrides: String,
+    /// The effective settings.
+    pub settings: Vec<Setting>,
+    /// The podman command.
+    pub podman: Option<String>,
+    /// The `vllm serve` command.
+    pub local: Option<String>,
+    /// The `benchsite collect run` line that repeats the measurement.
+    pub collect: String,
+}
+
+/// One effective setting.
+#[derive(Debug, Serialize)]
+pub struct Setting {
+    /// The key.
+    pub key: String,
+    /// The value.
+    pub value: String,
+    /// Whether the run's overrides set it.
+    pub from_override: bool,
+}
+
+/// A run's quality cost.
+#[derive(Debug, Serialize)]
+pub struct RunQuality {
+    /// The comparison that measures it.
+    pub comparison: Link,
+    /// Its teacher-forced kld_mean.
+    pub kld_mean: String,
+    /// Its teacher-forced top-1 agreement.
+    pub top1_agree: String,
+    /// The model's noise floor, when measured.
+    pub floor: Option<String>,
+    /// Where the link is approximate.
+    pub note: Option<String>,
+    /// The run's row under the speed-against-quality chart.
+    pub chart: String,
+}
+
+/// Renders a run's page.
+pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+    let c = page.catalog();
+    let view = self::page(c, &c.doc.runs[page.index()]);
+    page.render(view.title.clone(), &view)
+}

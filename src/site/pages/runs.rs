@@ -1,0 +1,135 @@
+//! The runs index: every measured configuration, its decode chart and the method.
+
+use serde::Serialize;
+
+use super::super::charts;
+use super::super::downloads;
+use super::super::render::PageBuild;
+use super::super::views::{Cell, Chart, Column, Fact, Row, Table};
+use super::super::{PageFile, SiteError};
+use super::{Catalog, value_cell};
+use crate::data::{Run, figures};
+use crate::format::{figure, switch};
+
+/// The runs index's content.
+#[derive(Debug, Serialize)]
+pub struct RunsIndex {
+    decode_chart: Chart,
+    runs: Table,
+    method: Vec<Fact>,
+}
+
+/// The columns of the runs table: the registry's field and whether it sorts as a number.
+const COLUMNS: [(&str, bool); 11] = [
+    ("id", false),
+    ("model", false),
+    ("precision", false),
+    ("decode_tok_s", true),
+    ("spec_decode", true),
+    ("kv_tokens", true),
+    ("max_model_len", true),
+    ("max_concurrency", true),
+    ("weights_gb", true),
+    ("cuda_graphs", false),
+    ("vision", false),
+];
+
+/// A run's cell of the runs table.
+fn cell(c: &Catalog, run: &Run, key: &str) -> Cell {
+    match key {
+        "id" => Cell::link(run.id.to_string(), c.run_url(run)),
+        // Speculative decoding sorts by its acceptance.
+        "spec_decode" => match run.spec_acceptance {
+            Some(acceptance) => {
+                Cell::number(format!("on, {} accepted", figure(acceptance)), acceptance)
+            }
+            None => Cell::number(switch(run.spec_decode), 0.0),
+        },
+        key => value_cell((figures::run_field(key).get)(run)),
+    }
+}
+
+/// The table of every run.
+pub fn table(c: &Catalog) -> Table {
+    let rows = c
+        .doc
+        .runs
+        .iter()
+        .map(|run| Row {
+            id: Some(format!("run-{}", run.id)),
+            class: None,
+            cells: COLUMNS.iter().map(|(key, _)| cell(c, run, key)).collect(),
+        })
+        .collect();
+    Table {
+        caption: "Measured configurations: single-stream decode speed and KV-cache capacity".into(),
+        columns: COLUMNS
+            .iter()
+            .map(|&(key, numeric)| {
+                let label = figures::run_field(key).label;
+                if numeric {
+                    Column::number(label)
+                } else {
+                    Column::text(label)
+                }
+            })
+            .collect(),
+        rows,
+        csv: Some(c.urls.page(&downloads::path(downloads::RUNS))),
+    }
+}
+
+/// The bar chart of decode speed per run.
+pub fn decode_chart(c: &Catalog) -> Chart {
+    let names: Vec<String> = c.doc.runs.iter().map(|r| r.id.to_string()).collect();
+    let values: Vec<f64> = c.doc.runs.iter().map(|r| r.decode_tok_s).collect();
+    Chart {
+        title: "Single-stream decode speed per configuration".into(),
+        option: charts::bars(&names, &values, "tok/s"),
+        height: 380,
+        table: Table {
+            caption: "Decode speed per configuration".into(),
+            columns: vec![Column::text("Run"), Column::number("Decode tok/s")],
+            rows: c
+                .doc
+                .runs
+                .iter()
+                .map(|run| Row {
+                    id: None,
+                    class: None,
+                    cells: vec![
+                        Cell::link(run.id.to_string(), c.run_url(run)),
+                        Cell::number(figure(run.decode_tok_s), run.decode_tok_s),
+                    ],
+                })
+                .collect(),
+            csv: None,
+        },
+    }
+}
+
+/// How the runs were measured.
+pub fn method(c: &Catalog) -> Vec<Fact> {
+    let m = &c.doc.method;
+    [
+        ("Workload", &m.workload),
+        ("Prompt", &m.prompt),
+        ("Warm-up", &m.warmup),
+        ("KV pool", &m.kv_tokens),
+        ("Acceptance", &m.acceptance),
+    ]
+    .into_iter()
+    .filter_map(|(label, value)| value.as_ref().map(|v| Fact::new(label, v.clone())))
+    .collect()
+}
+
+/// Renders the runs index.
+pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+    let c = page.catalog();
+    let index = RunsIndex {
+        decode_chart: decode_chart(c),
+        runs: table(c),
+        method: method(c),
+    };
+    page.render("Runs".into(), &index)
+}

@@ -1,0 +1,187 @@
+//! A sweep's page: its settings, charts and levels.
+
+use serde::Serialize;
+
+use super::super::charts::LineSeries;
+use super::super::downloads;
+use super::super::render::PageBuild;
+use super::super::views::{Chart, Column, Fact, Link, Row, Table};
+use super::super::{PageFile, SiteError};
+use super::{Catalog, opt, points, value_cell};
+use crate::compare::Kind;
+use crate::data::Sweep;
+use crate::data::figures;
+use crate::format::{MISSING, count, switch};
+
+/// The fields of a level the levels table shows, by key.
+const TABLE: [&str; 10] = [
+    "concurrency",
+    "requests",
+    "succeeded",
+    "failed",
+    "ttft_p50_s",
+    "ttft_p95_s",
+    "decode_tok_s_per_stream",
+    "total_tok_s",
+    "latency_p50_s",
+    "latency_p95_s",
+];
+
+/// One chart of a sweep: its name for the `sweep_chart` shortcode, title, unit, and its
+/// figures by key, the second dashed.
+pub struct SweepChart {
+    /// The shortcode's `metric`.
+    pub name: &'static str,
+    /// The chart's title.
+    pub title: &'static str,
+    /// The y axis's unit.
+    pub unit: &'static str,
+    /// The figures drawn, solid then dashed.
+    pub figures: [&'static str; 2],
+}
+
+/// The charts of a sweep's page, in order; the first is the shortcode's default.
+pub const CHARTS: &[SweepChart] = &[
+    SweepChart {
+        name: "throughput",
+        title: "Throughput against concurrency",
+        unit: "tok/s",
+        figures: ["total_tok_s", "decode_tok_s_per_stream"],
+    },
+    SweepChart {
+        name: "ttft",
+        title: "Time to first token against concurrency",
+        unit: "s",
+        figures: ["ttft_p50_s", "ttft_p95_s"],
+    },
+    SweepChart {
+        name: "latency",
+        title: "Request latency against concurrency",
+        unit: "s",
+        figures: ["latency_p50_s", "latency_p95_s"],
+    },
+];
+
+/// The levels table of one sweep.
+pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
+    Table {
+        caption: format!("Concurrency levels of {}", sweep.label),
+        columns: TABLE
+            .iter()
+            .map(|key| Column::number(figures::level_field(key).field.label))
+            .collect(),
+        rows: sweep
+            .levels
+            .iter()
+            .map(|level| Row {
+                id: Some(format!("c{}", level.concurrency)),
+                class: (level.failed > 0).then(|| "failed".to_owned()),
+                cells: TABLE
+                    .iter()
+                    .map(|key| value_cell((figures::level_field(key).field.get)(level)))
+                    .collect(),
+            })
+            .collect(),
+        csv: Some(c.urls.page(&downloads::path(downloads::SWEEP_LEVELS))),
+    }
+}
+
+/// The charts of one sweep: throughput, time to first token, latency.
+pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
+    CHARTS
+        .iter()
+        .map(|chart| {
+            let series: Vec<LineSeries> = chart
+                .figures
+                .iter()
+                .enumerate()
+                .map(|(i, key)| {
+                    let field = figures::level_field(key);
+                    LineSeries {
+                        name: field.series.to_owned(),
+                        points: points(sweep, field),
+                        dashed: i == 1,
+                    }
+                })
+                .collect();
+            c.concurrency_chart(chart.title, &series, chart.unit)
+        })
+        .collect()
+}
+
+/// One sweep's page.
+pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
+    let w = &sweep.workload;
+    let mut facts = vec![
+        Fact::new("Model", sweep.model.clone()),
+        Fact::new(
+            "Workload",
+            format!(
+                "{} prompt words, {} output tokens{}, {} round{} per level, thinking {}",
+                count(w.prompt_words),
+                count(w.output_tokens),
+                if w.ignore_eos { " (ignore_eos)" } else { "" },
+                w.rounds,
+                if w.rounds == 1 { "" } else { "s" },
+                switch(w.thinking)
+            ),
+        ),
+        Fact::new("Server", sweep.base_url.clone()),
+        Fact::new("vLLM", opt(sweep.vllm_version.clone())),
+        Fact::new(
+            "Context",
+            sweep
+                .max_model_len
+                .map_or(MISSING.into(), |n| format!("{} tokens", count(n))),
+        ),
+        Fact::new("Measured", sweep.generated.to_string()),
+    ];
+    if let Some(notes) = &sweep.notes {
+        facts.push(Fact::new("Notes", notes.clone()));
+    }
+    SweepPage {
+        slug: sweep.slug(),
+        title: sweep.label.clone(),
+        facts,
+        dimensions: sweep
+            .dimensions
+            .iter()
+            .map(|(k, v)| Fact::new(k.clone(), v.clone()))
+            .collect(),
+        charts: charts(c, sweep),
+        levels: levels_table(c, sweep),
+        runs: c.runs_of(&sweep.model),
+        ablations: c.ablation_links(
+            Kind::Sweep,
+            c.doc.sweeps.iter().position(|s| std::ptr::eq(s, sweep)),
+        ),
+    }
+}
+
+/// A sweep's page.
+#[derive(Debug, Serialize)]
+pub struct SweepPage {
+    /// The permalink slug.
+    pub slug: String,
+    /// The label.
+    pub title: String,
+    /// Its settings.
+    pub facts: Vec<Fact>,
+    /// What distinguishes it.
+    pub dimensions: Vec<Fact>,
+    /// Its charts.
+    pub charts: Vec<Chart>,
+    /// Its levels.
+    pub levels: Table,
+    /// Runs of the same model.
+    pub runs: Vec<Link>,
+    /// One-knob pairs this sweep is part of.
+    pub ablations: Vec<Link>,
+}
+
+/// Renders a sweep's page.
+pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+    let c = page.catalog();
+    let view = self::page(c, &c.doc.sweeps[page.index()]);
+    page.render(view.title.clone(), &view)
+}

@@ -1,0 +1,112 @@
+//! The sweeps index: every sweep in a table and overlaid on charts.
+
+use serde::Serialize;
+
+use super::super::charts::LineSeries;
+use super::super::downloads;
+use super::super::render::PageBuild;
+use super::super::views::{Cell, Chart, Column, Row, Table};
+use super::super::{PageFile, SiteError};
+use super::{Catalog, opt_cell, points};
+use crate::data::figures;
+use crate::format::{count, figure};
+
+/// The sweeps index's content.
+#[derive(Debug, Serialize)]
+pub struct SweepsIndex {
+    charts: Vec<Chart>,
+    sweeps: Table,
+}
+
+/// The figures overlaid for every sweep, by key, in order.
+const OVERLAYS: [&str; 4] = [
+    "total_tok_s",
+    "decode_tok_s_per_stream",
+    "ttft_p50_s",
+    "ttft_p95_s",
+];
+
+/// The overlay charts of every sweep.
+pub fn overlays(c: &Catalog) -> Vec<Chart> {
+    OVERLAYS
+        .iter()
+        .map(|key| {
+            let field = figures::level_field(key);
+            let series: Vec<LineSeries> = c
+                .doc
+                .sweeps
+                .iter()
+                .map(|sweep| LineSeries {
+                    name: sweep.label.clone(),
+                    points: points(sweep, field),
+                    dashed: false,
+                })
+                .collect();
+            let title = field
+                .overlay
+                .expect("overlaid figures have an overlay title");
+            c.concurrency_chart(&format!("{title}, every sweep"), &series, field.field.unit)
+        })
+        .collect()
+}
+
+/// The table of every sweep.
+pub fn table(c: &Catalog) -> Table {
+    Table {
+        caption: "Concurrency sweeps".into(),
+        columns: vec![
+            Column::text("Sweep"),
+            Column::text("Model"),
+            Column::number("Prompt (words)"),
+            Column::number("Output (tokens)"),
+            Column::number("Levels"),
+            Column::number("Peak total tok/s"),
+            Column::number("At concurrency"),
+            Column::number("Failed requests"),
+        ],
+        rows: c
+            .doc
+            .sweeps
+            .iter()
+            .map(|sweep| {
+                let peak = sweep
+                    .levels
+                    .iter()
+                    .filter_map(|l| l.total_tok_s.map(|t| (t, l.concurrency)))
+                    .max_by(|a, b| a.0.total_cmp(&b.0));
+                let failed: u64 = sweep.levels.iter().map(|l| l.failed).sum();
+                Row {
+                    id: Some(format!("sweep-{}", sweep.slug())),
+                    class: None,
+                    cells: vec![
+                        Cell::link(&sweep.label, c.sweep_url(sweep)),
+                        Cell::text(&sweep.model),
+                        Cell::number(
+                            count(sweep.workload.prompt_words),
+                            sweep.workload.prompt_words as f64,
+                        ),
+                        Cell::number(
+                            count(sweep.workload.output_tokens),
+                            sweep.workload.output_tokens as f64,
+                        ),
+                        Cell::number(sweep.levels.len().to_string(), sweep.levels.len() as f64),
+                        opt_cell(peak.map(|p| p.0), figure),
+                        opt_cell(peak.map(|p| p.1 as f64), |c| count(c as u64)),
+                        Cell::number(count(failed), failed as f64),
+                    ],
+                }
+            })
+            .collect(),
+        csv: Some(c.urls.page(&downloads::path(downloads::SWEEP_LEVELS))),
+    }
+}
+
+/// Renders the sweeps index.
+pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+    let c = page.catalog();
+    let index = SweepsIndex {
+        charts: overlays(c),
+        sweeps: table(c),
+    };
+    page.render("Sweeps".into(), &index)
+}

@@ -1,0 +1,537 @@
+//! Rendering: the inputs read and validated once, then every page of the route table
+//! rendered through its template in parallel, with the files that go beside the pages.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use bytes::Bytes;
+use rayon::prelude::*;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::content::{self, Content, Place, Source};
+use super::pages::Catalog;
+use super::routes::{self, Job};
+use super::shortcodes::View;
+use super::views::Link;
+use super::{
+    ECHARTS, ECHARTS_LICENSE, ECHARTS_NOTICE, Options, PageFile, Site, SiteError, Urls, downloads,
+    links, many, narrative, sitemap, templates,
+};
+use crate::config::Config;
+use crate::data::{self, Results};
+use crate::profiles::Profile;
+use crate::project::{self, Layout, ProjectError};
+
+/// Everything a site is rendered from, read and validated once.
+pub struct Inputs {
+    layout: Layout,
+    options: Options,
+    config: Config,
+    results: Results,
+    profiles: Vec<Profile>,
+    tera: tera::Tera,
+    data_bytes: Vec<u8>,
+    content: Content,
+    /// The document `/changes/` compares against, with its path as configured.
+    baseline: Option<(String, Results)>,
+}
+
+impl Inputs {
+    /// Reads the project at `root` whose [`project::check`] is `report`.
+    pub fn load(
+        root: &Path,
+        report: project::CheckReport,
+        options: &Options,
+    ) -> Result<Self, SiteError> {
+        let layout = Layout::new(root);
+        if !report.is_ok() {
+            return Err(SiteError::Project(report.errors));
+        }
+        let results = report.results.expect("a valid project has results");
+        let config =
+            crate::config::load(&layout.root).map_err(|e| SiteError::Project(vec![e.into()]))?;
+        let data_bytes = std::fs::read(layout.results()).map_err(|source| {
+            SiteError::Project(vec![ProjectError::Data(data::DataError::Read {
+                path: layout.results(),
+                source,
+            })])
+        })?;
+        let content = content::load(&layout.root, options.drafts).map_err(many)?;
+        let tera = templates::load(&layout.root)?;
+        let baseline = match &config.baseline {
+            Some(path) => {
+                let doc = data::load(&layout.root.join(path))
+                    .map_err(|e| SiteError::Project(vec![ProjectError::Data(e)]))?;
+                Some((path.clone(), doc))
+            }
+            None => None,
+        };
+        Ok(Self {
+            baseline,
+            layout,
+            options: options.clone(),
+            config,
+            results,
+            profiles: report.profiles,
+            tera,
+            data_bytes,
+            content,
+        })
+    }
+
+    /// The author's Markdown files.
+    pub fn sources(&self) -> &[Source] {
+        &self.content.sources
+    }
+
+    /// Replaces the Markdown file at `index` of [`Inputs::sources`] after an edit.
+    pub fn replace_source(&mut self, index: usize, source: Source) {
+        self.content.sources[index] = source;
+    }
+
+    /// A renderer of the project's results.
+    pub fn renderer(&self) -> Renderer<'_> {
+        Renderer::new(self, &self.results)
+    }
+
+    /// Renders every page and checks every link.
+    pub fn render(&self) -> Result<Site, SiteError> {
+        let renderer = self.renderer();
+        let (site, content_links) = renderer.render_unchecked(None)?;
+        renderer.check_content_links(&site, &content_links)?;
+        links::check_site(&site, renderer.urls())?;
+        Ok(site)
+    }
+
+    /// Renders every content page and one page of each data kind, the index pages through a
+    /// sample of the document, and checks the links the Markdown holds.
+    pub fn check(&self) -> Result<Site, SiteError> {
+        // The index templates are checked against one record of each kind: they show
+        // every record, and a large document would make check as slow as a build.
+        let sample = first_of_each(&self.results);
+        let renderer = self.renderer();
+        let (site, content_links) =
+            renderer.render_unchecked(Some(&Renderer::new(self, &sample)))?;
+        renderer.check_content_links(&site, &content_links)?;
+        Ok(site)
+    }
+}
+
+/// The document with only the first record of each kind.
+fn first_of_each(doc: &Results) -> Results {
+    let mut sample = doc.clone();
+    sample.runs.truncate(1);
+    sample.failures.truncate(1);
+    sample.sweeps.truncate(1);
+    sample.jitter.truncate(1);
+    sample.divergence.truncate(1);
+    sample
+}
+
+/// A site link written in Markdown: its file, URL and line.
+pub type ContentLink = (std::path::PathBuf, String, usize);
+
+/// What every page's template gets besides its own content.
+#[derive(Debug, Serialize)]
+struct SiteContext {
+    title: String,
+    description: String,
+    author: String,
+    language: String,
+    base_path: String,
+    nav: Vec<Link>,
+    schema_version: u32,
+    data_generated: String,
+    data_hash: String,
+    version: &'static str,
+}
+
+/// The page-specific part of a page's context.
+#[derive(Debug, Serialize)]
+struct PageContext<T: Serialize> {
+    title: String,
+    description: String,
+    path: String,
+    url: String,
+    canonical: Option<String>,
+    narrative: String,
+    content: T,
+}
+
+#[derive(Debug, Serialize)]
+struct Empty {}
+
+/// The narrative HTML of a place and its source, or nothing.
+type Narratives<'s> = dyn Fn(&Place) -> (String, Option<&'s Source>) + Sync + 's;
+
+/// Renders the pages of one document.
+pub struct Renderer<'a> {
+    config: &'a Config,
+    urls: Urls,
+    catalog: Catalog<'a>,
+    tera: &'a tera::Tera,
+    site: SiteContext,
+    data_bytes: &'a [u8],
+    root: &'a Path,
+    content: &'a Content,
+}
+
+impl<'a> Renderer<'a> {
+    fn new(inputs: &'a Inputs, results: &'a Results) -> Self {
+        let (config, options, data_bytes) = (&inputs.config, &inputs.options, &inputs.data_bytes);
+        let base_url = options.base_url.as_deref().unwrap_or(&config.base_url);
+        let urls = Urls::new(base_url);
+        let hash = Sha256::digest(data_bytes);
+        let hash: String = hash.iter().take(6).map(|b| format!("{b:02x}")).collect();
+        let catalog = Catalog::new(
+            results,
+            &inputs.profiles,
+            urls.clone(),
+            inputs.baseline.as_ref(),
+            config.regression_threshold,
+        );
+        let nav = routes::ROUTES
+            .iter()
+            .filter_map(|route| {
+                let text = route.nav?;
+                let shown = match route.pages {
+                    routes::Pages::One { shown } => shown(&catalog),
+                    _ => true,
+                };
+                shown.then(|| Link {
+                    text: text.into(),
+                    href: urls.page(&route.path("")),
+                    note: None,
+                    warning: None,
+                })
+            })
+            .collect();
+        let site = SiteContext {
+            title: config.title.clone(),
+            description: config.description.clone(),
+            author: config.author.clone(),
+            language: config.language.clone(),
+            base_path: urls.base_path.clone(),
+            nav,
+            schema_version: data::SCHEMA_VERSION,
+            data_generated: results.generated.to_string(),
+            data_hash: hash,
+            version: env!("CARGO_PKG_VERSION"),
+        };
+        Self {
+            config,
+            catalog,
+            urls,
+            tera: &inputs.tera,
+            site,
+            data_bytes,
+            root: &inputs.layout.root,
+            content: &inputs.content,
+        }
+    }
+
+    /// Where the site lives.
+    pub fn urls(&self) -> &Urls {
+        &self.urls
+    }
+
+    /// The links written in Markdown resolve to files of `site`.
+    pub fn check_content_links(
+        &self,
+        site: &Site,
+        content_links: &[ContentLink],
+    ) -> Result<(), SiteError> {
+        links::check_content_links(site, &self.urls, content_links)
+    }
+
+    /// Renders the site without checking its links: the site, and the links the Markdown
+    /// holds with their files and lines. With `sample`, only one page of each kind, the
+    /// index pages through `sample`, and the rest of the data pages as empty files.
+    pub fn render_unchecked(
+        &self,
+        sample: Option<&Renderer<'_>>,
+    ) -> Result<(Site, Vec<ContentLink>), SiteError> {
+        let content = self.content;
+        let mut site = Site::default();
+        let mut errors = Vec::new();
+        let mut narratives: BTreeMap<Place, (String, &Source)> = BTreeMap::new();
+        let mut content_links = Vec::new();
+        for source in &content.sources {
+            if let Err(error) = narrative::check_place(&self.catalog, &source.place, &source.file) {
+                errors.push(error);
+                continue;
+            }
+            match self.narrative(source) {
+                Ok((html, links)) => {
+                    content_links.extend(
+                        links
+                            .into_iter()
+                            .map(|(url, line)| (source.file.clone(), url, line)),
+                    );
+                    narratives.insert(source.place.clone(), (html, source));
+                }
+                Err(error) => errors.push(error),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(many(errors));
+        }
+        let narrative = |place: &Place| -> (String, Option<&Source>) {
+            match narratives.get(place) {
+                Some((html, source)) => (html.clone(), Some(*source)),
+                None => (String::new(), None),
+            }
+        };
+        let free = narratives
+            .iter()
+            .filter_map(|(place, (_, source))| match place {
+                Place::Free(name) => Some((name.as_str(), *source)),
+                _ => None,
+            });
+        let mut jobs = routes::jobs(&self.catalog, free);
+        if sample.is_some() {
+            let mut seen = std::collections::BTreeSet::new();
+            let (kept, rest): (Vec<_>, Vec<_>) = jobs.into_iter().partition(|job| {
+                matches!(job.route.pages, routes::Pages::Free) || seen.insert(job.route.kind)
+            });
+            for job in rest {
+                site.files
+                    .insert(format!("{}index.html", job.path()), Bytes::new());
+            }
+            jobs = kept;
+        }
+        // Pages are independent: render them on every core.
+        let rendered = jobs
+            .par_iter()
+            .map(|job| match sample {
+                Some(sample) if job.route.is_index() => sample.render_job(job, &narrative),
+                _ => self.render_job(job, &narrative),
+            })
+            .collect::<Result<Vec<_>, SiteError>>()?;
+        site.files.extend(rendered);
+        let not_found = self.render_template(
+            "404.html",
+            &PageContext {
+                title: "Page not found".into(),
+                description: String::new(),
+                path: "404.html".into(),
+                url: self.urls.page("404.html"),
+                canonical: None,
+                narrative: String::new(),
+                content: Empty {},
+            },
+        )?;
+        site.files.insert("404.html".into(), not_found.into());
+
+        for (name, default) in templates::STATIC {
+            site.files.insert(
+                format!("assets/{name}"),
+                templates::static_file(self.root, name, default)?.into(),
+            );
+        }
+        site.files
+            .insert("assets/echarts.min.js".into(), Bytes::from_static(ECHARTS));
+        site.files.insert(
+            "assets/echarts-LICENSE.txt".into(),
+            Bytes::from_static(ECHARTS_LICENSE),
+        );
+        site.files.insert(
+            "assets/echarts-NOTICE.txt".into(),
+            Bytes::from_static(ECHARTS_NOTICE),
+        );
+        for asset in &content.assets {
+            site.files
+                .insert(asset.site_path.clone(), asset.bytes.clone().into());
+        }
+        site.files.insert(
+            downloads::path(downloads::RESULTS),
+            Bytes::copy_from_slice(self.data_bytes),
+        );
+        for (name, csv) in downloads::csv_files(self.catalog.doc) {
+            site.files.insert(downloads::path(name), csv.into());
+        }
+        site.files.insert(".nojekyll".into(), Bytes::new());
+        site.files.insert(
+            "sitemap.xml".into(),
+            sitemap::sitemap(&site, &self.urls).into(),
+        );
+        site.files
+            .insert("robots.txt".into(), sitemap::robots(&self.urls).into());
+        Ok((site, content_links))
+    }
+
+    /// Renders the one page whose narrative is `source`: its path and bytes, and the site
+    /// links its Markdown holds.
+    pub fn render_narrative_page(
+        &self,
+        source: &Source,
+    ) -> Result<(PageFile, Vec<ContentLink>), SiteError> {
+        narrative::check_place(&self.catalog, &source.place, &source.file)?;
+        let (html, links) = self.narrative(source)?;
+        let job = match &source.place {
+            Place::Home => Job {
+                route: &routes::HOME,
+                index: 0,
+                key: String::new(),
+                source: None,
+            },
+            Place::Free(name) => Job {
+                route: &routes::FREE,
+                index: 0,
+                key: name.clone(),
+                source: Some(source),
+            },
+            Place::Record(folder, key) => {
+                let route = routes::records_in(folder).expect("places are made from routes");
+                let routes::Pages::PerRecord { keys, .. } = &route.pages else {
+                    unreachable!("records_in finds record routes")
+                };
+                let index = keys(self.catalog.doc)
+                    .iter()
+                    .position(|k| k == key)
+                    .expect("checked above");
+                Job {
+                    route,
+                    index,
+                    key: key.clone(),
+                    source: None,
+                }
+            }
+        };
+        let narrative = |place: &Place| {
+            if *place == source.place {
+                (html.clone(), Some(source))
+            } else {
+                (String::new(), None)
+            }
+        };
+        let page = self.render_job(&job, &narrative)?;
+        let links = links
+            .into_iter()
+            .map(|(url, line)| (source.file.clone(), url, line))
+            .collect();
+        Ok((page, links))
+    }
+
+    /// Renders a content file's Markdown with its shortcodes.
+    fn narrative(&self, source: &Source) -> Result<(String, Vec<(String, usize)>), SiteError> {
+        narrative::render(&self.catalog, &self.urls.base_path, source, &|view| {
+            self.render_block(view)
+        })
+    }
+
+    /// A block shortcode's view through `shortcode.html`.
+    fn render_block(&self, view: &View) -> Result<String, String> {
+        let mut context = tera::Context::new();
+        context.insert("site", &self.site);
+        context.insert("view", view);
+        self.tera
+            .render("shortcode.html", &context)
+            .map_err(|e| templates::chain(&e))
+    }
+
+    /// Renders one page of the site: its path and bytes.
+    fn render_job<'s>(
+        &self,
+        job: &Job<'s>,
+        narrative: &Narratives<'s>,
+    ) -> Result<PageFile, SiteError> {
+        (job.route.render)(&PageBuild {
+            renderer: self,
+            job,
+            narrative,
+        })
+    }
+
+    fn render_template<T: Serialize>(
+        &self,
+        name: &str,
+        page: &PageContext<T>,
+    ) -> Result<String, SiteError> {
+        let mut context = tera::Context::new();
+        context.insert("site", &self.site);
+        context.insert("page", page);
+        self.tera
+            .render(name, &context)
+            .map_err(|error| SiteError::Template {
+                name: name.to_owned(),
+                message: templates::chain(&error),
+            })
+    }
+}
+
+/// One page being rendered: what a page kind's `render` gets.
+pub struct PageBuild<'r, 's> {
+    renderer: &'r Renderer<'r>,
+    job: &'r Job<'s>,
+    narrative: &'r Narratives<'s>,
+}
+
+impl PageBuild<'_, '_> {
+    /// The data's look-ups.
+    pub fn catalog(&self) -> &Catalog<'_> {
+        &self.renderer.catalog
+    }
+
+    /// The record's index in its array.
+    pub fn index(&self) -> usize {
+        self.job.index
+    }
+
+    /// The record's key, or the free page's name.
+    pub fn key(&self) -> &str {
+        &self.job.key
+    }
+
+    /// The site's title, from benchsite.toml.
+    pub fn site_title(&self) -> &str {
+        &self.renderer.config.title
+    }
+
+    /// The free page's Markdown, for free pages.
+    pub fn source(&self) -> Option<&Source> {
+        self.job.source
+    }
+
+    /// Renders the page through its kind's template, with `content` and its narrative; the
+    /// narrative's front matter overrides `title`.
+    pub fn render<T: Serialize>(&self, title: String, content: &T) -> Result<PageFile, SiteError> {
+        let job = self.job;
+        let r = self.renderer;
+        let path = job.path();
+        let place = match &job.route.pages {
+            routes::Pages::PerRecord { .. } => {
+                Some(Place::Record(job.route.folder, job.key.clone()))
+            }
+            routes::Pages::Free => Some(Place::Free(job.key.clone())),
+            routes::Pages::One { .. } if std::ptr::eq(job.route, &routes::HOME) => {
+                Some(Place::Home)
+            }
+            routes::Pages::One { .. } => None,
+        };
+        let (narrative, source) = match &place {
+            Some(place) => (self.narrative)(place),
+            None => (String::new(), None),
+        };
+        let source = source.or(job.source);
+        let front = source.map(|s| &s.front);
+        let title = front.and_then(|f| f.title.clone()).unwrap_or(title);
+        let description = front
+            .and_then(|f| f.description.clone())
+            .unwrap_or_else(|| r.config.description.clone());
+        let html = r.render_template(
+            job.route.template,
+            &PageContext {
+                title,
+                description,
+                path: path.clone(),
+                url: r.urls.page(&path),
+                canonical: r.urls.absolute(&path),
+                narrative,
+                content,
+            },
+        )?;
+        Ok((format!("{path}index.html"), html.into()))
+    }
+}

@@ -1,0 +1,372 @@
+//! The route table: every page kind of the site, where its pages live, its template, its
+//! place in the navigation and on the home page, and the function that renders it. The only
+//! place that knows where a page lives; adding a page kind is a module under `pages/`, a
+//! template and one entry in [`ROUTES`].
+
+use super::content::Source;
+use super::pages::{self, Catalog};
+use super::render::PageBuild;
+use super::{PageFile, SiteError};
+use crate::data::Results;
+
+/// How a page kind renders one page.
+pub type Render = fn(&PageBuild<'_, '_>) -> Result<PageFile, SiteError>;
+
+/// Which pages a kind has.
+pub enum Pages {
+    /// One page at the kind's folder, when `shown` says the project has what it shows.
+    One {
+        /// Whether the page exists in this project.
+        shown: fn(&Catalog) -> bool,
+    },
+    /// One page per record at `<folder>/<key>/`; the author's narrative of one is
+    /// `content/<folder>/<key>.md`.
+    PerRecord {
+        /// The record in words, for messages (`run`).
+        noun: &'static str,
+        /// The keys of the records, in document order.
+        keys: fn(&Results) -> Vec<String>,
+    },
+    /// The author's free pages: `content/<name>.md` at `/<name>/`.
+    Free,
+}
+
+/// One page kind.
+pub struct Route {
+    /// Its name (`run`); `check` renders one page of each.
+    pub kind: &'static str,
+    /// The folder its pages live in (`runs`); empty for the home page and free pages.
+    pub folder: &'static str,
+    /// Its template.
+    pub template: &'static str,
+    /// Its pages.
+    pub pages: Pages,
+    /// Its link in the navigation bar, in table order.
+    pub nav: Option<&'static str>,
+    /// Its line on the home page's list of sections, with what it holds.
+    pub section: Option<fn(&Catalog) -> String>,
+    /// Renders one of its pages.
+    pub render: Render,
+}
+
+impl Route {
+    /// The path inside the site of its page for `key` (ignored by single pages):
+    /// `runs/x/`, `runs/`, or the empty path of the home page.
+    pub fn path(&self, key: &str) -> String {
+        match (&self.pages, self.folder) {
+            (Pages::One { .. }, "") => String::new(),
+            (Pages::One { .. }, folder) => format!("{folder}/"),
+            (Pages::PerRecord { .. }, folder) => format!("{folder}/{key}/"),
+            (Pages::Free, _) => format!("{key}/"),
+        }
+    }
+
+    /// Whether it has one page that lists records of the whole document.
+    pub fn is_index(&self) -> bool {
+        matches!(self.pages, Pages::One { .. })
+    }
+}
+
+fn always(_: &Catalog) -> bool {
+    true
+}
+
+/// The home page.
+pub static HOME: Route = Route {
+    kind: "home",
+    folder: "",
+    template: "index.html",
+    pages: Pages::One { shown: always },
+    nav: None,
+    section: None,
+    render: pages::home::render,
+};
+
+/// Every run, with the decode chart and the method.
+pub static RUNS: Route = Route {
+    kind: "runs",
+    folder: "runs",
+    template: "runs.html",
+    pages: Pages::One { shown: always },
+    nav: Some("Runs"),
+    section: Some(|c| {
+        format!(
+            "{} measured configurations, one page each",
+            c.doc.runs.len()
+        )
+    }),
+    render: pages::runs::render,
+};
+
+/// One measured configuration.
+pub static RUN: Route = Route {
+    kind: "run",
+    folder: "runs",
+    template: "run.html",
+    pages: Pages::PerRecord {
+        noun: "run",
+        keys: |doc| doc.runs.iter().map(|r| r.id.to_string()).collect(),
+    },
+    nav: None,
+    section: None,
+    render: pages::run::render,
+};
+
+/// Every sweep, with overlay charts.
+pub static SWEEPS: Route = Route {
+    kind: "sweeps",
+    folder: "sweeps",
+    template: "sweeps.html",
+    pages: Pages::One { shown: always },
+    nav: Some("Sweeps"),
+    section: Some(|c| format!("{} concurrency sweeps", c.doc.sweeps.len())),
+    render: pages::sweeps::render,
+};
+
+/// One concurrency sweep.
+pub static SWEEP: Route = Route {
+    kind: "sweep",
+    folder: "sweeps",
+    template: "sweep.html",
+    pages: Pages::PerRecord {
+        noun: "sweep",
+        keys: |doc| doc.sweeps.iter().map(|s| s.slug()).collect(),
+    },
+    nav: None,
+    section: None,
+    render: pages::sweep::render,
+};
+
+/// The heatmap, speed against quality, every comparison and the jitter.
+pub static QUALITY: Route = Route {
+    kind: "quality",
+    folder: "quality",
+    template: "quality.html",
+    pages: Pages::One { shown: always },
+    nav: Some("Quality"),
+    section: Some(|c| {
+        format!(
+            "{} comparisons and {} jitter measurements",
+            c.doc.divergence.len(),
+            c.doc.jitter.len()
+        )
+    }),
+    render: pages::quality::render,
+};
+
+/// One quality comparison.
+pub static COMPARISON: Route = Route {
+    kind: "comparison",
+    folder: "quality",
+    template: "comparison.html",
+    pages: Pages::PerRecord {
+        noun: "comparison",
+        keys: |doc| doc.divergence.iter().map(|d| d.slug()).collect(),
+    },
+    nav: None,
+    section: None,
+    render: pages::comparison::render,
+};
+
+/// Every failure.
+pub static FAILURES: Route = Route {
+    kind: "failures",
+    folder: "failures",
+    template: "failures.html",
+    pages: Pages::One { shown: always },
+    nav: Some("Failures"),
+    section: Some(|c| format!("{} configurations that did not run", c.doc.failures.len())),
+    render: pages::failures::render,
+};
+
+/// One failure's write-up.
+pub static FAILURE: Route = Route {
+    kind: "failure",
+    folder: "failures",
+    template: "failure.html",
+    pages: Pages::PerRecord {
+        noun: "failure",
+        keys: |doc| doc.failures.iter().map(|f| f.id.to_string()).collect(),
+    },
+    nav: None,
+    section: None,
+    render: pages::failure::render,
+};
+
+/// The one-knob pairs.
+pub static ABLATIONS: Route = Route {
+    kind: "ablations",
+    folder: "ablations",
+    template: "ablations.html",
+    pages: Pages::One { shown: always },
+    nav: Some("Ablations"),
+    section: Some(|c| {
+        format!(
+            "{} pairs of records that differ in exactly one setting",
+            c.ablation_count()
+        )
+    }),
+    render: pages::ablations::render,
+};
+
+/// What changed since the baseline document, when one is configured.
+pub static CHANGES: Route = Route {
+    kind: "changes",
+    folder: "changes",
+    template: "changes.html",
+    pages: Pages::One {
+        shown: |c| c.baseline.is_some(),
+    },
+    nav: Some("Changes"),
+    section: None,
+    render: pages::changes::render,
+};
+
+/// The author's free pages.
+pub static FREE: Route = Route {
+    kind: "page",
+    folder: "",
+    template: "page.html",
+    pages: Pages::Free,
+    nav: None,
+    section: None,
+    render: pages::free::render,
+};
+
+/// Every page kind, in the order of the navigation and the home page's sections.
+pub static ROUTES: &[&Route] = &[
+    &HOME,
+    &RUNS,
+    &RUN,
+    &SWEEPS,
+    &SWEEP,
+    &QUALITY,
+    &COMPARISON,
+    &FAILURES,
+    &FAILURE,
+    &ABLATIONS,
+    &CHANGES,
+    &FREE,
+];
+
+/// Folders of the site that hold files rather than pages.
+pub const FILE_FOLDERS: [&str; 2] = ["data", "assets"];
+
+/// The kind whose record pages live in `folder`, for a narrative `content/<folder>/<key>.md`.
+pub fn records_in(folder: &str) -> Option<&'static Route> {
+    ROUTES
+        .iter()
+        .copied()
+        .find(|route| route.folder == folder && matches!(route.pages, Pages::PerRecord { .. }))
+}
+
+/// Whether a free page may not be called `name`: the site uses `/<name>/` itself.
+pub fn is_reserved(name: &str) -> bool {
+    FILE_FOLDERS.contains(&name)
+        || ROUTES
+            .iter()
+            .any(|route| !route.folder.is_empty() && route.folder == name)
+}
+
+/// One page to render: its kind, the record's index and key, or the free page's source.
+pub struct Job<'s> {
+    /// The kind.
+    pub route: &'static Route,
+    /// The record's index in its array (0 for single pages).
+    pub index: usize,
+    /// The record's key, or the free page's name (empty for single pages).
+    pub key: String,
+    /// The free page's Markdown.
+    pub source: Option<&'s Source>,
+}
+
+impl Job<'_> {
+    /// The page's path inside the site.
+    pub fn path(&self) -> String {
+        self.route.path(&self.key)
+    }
+}
+
+/// Every page of the project: its single pages, one per record, and `free` pages.
+pub fn jobs<'s>(
+    catalog: &Catalog,
+    free: impl Iterator<Item = (&'s str, &'s Source)>,
+) -> Vec<Job<'s>> {
+    let mut jobs = Vec::new();
+    let mut free: Vec<_> = free.collect();
+    for route in ROUTES {
+        match &route.pages {
+            Pages::One { shown } => {
+                if shown(catalog) {
+                    jobs.push(Job {
+                        route,
+                        index: 0,
+                        key: String::new(),
+                        source: None,
+                    });
+                }
+            }
+            Pages::PerRecord { keys, .. } => {
+                jobs.extend(
+                    keys(catalog.doc)
+                        .into_iter()
+                        .enumerate()
+                        .map(|(index, key)| Job {
+                            route,
+                            index,
+                            key,
+                            source: None,
+                        }),
+                );
+            }
+            Pages::Free => {
+                jobs.extend(free.drain(..).map(|(name, source)| Job {
+                    route,
+                    index: 0,
+                    key: name.to_owned(),
+                    source: Some(source),
+                }));
+            }
+        }
+    }
+    jobs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths() {
+        assert_eq!(HOME.path(""), "");
+        assert_eq!(RUNS.path(""), "runs/");
+        assert_eq!(RUN.path("a"), "runs/a/");
+        assert_eq!(COMPARISON.path("x"), "quality/x/");
+        assert_eq!(FREE.path("method"), "method/");
+    }
+
+    #[test]
+    fn reserved_names_are_the_site_folders() {
+        for name in [
+            "runs",
+            "sweeps",
+            "failures",
+            "quality",
+            "ablations",
+            "changes",
+            "data",
+            "assets",
+        ] {
+            assert!(is_reserved(name), "{name}");
+        }
+        assert!(!is_reserved("method"));
+        assert!(!is_reserved(""));
+    }
+
+    #[test]
+    fn narratives_of_records_by_folder() {
+        assert_eq!(records_in("runs").map(|r| r.kind), Some("run"));
+        assert_eq!(records_in("quality").map(|r| r.kind), Some("comparison"));
+        assert!(records_in("ablations").is_none());
+    }
+}
