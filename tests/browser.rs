@@ -8,7 +8,7 @@ mod support;
 
 use std::process::Command;
 
-use support::{Project, repo, run_benchsite};
+use support::{Project, repo};
 
 #[test]
 fn every_page_works_in_chromium() {
@@ -36,14 +36,8 @@ fn every_page_works_in_chromium() {
         format!("baseline = \"data/baseline.json\"\n{settings}"),
     )
     .unwrap();
-    let output = run_benchsite(&[
-        "build",
-        "--root",
-        project.root_str(),
-        "--base-url",
-        "https://user.github.io/report/",
-    ]);
-    assert!(output.status.success(), "{}", output.stderr);
+    let output = project.run(&["build", "--base-url", "https://user.github.io/report/"]);
+    output.assert_success();
     let site = project.root.path().join("site");
     let output = Command::new("node")
         .arg(&script)

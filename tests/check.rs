@@ -6,7 +6,7 @@ mod support;
 use std::path::Path;
 
 use benchsite::data::{self, Results};
-use support::{Project, run_benchsite};
+use support::Project;
 
 /// Whether the schema and the Rust types both reject a fixture (a defect of shape), or both
 /// accept it and only the checks beyond the schema catch it.
@@ -318,11 +318,20 @@ const CASES: &[Case] = &[
     },
 ];
 
+/// A defective document: `<name>.patch` applied to the corpus's valid base, or `<name>.json`
+/// where the defect is the whole file (an empty one).
 fn fixture(name: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/invalid")
-        .join(format!("{name}.json"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/invalid");
+    let whole = dir.join(format!("{name}.json"));
+    if whole.exists() {
+        return std::fs::read(&whole).unwrap();
+    }
+    let path = dir.join(format!("{name}.patch"));
+    let text = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let patch =
+        diffy::Patch::from_bytes(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    diffy::apply_bytes(&support::valid_minimal(), &patch)
+        .unwrap_or_else(|e| panic!("{}: does not apply to minimal.json: {e}", path.display()))
 }
 
 #[test]
@@ -352,8 +361,8 @@ fn the_corpus_is_complete() {
 #[test]
 fn the_base_of_the_corpus_is_valid() {
     let project = Project::with_results(&support::valid_minimal());
-    let output = run_benchsite(&["check", "--root", project.root_str()]);
-    assert!(output.status.success(), "{}", output.stderr);
+    let output = project.run(&["check"]);
+    output.assert_success();
     assert!(
         output.stdout.contains("2 runs, 1 failures"),
         "{}",
@@ -368,7 +377,7 @@ fn every_defect_is_reported_with_its_place_and_nothing_is_written() {
         let bytes = fixture(case.file);
         let project = Project::with_results(&bytes);
         let before = project.snapshot();
-        let output = run_benchsite(&["check", "--root", project.root_str()]);
+        let output = project.run(&["check"]);
         let report = &output.stderr;
         let mut wrong = Vec::new();
         if output.status.code() != Some(1) {

@@ -5,12 +5,12 @@ mod support;
 
 use benchsite::data;
 use benchsite::profiles::{self, Launcher};
-use support::{Project, repo, run_benchsite};
+use support::{Project, repo, run_benchsite, run_in_repo};
 
 #[test]
 fn the_shipped_project_checks_clean() {
-    let output = run_benchsite(&["check", "--root", repo().to_str().unwrap()]);
-    assert!(output.status.success(), "{}", output.stderr);
+    let output = run_in_repo(&["check"]);
+    output.assert_success();
     assert!(
         output
             .stdout
@@ -92,12 +92,10 @@ fn seed_runs_follow_from_their_profiles() {
 
 #[test]
 fn the_official_fp8_run_reproduces_exactly() {
-    let output = run_benchsite(&[
+    let output = run_in_repo(&[
         "profile",
         "show",
         "qwen3.8-27b",
-        "--root",
-        repo().to_str().unwrap(),
         "--launcher",
         "local",
         "--set",
@@ -113,7 +111,7 @@ fn the_official_fp8_run_reproduces_exactly() {
         "--set",
         "EXTRA_ARGS=--max-num-batched-tokens 1024",
     ]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     assert!(
         output.stdout.contains(
             "vllm serve Qwen/Qwen3.8-27B-FP8 --served-model-name Qwen3.8-27B --port 8000 \
@@ -134,13 +132,7 @@ fn the_official_fp8_run_reproduces_exactly() {
 
 #[test]
 fn an_unknown_profile_lists_the_known_ones() {
-    let output = run_benchsite(&[
-        "profile",
-        "show",
-        "qwen",
-        "--root",
-        repo().to_str().unwrap(),
-    ]);
+    let output = run_in_repo(&["profile", "show", "qwen"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         output.stderr.contains("no profile \"qwen\" in ")
@@ -154,15 +146,7 @@ fn an_unknown_profile_lists_the_known_ones() {
 
 #[test]
 fn a_bad_set_is_invalid_input() {
-    let output = run_benchsite(&[
-        "profile",
-        "show",
-        "qwen3.8-27b",
-        "--root",
-        repo().to_str().unwrap(),
-        "--set",
-        "SPEC_DECODE=yes",
-    ]);
+    let output = run_in_repo(&["profile", "show", "qwen3.8-27b", "--set", "SPEC_DECODE=yes"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         output
@@ -184,7 +168,7 @@ fn usage_errors_exit_2() {
 #[test]
 fn help_lists_only_working_commands() {
     let output = run_benchsite(&["--help"]);
-    assert!(output.status.success());
+    output.assert_success();
     let commands: Vec<&str> = output
         .stdout
         .lines()
@@ -213,7 +197,7 @@ fn help_lists_only_working_commands() {
 #[test]
 fn schema_prints_the_embedded_schema() {
     let output = run_benchsite(&["schema"]);
-    assert!(output.status.success());
+    output.assert_success();
     let printed: serde_json::Value = serde_json::from_str(&output.stdout).unwrap();
     assert_eq!(&printed, data::schema());
     assert_eq!(printed["title"], "benchsite results document");
@@ -234,7 +218,7 @@ fn check_reports_every_broken_file_at_once() {
         "title = \"x\"\nbase_ulr = \"/\"\n",
     )
     .unwrap();
-    let output = run_benchsite(&["check", "--root", project.root_str()]);
+    let output = project.run(&["check"]);
     assert_eq!(output.status.code(), Some(1));
     let report = output.stderr;
     assert!(
@@ -261,6 +245,6 @@ fn check_reports_every_broken_file_at_once() {
 #[test]
 fn completions_are_generated() {
     let output = run_benchsite(&["completions", "bash"]);
-    assert!(output.status.success());
+    output.assert_success();
     assert!(output.stdout.contains("benchsite"));
 }

@@ -60,12 +60,7 @@ fn within(measured: f64, expected: f64, tolerance: f64) -> bool {
 
 fn check_is_clean(project: &Project) {
     let output = project.run_with(&["check"], &[]);
-    assert!(
-        output.status.success(),
-        "{}\n{}",
-        output.stdout,
-        output.stderr
-    );
+    output.assert_success();
 }
 
 #[test]
@@ -80,12 +75,7 @@ fn a_run_measures_the_scripted_decode_rate_and_the_kv_pool() {
     let project = Project::copy_of_repo();
     fake_profile(&project, server.addr.port(), 65536);
     let output = fake_run(&project, &server, "fake-default", &["--precision", "BF16"]);
-    assert!(
-        output.status.success(),
-        "{}\n{}",
-        output.stdout,
-        output.stderr
-    );
+    output.assert_success();
     let doc = project.results();
     let run = doc
         .runs
@@ -131,7 +121,7 @@ fn a_run_measures_the_scripted_decode_rate_and_the_kv_pool() {
     // Not launched, so no weights: the run's page says so instead of inventing a figure.
     assert_eq!(run.weights_gb, None);
     let built = project.run_with(&["build"], &[]);
-    assert!(built.status.success(), "{}", built.stderr);
+    built.assert_success();
     let page = project.page("runs/fake-default/index.html");
     assert!(
         page.contains("<dt>Weights</dt><dd>not recorded</dd>"),
@@ -159,12 +149,7 @@ fn chunks_of_several_tokens_and_the_acceptance_from_counter_deltas() {
         "fake-mtp",
         &["--set", "SPEC_DECODE=1", "--precision", "BF16"],
     );
-    assert!(
-        output.status.success(),
-        "{}\n{}",
-        output.stdout,
-        output.stderr
-    );
+    output.assert_success();
     let doc = project.results();
     let run = doc
         .runs
@@ -255,12 +240,7 @@ fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
     let server = FakeVllm::start(script);
     let project = Project::copy_of_repo();
     let output = project.run_with(&sweep_args(&server.url(), "fake sweep", "1,2,4"), &[]);
-    assert!(
-        output.status.success(),
-        "{}\n{}",
-        output.stdout,
-        output.stderr
-    );
+    output.assert_success();
     assert_eq!(server.requests(), 14);
     assert_eq!(server.peak_in_flight(), 4);
     let doc = project.results();
@@ -317,12 +297,7 @@ fn failed_requests_are_counted_and_never_stop_the_sweep() {
     let mut args = sweep_args(&url, "faulty", "1,2,4");
     args.extend(["--timeout", "1"]);
     let output = project.run_with(&args, &[]);
-    assert!(
-        output.status.success(),
-        "{}\n{}",
-        output.stdout,
-        output.stderr
-    );
+    output.assert_success();
     assert!(output.stderr.contains("HTTP 500"), "{}", output.stderr);
     let doc = project.results();
     let sweep = doc.sweeps.iter().find(|s| s.label == "faulty").unwrap();
@@ -434,7 +409,7 @@ fn dry_run_prints_and_writes_nothing_and_ids_need_replace() {
     let mut args = sweep_args(&url, "dry", "1");
     args.push("--dry-run");
     let output = project.run_with(&args, &[]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     let printed: serde_json::Value =
         serde_json::from_str(&output.stdout[..output.stdout.rfind('}').unwrap() + 1]).unwrap();
     assert_eq!(printed["label"], "dry");
@@ -488,7 +463,7 @@ fn a_failure_by_hand_and_a_bad_status() {
         ],
         &[],
     );
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     let doc = project.results();
     let failure = doc
         .failures
@@ -538,7 +513,7 @@ fn hardware_from_nvidia_smi_and_a_missing_tool() {
     std::fs::set_permissions(&smi, std::fs::Permissions::from_mode(0o755)).unwrap();
     let path = format!("{}:/usr/bin:/bin", bin.display());
     let output = project.run_with(&["collect", "hardware"], &[("PATH", &path)]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     let hardware = project.results().hardware;
     assert_eq!(hardware.gpu.as_deref(), Some("NVIDIA Test GPU 9000"));
     assert_eq!(hardware.arch.as_deref(), Some("Ada Lovelace sm89"));
@@ -553,7 +528,7 @@ fn hardware_from_nvidia_smi_and_a_missing_tool() {
 
     std::fs::remove_file(&smi).unwrap();
     let output = project.run_with(&["collect", "hardware"], &[("PATH", &path)]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     assert!(
         output.stderr.contains("warning: nvidia-smi"),
         "{}",
@@ -659,12 +634,7 @@ fn a_launched_server_is_measured_with_its_log_and_stopped() {
     let project = Project::copy_of_repo();
     fake_profile(&project, port, 65536);
     let output = launch_run(&project, "serve", "fake-launched");
-    assert!(
-        output.status.success(),
-        "{}\n{}",
-        output.stdout,
-        output.stderr
-    );
+    output.assert_success();
     let dir = project.root.path();
     assert_eq!(
         std::fs::read_to_string(dir.join("stopped")).unwrap().trim(),
@@ -814,7 +784,7 @@ fn a_server_that_is_not_vllm_leaves_out_what_it_does_not_expose() {
         "fake-llamacpp",
         &["--precision", "Q4_K_M", "--max-tokens", "40"],
     );
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     assert!(
         output
             .stderr

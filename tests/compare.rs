@@ -101,7 +101,7 @@ fn the_command_flags_regressions_and_fails_on_them_when_asked() {
     let old = repo().join("data/results.json");
     let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
     let output = run_benchsite(&["diff", old, new]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     assert!(
         output
             .stdout
@@ -136,7 +136,7 @@ fn the_command_flags_regressions_and_fails_on_them_when_asked() {
     );
 
     let same = run_benchsite(&["diff", old, old, "--fail-on-regression"]);
-    assert!(same.status.success());
+    same.assert_success();
     assert_eq!(same.stdout.trim(), "no changes");
 }
 
@@ -264,8 +264,8 @@ fn the_seed_ablations_are_exactly_its_single_difference_pairs() {
 #[test]
 fn the_ablations_page_links_both_records_of_every_pair() {
     let project = support::Project::copy_of_repo();
-    let output = run_benchsite(&["build", "--root", project.root_str()]);
-    assert!(output.status.success(), "{}", output.stderr);
+    let output = project.run(&["build"]);
+    output.assert_success();
     let page = project.page("ablations/index.html");
     assert!(
         page.contains(&format!("{} pairs of records", SEED_ABLATIONS.len())),
@@ -295,8 +295,8 @@ fn the_ablations_page_links_both_records_of_every_pair() {
 #[test]
 fn speed_against_quality_places_each_linked_run_at_its_records_figures() {
     let project = support::Project::copy_of_repo();
-    let output = run_benchsite(&["build", "--root", project.root_str()]);
-    assert!(output.status.success(), "{}", output.stderr);
+    let output = project.run(&["build"]);
+    output.assert_success();
     let page = project.page("quality/index.html");
     let doc = seed();
     let mut drawn = 0;
@@ -347,7 +347,7 @@ fn a_dangling_quality_link_is_a_check_error_naming_its_place() {
         data::to_json(&doc),
     )
     .unwrap();
-    let output = run_benchsite(&["check", "--root", project.root_str()]);
+    let output = project.run(&["check"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         output.stderr.contains("/runs/0/quality/comparison"),
@@ -398,7 +398,7 @@ fn the_changes_page_shows_the_diff_against_the_configured_baseline() {
 
 /// Builds the project; whether the site has `page`.
 fn project_builds_page(project: &support::Project, page: &str) -> bool {
-    let output = run_benchsite(&["build", "--root", project.root_str()]);
-    assert!(output.status.success(), "{}", output.stderr);
+    let output = project.run(&["build"]);
+    output.assert_success();
     project.root.path().join("site").join(page).exists()
 }

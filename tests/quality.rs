@@ -150,7 +150,7 @@ fn divergence_matches_an_independent_computation_and_identical_servers_give_zero
         "--dim",
         "kind=floor",
     ]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     let output = project.run(&[
         "collect",
         "divergence",
@@ -163,7 +163,7 @@ fn divergence_matches_an_independent_computation_and_identical_servers_give_zero
         "--dim",
         "knob=0.8",
     ]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     let doc = project.results();
 
     let same = doc
@@ -220,7 +220,7 @@ fn divergence_matches_an_independent_computation_and_identical_servers_give_zero
     assert_eq!(d.settings.top_k, TOP_K as u64);
     // The site shows it, and the project stays valid.
     let built = project.run(&["build"]);
-    assert!(built.status.success(), "{}", built.stderr);
+    built.assert_success();
     assert!(project.page("quality/index.html").contains("perturbed"));
 }
 
@@ -251,7 +251,7 @@ fn an_interrupted_capture_resumes_where_it_stopped() {
     std::fs::write(captures.join("ref.jsonl.partial"), partial).unwrap();
     std::fs::remove_file(captures.join("ref.jsonl.gz")).unwrap();
     let output = capture(&project, &server, "ref", &[]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     assert!(
         output.stdout.contains("captured 3 prompts"),
         "{}",
@@ -371,7 +371,7 @@ fn jitter_of_a_deterministic_server_is_zero_over_the_counted_positions() {
         "--base-url",
         &url,
     ]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     let doc = project.results();
     let jitter = doc
         .jitter
@@ -416,7 +416,7 @@ fn check_reads_the_prompt_set_and_names_a_bad_line() {
     )
     .unwrap();
     let output = project.run(&["check"]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     assert!(
         output
             .stdout

@@ -18,7 +18,7 @@ fn build(project: &Project, extra: &[&str]) -> support::Output {
 fn built_seed(extra: &[&str]) -> Project {
     let project = Project::copy_of_repo();
     let output = build(&project, extra);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     project
 }
 
@@ -342,7 +342,7 @@ fn two_builds_are_byte_identical() {
     let second = built_seed(&[]);
     assert_eq!(site_files(&first), site_files(&second));
     let output = build(&first, &[]);
-    assert!(output.status.success());
+    output.assert_success();
     assert_eq!(site_files(&first), site_files(&second));
 }
 
@@ -369,7 +369,7 @@ fn hostile_strings_are_escaped() {
     });
     let project = Project::with_results(serde_json::to_string_pretty(&doc).unwrap().as_bytes());
     let output = build(&project, &[]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     for (path, bytes) in site_files(&project) {
         if !path.ends_with(".html") {
             continue;
@@ -527,7 +527,7 @@ fn shortcodes_in_code_are_left_alone_and_drafts_left_out() {
     );
     project.write("content/wip.md", "+++\ndraft = true\n+++\nNot yet.\n");
     let output = build(&project, &[]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     let notes = project.page("notes/index.html");
     assert!(notes.contains("Fastest: 392.4 tok/s."), "inline shortcode");
     assert!(
@@ -543,7 +543,7 @@ fn shortcodes_in_code_are_left_alone_and_drafts_left_out() {
         "draft built"
     );
     let output = build(&project, &["--drafts"]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     assert!(
         project.root.path().join("site/wip/index.html").exists(),
         "draft not built with --drafts"
@@ -555,7 +555,7 @@ fn a_project_without_templates_builds_from_the_defaults() {
     let project = Project::with_results(&support::valid_minimal());
     assert!(!project.root.path().join("templates").exists());
     let output = build(&project, &[]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     assert!(
         project
             .page("runs/qwen36-moe-default/index.html")
@@ -568,7 +568,7 @@ fn init_makes_a_project_that_builds() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("report");
     let output = run_benchsite(&["init", root.to_str().unwrap()]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     for file in [
         "benchsite.toml",
         "content/_index.md",
@@ -579,7 +579,7 @@ fn init_makes_a_project_that_builds() {
         assert!(root.join(file).exists(), "{file}");
     }
     let output = run_benchsite(&["build", "--root", root.to_str().unwrap()]);
-    assert!(output.status.success(), "{}", output.stderr);
+    output.assert_success();
     assert!(Path::new(&root.join("site/index.html")).exists());
     let output = run_benchsite(&["init", root.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
@@ -588,8 +588,8 @@ fn init_makes_a_project_that_builds() {
 #[test]
 fn check_covers_content_and_templates() {
     let project = Project::copy_of_repo();
-    let output = run_benchsite(&["check", "--root", project.root_str()]);
-    assert!(output.status.success(), "{}", output.stderr);
+    let output = project.run(&["check"]);
+    output.assert_success();
     assert!(
         output
             .stdout
@@ -598,7 +598,7 @@ fn check_covers_content_and_templates() {
         output.stdout
     );
     project.write("content/notes.md", "Intro.\n\n{{ heatmap(kind=\"x\") }}\n");
-    let output = run_benchsite(&["check", "--root", project.root_str()]);
+    let output = project.run(&["check"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         output
@@ -614,7 +614,7 @@ fn check_covers_content_and_templates() {
         "templates/sweep.html",
         &template.replacen("{{ sweep.title }}", "{{ sweep.no_such_field }}", 1),
     );
-    let output = run_benchsite(&["check", "--root", project.root_str()]);
+    let output = project.run(&["check"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         output.stderr.contains("templates/sweep.html"),

@@ -2,8 +2,9 @@
 
 use std::collections::HashMap;
 
-use super::model::{Divergence, Generation, Results, Run, Sweep, TeacherForced};
+use super::model::{Results, Run, Sweep};
 use super::problem::{Problem, pointer_segment};
+use super::quality::{Divergence, Generation, TeacherForced};
 
 /// Every semantic problem of `doc`, in document order.
 pub fn problems(doc: &Results) -> Vec<Problem> {

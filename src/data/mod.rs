@@ -7,6 +7,7 @@ mod locate;
 mod model;
 mod problem;
 pub mod prompts;
+mod quality;
 pub mod rules;
 mod schema;
 mod store;
@@ -17,6 +18,7 @@ use serde_json::Value;
 
 pub use model::*;
 pub use problem::{Problem, Report, pointer_segment};
+pub use quality::*;
 pub use schema::schema;
 pub use store::{lock_path, save, update};
 

@@ -7,6 +7,8 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use super::quality::{Divergence, Jitter};
+
 /// The pattern every record id and capture id follows: lowercase letters and digits in
 /// words joined by single hyphens. Such an id is its own permalink slug.
 pub const ID_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
@@ -160,7 +162,7 @@ impl JsonSchema for SchemaVersion {
 }
 
 /// Schema of a number that must be present but may be null.
-struct NullableNumber;
+pub(super) struct NullableNumber;
 
 impl JsonSchema for NullableNumber {
     fn schema_name() -> std::borrow::Cow<'static, str> {
@@ -177,7 +179,7 @@ impl JsonSchema for NullableNumber {
 }
 
 /// Schema of a count that must be present but may be null.
-struct NullableCount;
+pub(super) struct NullableCount;
 
 impl JsonSchema for NullableCount {
     fn schema_name() -> std::borrow::Cow<'static, str> {
@@ -603,283 +605,10 @@ pub struct SweepLevel {
     pub latency_p95_s: Option<f64>,
 }
 
-/// Run-to-run noise of one server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Jitter {
-    /// Unique label.
-    #[schemars(length(min = 1))]
-    pub label: String,
-    /// Model name.
-    #[schemars(length(min = 1))]
-    pub model: String,
-    /// The server's vLLM version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vllm_version: Option<String>,
-    /// When it was measured.
-    pub generated: Date,
-    /// Prompts scored.
-    #[schemars(range(min = 1))]
-    pub prompts: u64,
-    /// Times each prompt was scored.
-    #[schemars(range(min = 2))]
-    pub repeats: u64,
-    /// Positions compared: at most prompts × (repeats − 1) × max_tokens.
-    pub positions: u64,
-    /// Tokens per continuation.
-    #[schemars(range(min = 1))]
-    pub max_tokens: u64,
-    /// Logprobs per position.
-    #[schemars(range(min = 1))]
-    pub top_k: u64,
-    /// Whether thinking was on.
-    pub thinking: bool,
-    /// Mean KL divergence.
-    #[schemars(range(min = 0.0))]
-    pub kld_mean: f64,
-    /// Median KL divergence.
-    #[schemars(range(min = 0.0))]
-    pub kld_p50: f64,
-    /// 99th percentile KL divergence.
-    #[schemars(range(min = 0.0))]
-    pub kld_p99: f64,
-    /// Largest KL divergence.
-    #[schemars(range(min = 0.0))]
-    pub kld_max: f64,
-    /// Fraction of positions whose most probable token changed.
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub top1_flip_rate: f64,
-    /// Anything a reader should know.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub notes: Option<String>,
-}
-
-/// Quality drift from capture `a` to capture `b`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Divergence {
-    /// Unique label; its slug is the permalink unless `id` is given.
-    #[schemars(length(min = 1))]
-    pub label: String,
-    /// Permalink slug, when it should differ from the label's slug.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<Id>,
-    /// The reference capture.
-    pub a: Id,
-    /// The compared capture.
-    pub b: Id,
-    /// Model name.
-    #[schemars(length(min = 1))]
-    pub model: String,
-    /// When it was computed.
-    pub generated: Date,
-    /// The server's vLLM version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub vllm_version: Option<String>,
-    /// The prompt set both captures used.
-    pub prompt_set: String,
-    /// How the captures were taken.
-    pub settings: CaptureSettings,
-    /// Both sides scoring the same reference continuation.
-    pub teacher_forced: TeacherForced,
-    /// Each side's own greedy continuation, up to the first differing token.
-    pub generation: Generation,
-    /// What distinguishes this comparison; `kind = "floor"` marks a noise measurement.
-    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub dimensions: Dimensions,
-    /// Anything a reader should know.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub notes: Option<String>,
-    /// A known measurement problem, shown as a warning wherever the numbers appear.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub suspect: Option<String>,
-}
-
-/// Capture settings of a comparison.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CaptureSettings {
-    /// Tokens generated per prompt.
-    #[schemars(range(min = 1))]
-    pub max_tokens: u64,
-    /// Logprobs per position.
-    #[schemars(range(min = 1))]
-    pub top_k: u64,
-    /// Whether thinking was on.
-    pub thinking: bool,
-    /// Sampling temperature.
-    #[schemars(range(min = 0.0))]
-    pub temperature: f64,
-    /// Sampling seed.
-    pub seed: u64,
-    /// Requests in flight while capturing.
-    #[schemars(range(min = 1))]
-    pub concurrency: u64,
-}
-
-/// Declares a block of divergence statistics: the fields both sides of a comparison share,
-/// followed by the block's own.
-macro_rules! divergence_block {
-    ($(#[$meta:meta])* $name:ident { $($(#[$field_meta:meta])* $field:ident : $ty:ty,)* }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-        #[serde(deny_unknown_fields)]
-        pub struct $name {
-            /// Positions compared.
-            pub positions: u64,
-            /// Mean KL divergence.
-            #[schemars(range(min = 0.0))]
-            pub kld_mean: f64,
-            /// Median KL divergence.
-            #[schemars(range(min = 0.0))]
-            pub kld_p50: f64,
-            /// 90th percentile KL divergence.
-            #[schemars(range(min = 0.0))]
-            pub kld_p90: f64,
-            /// 99th percentile KL divergence.
-            #[schemars(range(min = 0.0))]
-            pub kld_p99: f64,
-            /// 99.9th percentile KL divergence.
-            #[schemars(range(min = 0.0))]
-            pub kld_p999: f64,
-            /// Largest KL divergence.
-            #[schemars(range(min = 0.0))]
-            pub kld_max: f64,
-            /// Fraction of positions where both sides' most probable token is the same.
-            #[schemars(range(min = 0.0, max = 1.0))]
-            pub top1_agree: f64,
-            /// Mean |p_b(ref) − p_a(ref)|.
-            #[schemars(range(min = 0.0, max = 1.0))]
-            pub dp_mean_abs: f64,
-            /// 1st percentile of p_b(ref) − p_a(ref).
-            #[schemars(range(min = -1.0, max = 1.0))]
-            pub dp_p1: f64,
-            /// 5th percentile of p_b(ref) − p_a(ref).
-            #[schemars(range(min = -1.0, max = 1.0))]
-            pub dp_p5: f64,
-            /// Median of p_b(ref) − p_a(ref).
-            #[schemars(range(min = -1.0, max = 1.0))]
-            pub dp_p50: f64,
-            /// 95th percentile of p_b(ref) − p_a(ref).
-            #[schemars(range(min = -1.0, max = 1.0))]
-            pub dp_p95: f64,
-            /// 99th percentile of p_b(ref) − p_a(ref).
-            #[schemars(range(min = -1.0, max = 1.0))]
-            pub dp_p99: f64,
-            /// Mean probability mass of side a on the shared support.
-            #[schemars(range(min = 0.0, max = 1.0))]
-            pub support_mass_mean: f64,
-            /// Perplexity of side a on the reference tokens.
-            #[schemars(range(min = 1.0))]
-            pub ppl_a: f64,
-            /// Perplexity of side b on the reference tokens.
-            #[schemars(range(min = 1.0))]
-            pub ppl_b: f64,
-            /// Prompts compared.
-            pub prompts: u64,
-            $($(#[$field_meta])* pub $field: $ty,)*
-        }
-
-        impl $name {
-            /// The KL percentiles in order, named, for ordering checks and profiles.
-            pub fn kld_profile(&self) -> [(&'static str, f64); 5] {
-                [
-                    ("kld_p50", self.kld_p50),
-                    ("kld_p90", self.kld_p90),
-                    ("kld_p99", self.kld_p99),
-                    ("kld_p999", self.kld_p999),
-                    ("kld_max", self.kld_max),
-                ]
-            }
-
-            /// The Δp percentiles in order, named.
-            pub fn dp_profile(&self) -> [(&'static str, f64); 5] {
-                [
-                    ("dp_p1", self.dp_p1),
-                    ("dp_p5", self.dp_p5),
-                    ("dp_p50", self.dp_p50),
-                    ("dp_p95", self.dp_p95),
-                    ("dp_p99", self.dp_p99),
-                ]
-            }
-        }
-    };
-}
-
-divergence_block! {
-    /// Teacher-forced statistics: both sides score the reference continuation.
-    TeacherForced {
-        /// Percentile-bootstrap 95% interval of kld_mean over prompts.
-        kld_mean_ci95: [f64; 2],
-        /// The same figures per prompt category.
-        per_category: IndexMap<String, CategoryStats>,
-    }
-}
-
-divergence_block! {
-    /// Generation statistics: each side's own greedy continuation, compared token by token.
-    Generation {
-        /// Prompts whose continuations are equal in full.
-        identical: u64,
-        /// identical / prompts.
-        #[schemars(range(min = 0.0, max = 1.0))]
-        identical_rate: f64,
-        /// Prompts whose continuations differ.
-        diverged: u64,
-        /// 10th percentile of the first differing position; null when no prompt diverged.
-        #[serde(deserialize_with = "Option::deserialize")]
-        #[schemars(with = "NullableNumber")]
-        first_divergence_p10: Option<f64>,
-        /// Median first differing position; null when no prompt diverged.
-        #[serde(deserialize_with = "Option::deserialize")]
-        #[schemars(with = "NullableNumber")]
-        first_divergence_p50: Option<f64>,
-        /// Earliest first differing position; null when no prompt diverged.
-        #[serde(deserialize_with = "Option::deserialize")]
-        #[schemars(with = "NullableCount")]
-        first_divergence_min: Option<u64>,
-        /// Tokens side a generated.
-        gen_tokens_a: u64,
-        /// Tokens side b generated.
-        gen_tokens_b: u64,
-    }
-}
-
-/// Teacher-forced figures of one prompt category.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CategoryStats {
-    /// Positions compared.
-    pub positions: u64,
-    /// Mean KL divergence.
-    #[schemars(range(min = 0.0))]
-    pub kld_mean: f64,
-    /// Top-1 agreement.
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub top1_agree: f64,
-    /// Mean |Δp|.
-    #[schemars(range(min = 0.0, max = 1.0))]
-    pub dp_mean_abs: f64,
-}
-
 impl Sweep {
     /// The permalink slug: `id` when given, else the slug of the label.
     pub fn slug(&self) -> String {
         super::rules::permalink(self.id.as_ref(), &self.label)
-    }
-}
-
-impl Divergence {
-    /// The permalink slug: `id` when given, else the slug of the label.
-    pub fn slug(&self) -> String {
-        super::rules::permalink(self.id.as_ref(), &self.label)
-    }
-
-    /// Whether this comparison measures noise rather than a change.
-    pub fn is_floor(&self) -> bool {
-        self.dimensions
-            .get("kind")
-            .is_some_and(|kind| kind == "floor")
     }
 }
 

@@ -116,6 +116,31 @@ pub fn run_benchsite(args: &[&str]) -> Output {
     output_of(Command::new(env!("CARGO_BIN_EXE_benchsite")).args(args))
 }
 
+/// Runs the binary on the shipped project of the repository (`--root` it).
+pub fn run_in_repo(args: &[&str]) -> Output {
+    output_of(
+        Command::new(env!("CARGO_BIN_EXE_benchsite"))
+            .arg("--root")
+            .arg(repo())
+            .args(args),
+    )
+}
+
+impl Output {
+    /// Asserts that the command succeeded, showing what it printed when it did not.
+    #[track_caller]
+    pub fn assert_success(&self) -> &Self {
+        assert!(
+            self.status.success(),
+            "the command failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+            self.status,
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+}
+
 impl Project {
     /// Runs the binary on this project (`--root` it).
     pub fn run(&self, args: &[&str]) -> Output {
