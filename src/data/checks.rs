@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use super::model::{Results, Run, Sweep};
 use super::problem::{Problem, pointer_segment};
 use super::quality::{Divergence, Generation, TeacherForced};
+use crate::format::decimals;
 
 /// Every semantic problem of `doc`, in document order.
 pub fn problems(doc: &Results) -> Vec<Problem> {
@@ -111,7 +112,7 @@ fn check_run(out: &mut Vec<Problem>, at: &str, run: &Run) {
         .decode_samples
         .iter()
         .chain([&run.decode_tok_s])
-        .map(|value| decimals(*value))
+        .map(|value| decimals(*value) as i32)
         .max()
         .unwrap_or(0);
     if let Some(median) = crate::stats::median(&run.decode_samples)
@@ -291,7 +292,7 @@ fn check_generation(out: &mut Vec<Problem>, at: &str, block: &Generation) {
     }
     if block.prompts > 0 {
         let rate = block.identical as f64 / block.prompts as f64;
-        let places = decimals(block.identical_rate);
+        let places = decimals(block.identical_rate) as i32;
         if !close_at(rate, block.identical_rate, places) {
             out.push(Problem::new(
                 format!("{at}/identical_rate"),
@@ -401,11 +402,6 @@ fn unique_slugs<'a>(
             seen.insert(slug, (index, label));
         }
     }
-}
-
-/// The number of decimals `value` is written with.
-fn decimals(value: f64) -> i32 {
-    crate::format::decimals(value) as i32
 }
 
 /// A figure as written in JSON: 14.0 stays 14.0.

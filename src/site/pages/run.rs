@@ -96,9 +96,10 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
     };
     let kv = run.kv_tokens.map(|kv| KvPool {
         tokens: count(kv),
-        full_context: run.max_concurrency.map(figure).unwrap_or_else(|| {
-            figure((kv as f64 / run.max_model_len as f64 * 100.0).round() / 100.0)
-        }),
+        full_context: run
+            .max_concurrency
+            .map(figure)
+            .unwrap_or_else(|| figure(rules::max_concurrency(kv, run.max_model_len))),
         context: count(run.max_model_len),
         fits: kv_fits(kv, run.max_model_len),
     });
