@@ -593,7 +593,7 @@ fn check_covers_content_and_templates() {
     assert!(
         output
             .stdout
-            .contains("site: 42 pages, every template renders"),
+            .contains("site: 45 pages, every template renders"),
         "{}",
         output.stdout
     );

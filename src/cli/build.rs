@@ -36,8 +36,8 @@ pub fn run(root: &Path, args: BuildArgs) -> Outcome {
         Ok(site) => {
             println!(
                 "built {} pages ({} files) into {} in {} ms",
-                site.pages().count(),
-                site.files.len(),
+                site.pages,
+                site.files,
                 out.display(),
                 started.elapsed().as_millis()
             );

@@ -38,6 +38,23 @@ pub fn failure_concerns(failure: &Failure, model: &str) -> bool {
         .contains(&model.to_lowercase())
 }
 
+/// Every model of the document, in the order they first appear in its runs, sweeps,
+/// comparisons and jitter measurements.
+pub fn models(doc: &super::Results) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    let all = (doc.runs.iter().map(|r| r.model.as_str()))
+        .chain(doc.sweeps.iter().map(|s| s.model.as_str()))
+        .chain(doc.divergence.iter().map(|d| d.model.as_str()))
+        .chain(doc.jitter.iter().map(|j| j.model.as_str()));
+    let mut seen = std::collections::HashSet::new();
+    for name in all {
+        if seen.insert(name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
 /// The permalink slug of a labelled record: its `id` when given, else the slug of its label.
 pub fn permalink(id: Option<&Id>, label: &str) -> String {
     match id {

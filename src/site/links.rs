@@ -29,9 +29,18 @@ pub fn check_content_links(
     urls: &Urls,
     links: &[(PathBuf, String, usize)],
 ) -> Result<(), SiteError> {
+    check_content_links_in(&|file| site.files.contains_key(file), urls, links)
+}
+
+/// [`check_content_links`] against the site whose files `has` knows.
+pub fn check_content_links_in(
+    has: &Has<'_>,
+    urls: &Urls,
+    links: &[(PathBuf, String, usize)],
+) -> Result<(), SiteError> {
     let errors: Vec<SiteError> = links
         .iter()
-        .filter(|(_, url, _)| !resolves(site, urls, url))
+        .filter(|(_, url, _)| !resolve(urls, url).is_some_and(|file| has(&file)))
         .map(|(file, url, line)| SiteError::Content {
             file: file.clone(),
             line: *line,
@@ -45,12 +54,8 @@ pub fn check_content_links(
     }
 }
 
-fn resolves(site: &Site, urls: &Urls, url: &str) -> bool {
-    match resolve(urls, url) {
-        Some(file) => site.files.contains_key(&file),
-        None => false,
-    }
-}
+/// Whether the site has a file at a path inside it.
+pub type Has<'h> = dyn Fn(&str) -> bool + Sync + 'h;
 
 /// Every `href` and `src` of every page that points into the site resolves to a file, and
 /// every `#fragment` to an id on the page it names.
@@ -93,15 +98,25 @@ impl Scans {
         }
     }
 
+    /// The scans of pages scanned one by one as they were rendered.
+    pub fn from_pages(pages: BTreeMap<String, Scan>) -> Self {
+        Self(pages)
+    }
+
     /// Checks every link of the scanned pages against `site`.
     pub fn check(&self, site: &Site, urls: &Urls) -> Result<(), SiteError> {
+        self.check_in(&|file| site.files.contains_key(file), urls)
+    }
+
+    /// Checks every link of the scanned pages against the site whose files `has` knows.
+    pub fn check_in(&self, has: &Has<'_>, urls: &Urls) -> Result<(), SiteError> {
         let mut broken: Vec<String> = self
             .0
             .par_iter()
             .flat_map_iter(|(path, page)| {
                 page.urls
                     .iter()
-                    .filter(|url| !link_resolves(site, urls, &self.0, path, url))
+                    .filter(|url| !link_resolves(has, urls, &self.0, path, url))
                     .map(move |url| format!("  {path}: {url}"))
             })
             .collect();
@@ -116,7 +131,7 @@ impl Scans {
 }
 
 fn link_resolves(
-    site: &Site,
+    has: &Has<'_>,
     urls: &Urls,
     scans: &BTreeMap<String, Scan>,
     page: &str,
@@ -143,7 +158,7 @@ fn link_resolves(
         };
         resolve(urls, &format!("{}{folder}{target}", urls.base_path))
     };
-    let Some(file) = file.filter(|file| site.files.contains_key(file)) else {
+    let Some(file) = file.filter(|file| has(file)) else {
         return false;
     };
     match fragment {
@@ -162,6 +177,11 @@ fn link_resolves(
 pub struct Scan {
     ids: BTreeSet<String>,
     urls: Vec<String>,
+}
+
+/// The ids and links of one page.
+pub fn scan_page(html: &[u8]) -> Scan {
+    scan(&String::from_utf8_lossy(html))
 }
 
 /// One pass over a page's tags, outside scripts and comments.

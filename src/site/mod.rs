@@ -31,6 +31,7 @@ use bytes::Bytes;
 use crate::project::{self, Layout, ProjectError};
 
 pub use live::{Live, Rebuild};
+pub use render::Built;
 pub use templates::{DEFAULTS as DEFAULT_TEMPLATES, STATIC as DEFAULT_STATIC};
 pub use urls::Urls;
 
@@ -142,12 +143,12 @@ pub fn check(root: &Path, report: project::CheckReport) -> Result<Site, SiteErro
     render::Inputs::load(root, report, &Options::default())?.check()
 }
 
-/// Renders the site and writes it to `out`: into a temporary folder beside it first, swapped
-/// in only when everything succeeded, so a failed build leaves the previous site as it was.
-pub fn build(root: &Path, out: &Path, options: &Options) -> Result<Site, SiteError> {
-    let site = render(root, options)?;
-    output::write(&site, out)?;
-    Ok(site)
+/// Renders the site and writes it to `out`: into a temporary folder beside it first, each
+/// page as soon as it is rendered, swapped in only when everything succeeded, so a failed
+/// build leaves the previous site as it was. Memory does not grow with the site's size.
+pub fn build(root: &Path, out: &Path, options: &Options) -> Result<Built, SiteError> {
+    let report = project::check(&Layout::new(root).root);
+    render::Inputs::load(root, report, options)?.build(out)
 }
 
 /// HTML-escapes text for element content and quoted attribute values.

@@ -1,8 +1,10 @@
 //! Rendering: the inputs read and validated once, then every page of the route table
 //! rendered through its template in parallel, with the files that go beside the pages.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
 use rayon::prelude::*;
@@ -16,7 +18,7 @@ use super::shortcodes::View;
 use super::views::Link;
 use super::{
     ECHARTS, ECHARTS_LICENSE, ECHARTS_NOTICE, Options, PageFile, Site, SiteError, Urls, downloads,
-    links, many, narrative, sitemap, templates,
+    links, many, narrative, output, sitemap, templates,
 };
 use crate::config::Config;
 use crate::data::{self, Results};
@@ -104,6 +106,40 @@ impl Inputs {
         Ok(site)
     }
 
+    /// Renders the site into `out`: each file written into a temporary folder as soon as it
+    /// is rendered, with only the pages' links and ids kept for the link check, and the
+    /// folder swapped in for `out` only when every link resolves.
+    pub fn build(&self, out: &Path) -> Result<Built, SiteError> {
+        let staging = output::Staging::new(out)?;
+        let renderer = self.renderer();
+        let scans = Mutex::new(BTreeMap::new());
+        let files = Mutex::new(HashSet::new());
+        let pages = AtomicUsize::new(0);
+        let content_links = renderer.render_each(None, &|path, bytes| {
+            if path.ends_with(".html") {
+                let scan = links::scan_page(&bytes);
+                scans
+                    .lock()
+                    .expect("no panic holds the lock")
+                    .insert(path.clone(), scan);
+                pages.fetch_add(1, Ordering::Relaxed);
+            }
+            staging.write(&path, &bytes)?;
+            files.lock().expect("no panic holds the lock").insert(path);
+            Ok(())
+        })?;
+        let files = files.into_inner().expect("no panic holds the lock");
+        let has = |file: &str| files.contains(file);
+        links::check_content_links_in(&has, renderer.urls(), &content_links)?;
+        links::Scans::from_pages(scans.into_inner().expect("no panic holds the lock"))
+            .check_in(&has, renderer.urls())?;
+        staging.commit()?;
+        Ok(Built {
+            pages: pages.into_inner(),
+            files: files.len(),
+        })
+    }
+
     /// Renders every content page and one page of each data kind, the index pages through a
     /// sample of the document, and checks the links the Markdown holds.
     pub fn check(&self) -> Result<Site, SiteError> {
@@ -127,6 +163,18 @@ fn first_of_each(doc: &Results) -> Results {
     sample.jitter.truncate(1);
     sample.divergence.truncate(1);
     sample
+}
+
+/// Takes one rendered file: its path inside the site and its bytes.
+pub type Emit<'e> = dyn Fn(String, Bytes) -> Result<(), SiteError> + Sync + 'e;
+
+/// What a build wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Built {
+    /// HTML pages.
+    pub pages: usize,
+    /// Files in all.
+    pub files: usize,
 }
 
 /// A site link written in Markdown: its file, URL and line.
@@ -252,8 +300,27 @@ impl<'a> Renderer<'a> {
         &self,
         sample: Option<&Renderer<'_>>,
     ) -> Result<(Site, Vec<ContentLink>), SiteError> {
+        let files = Mutex::new(BTreeMap::new());
+        let content_links = self.render_each(sample, &|path, bytes| {
+            files
+                .lock()
+                .expect("no panic holds the lock")
+                .insert(path, bytes);
+            Ok(())
+        })?;
+        let files = files.into_inner().expect("no panic holds the lock");
+        Ok((Site { files }, content_links))
+    }
+
+    /// Renders every file of the site, handing each to `emit` as soon as it is made (pages
+    /// in parallel), without checking links; returns the links the Markdown holds. With
+    /// `sample`, as [`Renderer::render_unchecked`].
+    pub fn render_each(
+        &self,
+        sample: Option<&Renderer<'_>>,
+        emit: &Emit<'_>,
+    ) -> Result<Vec<ContentLink>, SiteError> {
         let content = self.content;
-        let mut site = Site::default();
         let mut errors = Vec::new();
         let mut narratives: BTreeMap<Place, (String, &Source)> = BTreeMap::new();
         let mut content_links = Vec::new();
@@ -283,6 +350,17 @@ impl<'a> Renderer<'a> {
                 None => (String::new(), None),
             }
         };
+        // The pages, for the sitemap.
+        let pages = Mutex::new(BTreeSet::new());
+        let put = |path: String, bytes: Bytes| {
+            if path.ends_with("index.html") {
+                pages
+                    .lock()
+                    .expect("no panic holds the lock")
+                    .insert(path.clone());
+            }
+            emit(path, bytes)
+        };
         let free = narratives
             .iter()
             .filter_map(|(place, (_, source))| match place {
@@ -291,25 +369,23 @@ impl<'a> Renderer<'a> {
             });
         let mut jobs = routes::jobs(&self.catalog, free);
         if sample.is_some() {
-            let mut seen = std::collections::BTreeSet::new();
+            let mut seen = BTreeSet::new();
             let (kept, rest): (Vec<_>, Vec<_>) = jobs.into_iter().partition(|job| {
                 matches!(job.route.pages, routes::Pages::Free) || seen.insert(job.route.kind)
             });
             for job in rest {
-                site.files
-                    .insert(format!("{}index.html", job.path()), Bytes::new());
+                put(format!("{}index.html", job.path()), Bytes::new())?;
             }
             jobs = kept;
         }
-        // Pages are independent: render them on every core.
-        let rendered = jobs
-            .par_iter()
-            .map(|job| match sample {
+        // Pages are independent: render them on every core, each written as it is done.
+        jobs.par_iter().try_for_each(|job| {
+            let (path, bytes) = match sample {
                 Some(sample) if job.route.is_index() => sample.render_job(job, &narrative),
                 _ => self.render_job(job, &narrative),
-            })
-            .collect::<Result<Vec<_>, SiteError>>()?;
-        site.files.extend(rendered);
+            }?;
+            put(path, bytes)
+        })?;
         let not_found = self.render_template(
             "404.html",
             &PageContext {
@@ -322,43 +398,40 @@ impl<'a> Renderer<'a> {
                 content: Empty {},
             },
         )?;
-        site.files.insert("404.html".into(), not_found.into());
-
+        put("404.html".into(), not_found.into())?;
         for (name, default) in templates::STATIC {
-            site.files.insert(
+            put(
                 format!("assets/{name}"),
                 templates::static_file(self.root, name, default)?.into(),
-            );
+            )?;
         }
-        site.files
-            .insert("assets/echarts.min.js".into(), Bytes::from_static(ECHARTS));
-        site.files.insert(
+        put("assets/echarts.min.js".into(), Bytes::from_static(ECHARTS))?;
+        put(
             "assets/echarts-LICENSE.txt".into(),
             Bytes::from_static(ECHARTS_LICENSE),
-        );
-        site.files.insert(
+        )?;
+        put(
             "assets/echarts-NOTICE.txt".into(),
             Bytes::from_static(ECHARTS_NOTICE),
-        );
+        )?;
         for asset in &content.assets {
-            site.files
-                .insert(asset.site_path.clone(), asset.bytes.clone().into());
+            put(asset.site_path.clone(), asset.bytes.clone().into())?;
         }
-        site.files.insert(
+        put(
             downloads::path(downloads::RESULTS),
             Bytes::copy_from_slice(self.data_bytes),
-        );
+        )?;
         for (name, csv) in downloads::csv_files(self.catalog.doc) {
-            site.files.insert(downloads::path(name), csv.into());
+            put(downloads::path(name), csv.into())?;
         }
-        site.files.insert(".nojekyll".into(), Bytes::new());
-        site.files.insert(
+        put(".nojekyll".into(), Bytes::new())?;
+        let pages = std::mem::take(&mut *pages.lock().expect("no panic holds the lock"));
+        put(
             "sitemap.xml".into(),
-            sitemap::sitemap(&site, &self.urls).into(),
-        );
-        site.files
-            .insert("robots.txt".into(), sitemap::robots(&self.urls).into());
-        Ok((site, content_links))
+            sitemap::sitemap(pages.iter().map(String::as_str), &self.urls).into(),
+        )?;
+        put("robots.txt".into(), sitemap::robots(&self.urls).into())?;
+        Ok(content_links)
     }
 
     /// Renders the one page whose narrative is `source`: its path and bytes, and the site

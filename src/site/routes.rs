@@ -193,6 +193,25 @@ pub static FAILURE: Route = Route {
     render: pages::failure::render,
 };
 
+/// One model: every record of it.
+pub static MODEL: Route = Route {
+    kind: "model",
+    folder: "models",
+    template: "model.html",
+    pages: Pages::PerRecord {
+        noun: "model",
+        keys: |doc| {
+            crate::data::rules::models(doc)
+                .into_iter()
+                .map(crate::data::slugify)
+                .collect()
+        },
+    },
+    nav: None,
+    section: None,
+    render: pages::model::render,
+};
+
 /// The one-knob pairs.
 pub static ABLATIONS: Route = Route {
     kind: "ablations",
@@ -244,6 +263,7 @@ pub static ROUTES: &[&Route] = &[
     &COMPARISON,
     &FAILURES,
     &FAILURE,
+    &MODEL,
     &ABLATIONS,
     &CHANGES,
     &FREE,

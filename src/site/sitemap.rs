@@ -1,13 +1,13 @@
 //! The files for crawlers: `sitemap.xml` listing every page, and `robots.txt` pointing to it.
 
-use super::{Site, Urls, escape};
+use super::{Urls, escape};
 
-/// The sitemap of every page of `site`.
-pub fn sitemap(site: &Site, urls: &Urls) -> String {
+/// The sitemap of the pages at `paths` (`runs/x/index.html`), in their order.
+pub fn sitemap<'p>(paths: impl Iterator<Item = &'p str>, urls: &Urls) -> String {
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
     );
-    for path in site.files.keys().filter(|p| p.ends_with("index.html")) {
+    for path in paths {
         let page = path.trim_end_matches("index.html");
         let loc = urls.absolute(page).unwrap_or_else(|| urls.page(page));
         xml.push_str(&format!("  <url><loc>{}</loc></url>\n", escape(&loc)));

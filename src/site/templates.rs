@@ -25,6 +25,7 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         include_str!("../../templates/comparison.html"),
     ),
     ("page.html", include_str!("../../templates/page.html")),
+    ("model.html", include_str!("../../templates/model.html")),
     (
         "ablations.html",
         include_str!("../../templates/ablations.html"),

@@ -37,8 +37,10 @@ impl Fact {
     }
 }
 
-/// A table, sortable by column in the browser.
-#[derive(Debug, Clone, Serialize)]
+/// A table, sortable by column in the browser. Templates get its caption, columns, CSV link,
+/// the number of rows (`rows`) and the rows as HTML (`body`): rendered here, escaped, since a
+/// table of thousands of cells through a template macro dominates the build.
+#[derive(Debug, Clone)]
 pub struct Table {
     /// What the table shows.
     pub caption: String,
@@ -48,6 +50,66 @@ pub struct Table {
     pub rows: Vec<Row>,
     /// The CSV download of the same data, if any.
     pub csv: Option<String>,
+}
+
+impl Table {
+    /// The rows as HTML: one `<tr>` a line, each cell with its sort key and warning.
+    pub fn body(&self) -> String {
+        let mut html = String::with_capacity(self.rows.len() * 256);
+        let attribute = |html: &mut String, name: &str, value: &Option<String>| {
+            if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
+                html.push_str(&format!(" {name}=\"{}\"", super::escape(value)));
+            }
+        };
+        for row in &self.rows {
+            html.push_str("<tr");
+            attribute(&mut html, "id", &row.id);
+            attribute(&mut html, "class", &row.class);
+            html.push('>');
+            let numeric = self
+                .columns
+                .iter()
+                .map(|c| c.numeric)
+                .chain(std::iter::repeat(false));
+            for (cell, numeric) in row.cells.iter().zip(numeric) {
+                html.push_str("<td");
+                if numeric {
+                    html.push_str(" class=\"num\"");
+                }
+                attribute(&mut html, "data-sort", &cell.sort);
+                html.push('>');
+                let text = super::escape(&cell.text);
+                match cell.href.as_deref().filter(|h| !h.is_empty()) {
+                    Some(href) => {
+                        html.push_str(&format!("<a href=\"{}\">{text}</a>", super::escape(href)))
+                    }
+                    None => html.push_str(&text),
+                }
+                if let Some(warning) = cell.warning.as_deref().filter(|w| !w.is_empty()) {
+                    let warning = super::escape(warning);
+                    html.push_str(&format!(
+                        " <span class=\"warn\" title=\"{warning}\" role=\"img\" aria-label=\"suspect measurement: {warning}\">⚠</span>"
+                    ));
+                }
+                html.push_str("</td>");
+            }
+            html.push_str("</tr>\n");
+        }
+        html
+    }
+}
+
+impl Serialize for Table {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut table = serializer.serialize_struct("Table", 5)?;
+        table.serialize_field("caption", &self.caption)?;
+        table.serialize_field("columns", &self.columns)?;
+        table.serialize_field("rows", &self.rows.len())?;
+        table.serialize_field("body", &self.body())?;
+        table.serialize_field("csv", &self.csv)?;
+        table.end()
+    }
 }
 
 /// A column header.

@@ -175,3 +175,64 @@ fn output_of(command: &mut Command) -> Output {
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
 }
+
+/// The shipped results with every record repeated `times` times under new ids and labels
+/// (the first copy keeps its own, so the shipped narratives still find their records).
+pub fn scaled_results(times: usize) -> benchsite::data::Results {
+    use benchsite::data::Id;
+    let seed = benchsite::data::load(&repo().join("data/results.json")).unwrap();
+    let mut doc = seed.clone();
+    let suffix = |n: usize, sep: &str| {
+        if n == 0 {
+            String::new()
+        } else {
+            format!("{sep}x{n}")
+        }
+    };
+    doc.runs = (0..times)
+        .flat_map(|n| {
+            seed.runs.iter().map(move |r| {
+                let mut r = r.clone();
+                r.id = Id::new(&format!("{}{}", r.id, suffix(n, "-"))).unwrap();
+                r
+            })
+        })
+        .collect();
+    doc.failures = (0..times)
+        .flat_map(|n| {
+            seed.failures.iter().map(move |f| {
+                let mut f = f.clone();
+                f.id = Id::new(&format!("{}{}", f.id, suffix(n, "-"))).unwrap();
+                f
+            })
+        })
+        .collect();
+    doc.sweeps = (0..times)
+        .flat_map(|n| {
+            seed.sweeps.iter().map(move |s| {
+                let mut s = s.clone();
+                s.label = format!("{}{}", s.label, suffix(n, " "));
+                s
+            })
+        })
+        .collect();
+    doc.jitter = (0..times)
+        .flat_map(|n| {
+            seed.jitter.iter().map(move |j| {
+                let mut j = j.clone();
+                j.label = format!("{}{}", j.label, suffix(n, " "));
+                j
+            })
+        })
+        .collect();
+    doc.divergence = (0..times)
+        .flat_map(|n| {
+            seed.divergence.iter().map(move |d| {
+                let mut d = d.clone();
+                d.label = format!("{}{}", d.label, suffix(n, " "));
+                d
+            })
+        })
+        .collect();
+    doc
+}

@@ -7,7 +7,7 @@ use super::super::downloads;
 use super::super::render::PageBuild;
 use super::super::views::{Cell, Chart, Column, Fact, Link, Row, Table};
 use super::super::{PageFile, SiteError};
-use super::{Catalog, opt};
+use super::{Catalog, Related, opt};
 use crate::compare::Kind;
 use crate::data::Divergence;
 use crate::format::{MISSING, count, figure, switch};
@@ -234,7 +234,10 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
         statistics,
         profile_chart,
         categories,
-        runs: c.runs_of(&d.model),
+        runs: c.related_runs(&d.model, |run| {
+            c.quality_of(run).is_some_and(|q| std::ptr::eq(q, d))
+        }),
+        model_page: c.model_link(&d.model),
         ablations: c.ablation_links(
             Kind::Comparison,
             c.doc
@@ -267,9 +270,11 @@ pub struct ComparisonPage {
     /// Per prompt category.
     pub categories: Table,
     /// Runs of the same model.
-    pub runs: Vec<Link>,
+    pub runs: Related,
+    /// The model's page.
+    pub model_page: Link,
     /// One-knob pairs this comparison is part of.
-    pub ablations: Vec<Link>,
+    pub ablations: Related,
 }
 
 /// Renders a comparison's page.

@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::super::render::PageBuild;
 use super::super::views::{Fact, Link};
 use super::super::{PageFile, SiteError};
-use super::Catalog;
+use super::{Catalog, Related};
 use crate::data::{Failure, rules};
 use crate::format::figure;
 
@@ -22,19 +22,30 @@ pub fn page(c: &Catalog, failure: &Failure) -> FailurePage {
     if let Some(config) = &failure.config {
         facts.push(Fact::new("Settings tried", config.clone()));
     }
+    let models: Vec<_> = c
+        .models()
+        .iter()
+        .filter(|m| rules::failure_concerns(failure, &m.name))
+        .collect();
     FailurePage {
         id: failure.id.to_string(),
         title: failure.id.to_string(),
         status: failure.status.as_str().to_owned(),
         facts,
         reason: failure.reason.clone(),
-        runs: c
-            .doc
-            .runs
-            .iter()
-            .filter(|run| rules::failure_concerns(failure, &run.model))
-            .map(|run| c.link_run(run))
-            .collect(),
+        runs: Related::pick(
+            models
+                .iter()
+                .flat_map(|m| &m.runs)
+                .map(|&i| (false, Some(c.doc.runs[i].generated.as_str()), i))
+                .collect(),
+            |i| c.link_run(&c.doc.runs[i]),
+            |n| {
+                let first = models.first().map_or("", |m| m.name.as_str());
+                c.all_on_model_page(first, "runs", "runs", n)
+            },
+        ),
+        model_pages: models.iter().map(|m| c.model_link(&m.name)).collect(),
     }
 }
 
@@ -51,8 +62,10 @@ pub struct FailurePage {
     pub facts: Vec<Fact>,
     /// The one-paragraph reason.
     pub reason: String,
-    /// Runs of the same model.
-    pub runs: Vec<Link>,
+    /// Runs of the models it concerns.
+    pub runs: Related,
+    /// The pages of the models it concerns.
+    pub model_pages: Vec<Link>,
 }
 
 /// Renders a failure's page.

@@ -7,6 +7,7 @@ use super::super::render::PageBuild;
 use super::super::views::{Cell, Column, Link, Row, Table};
 use super::super::{PageFile, SiteError};
 use super::{Catalog, opt, opt_cell};
+use crate::data::Failure;
 use crate::format::figure;
 
 /// The failures index's content.
@@ -18,6 +19,11 @@ pub struct FailuresIndex {
 
 /// The table of every failure.
 pub fn table(c: &Catalog) -> Table {
+    table_of(c, &c.doc.failures)
+}
+
+/// [`table`] of some records.
+pub fn table_of<'r>(c: &Catalog, records: impl IntoIterator<Item = &'r Failure>) -> Table {
     Table {
         caption: "Configurations that did not run".into(),
         columns: vec![
@@ -28,10 +34,8 @@ pub fn table(c: &Catalog) -> Table {
             Column::text("What happened"),
             Column::text("Settings tried"),
         ],
-        rows: c
-            .doc
-            .failures
-            .iter()
+        rows: records
+            .into_iter()
             .map(|failure| Row {
                 id: Some(format!("failure-{}", failure.id)),
                 class: None,

@@ -18,6 +18,7 @@ pub struct Home {
     decode_chart: Chart,
     runs: Table,
     sections: Vec<Link>,
+    models: Vec<Link>,
 }
 
 /// The hardware facts.
@@ -109,6 +110,21 @@ pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
         decode_chart: runs::decode_chart(c),
         runs: runs::table(c),
         sections: sections(c),
+        models: c
+            .models()
+            .iter()
+            .map(|m| Link {
+                text: m.name.clone(),
+                href: c.model_url(&m.name),
+                note: Some(format!(
+                    "{} configurations, {} sweeps, {} comparisons",
+                    m.runs.len(),
+                    m.sweeps.len(),
+                    m.comparisons.len()
+                )),
+                warning: None,
+            })
+            .collect(),
     };
     page.render(page.site_title().to_owned(), &home)
 }

@@ -9,6 +9,7 @@ pub mod failure;
 pub mod failures;
 pub mod free;
 pub mod home;
+pub mod model;
 pub mod quality;
 pub mod run;
 pub mod runs;
@@ -24,6 +25,8 @@ use crate::profiles::Profile;
 use super::Urls;
 use super::charts::{self, LineSeries};
 use super::routes;
+use serde::Serialize;
+
 use super::views::{Cell, Chart, Column, Link, Row, Table};
 use crate::format::figure;
 
@@ -65,6 +68,121 @@ pub fn points(sweep: &Sweep, field: &LevelField) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// At most this many related records of a kind on a record page; the rest are on the model
+/// page.
+pub const RELATED: usize = 5;
+
+/// Records related to the one a page is about: a handful, and a link to all of them.
+#[derive(Debug, Clone, Serialize)]
+pub struct Related {
+    /// The ones shown, preferred first.
+    pub links: Vec<Link>,
+    /// "all N … on the model page", when there are more.
+    pub more: Option<Link>,
+}
+
+impl Related {
+    /// At most [`RELATED`] of `candidates` (each with whether it is preferred, its date and
+    /// an index for `link`), preferred first, then the most recent, then the later in the
+    /// document; the rest through `all` (its text gets the count). Only the links shown are
+    /// made.
+    pub fn pick(
+        mut candidates: Vec<(bool, Option<&str>, usize)>,
+        link: impl Fn(usize) -> Link,
+        all: impl FnOnce(usize) -> Link,
+    ) -> Self {
+        let total = candidates.len();
+        let order = |a: &(bool, Option<&str>, usize), b: &(bool, Option<&str>, usize)| {
+            b.0.cmp(&a.0)
+                .then_with(|| b.1.cmp(&a.1))
+                .then(b.2.cmp(&a.2))
+        };
+        if total > RELATED {
+            candidates.select_nth_unstable_by(RELATED - 1, order);
+            candidates.truncate(RELATED);
+        }
+        candidates.sort_by(order);
+        Related {
+            links: candidates.into_iter().map(|(_, _, i)| link(i)).collect(),
+            more: (total > RELATED).then(|| all(total)),
+        }
+    }
+}
+
+/// At most `limit` of `records`, the most recent by `date` (among equals the later in the
+/// document), kept in document order; and whether any were left out.
+pub fn most_recent<'r, T>(
+    records: impl IntoIterator<Item = &'r T>,
+    date: impl Fn(&T) -> &str,
+    limit: usize,
+) -> (Vec<&'r T>, bool) {
+    let mut all: Vec<(usize, &T)> = records.into_iter().enumerate().collect();
+    if all.len() <= limit {
+        return (all.into_iter().map(|(_, r)| r).collect(), false);
+    }
+    all.sort_by(|a, b| date(b.1).cmp(date(a.1)).then(b.0.cmp(&a.0)));
+    all.truncate(limit);
+    all.sort_by_key(|(i, _)| *i);
+    (all.into_iter().map(|(_, r)| r).collect(), true)
+}
+
+/// One model of the report and the indexes of its records.
+#[derive(Debug)]
+pub struct Model {
+    /// Its name, as the records write it.
+    pub name: String,
+    /// Its runs.
+    pub runs: Vec<usize>,
+    /// Its sweeps.
+    pub sweeps: Vec<usize>,
+    /// Its comparisons.
+    pub comparisons: Vec<usize>,
+    /// The failures that concern it.
+    pub failures: Vec<usize>,
+    /// Its jitter measurements.
+    pub jitter: Vec<usize>,
+}
+
+/// Every model of `doc` with its records, in [`data::rules::models`] order.
+pub fn models_of(doc: &Results) -> Vec<Model> {
+    let names = data::rules::models(doc);
+    let mut models: Vec<Model> = names
+        .iter()
+        .map(|name| Model {
+            name: (*name).to_owned(),
+            runs: Vec::new(),
+            sweeps: Vec::new(),
+            comparisons: Vec::new(),
+            failures: Vec::new(),
+            jitter: Vec::new(),
+        })
+        .collect();
+    let at: std::collections::HashMap<&str, usize> =
+        names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    for (i, r) in doc.runs.iter().enumerate() {
+        models[at[r.model.as_str()]].runs.push(i);
+    }
+    for (i, s) in doc.sweeps.iter().enumerate() {
+        models[at[s.model.as_str()]].sweeps.push(i);
+    }
+    for (i, d) in doc.divergence.iter().enumerate() {
+        models[at[d.model.as_str()]].comparisons.push(i);
+    }
+    for (i, j) in doc.jitter.iter().enumerate() {
+        models[at[j.model.as_str()]].jitter.push(i);
+    }
+    for model in &mut models {
+        model.failures = doc
+            .failures
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| data::rules::failure_concerns(f, &model.name))
+            .map(|(i, _)| i)
+            .collect();
+    }
+    models
+}
+
 /// Everything derived from the data that pages and shortcodes share.
 pub struct Catalog<'a> {
     /// The document.
@@ -80,6 +198,10 @@ pub struct Catalog<'a> {
     /// The one-knob pairs of the document, found when a page first needs them (a Markdown
     /// edit under `serve` re-renders one page, usually without them).
     ablations: std::sync::OnceLock<Vec<Ablation>>,
+    /// The models with their records, found when a page first needs them.
+    models: std::sync::OnceLock<Vec<Model>>,
+    /// Each comparison's index by label and by slug (the first that has it).
+    comparison_keys: std::sync::OnceLock<std::collections::HashMap<String, usize>>,
 }
 
 impl<'a> Catalog<'a> {
@@ -93,6 +215,8 @@ impl<'a> Catalog<'a> {
     ) -> Self {
         Self {
             ablations: std::sync::OnceLock::new(),
+            models: std::sync::OnceLock::new(),
+            comparison_keys: std::sync::OnceLock::new(),
             doc,
             profiles,
             urls,
@@ -119,6 +243,41 @@ impl<'a> Catalog<'a> {
     /// The URL of a comparison's page.
     pub fn comparison_url(&self, divergence: &Divergence) -> String {
         self.urls.page(&routes::COMPARISON.path(&divergence.slug()))
+    }
+
+    /// Every model with its records.
+    pub fn models(&self) -> &[Model] {
+        self.models.get_or_init(|| models_of(self.doc))
+    }
+
+    /// A model by name.
+    pub fn model(&self, name: &str) -> Option<&Model> {
+        self.models().iter().find(|m| m.name == name)
+    }
+
+    /// The URL of a model's page.
+    pub fn model_url(&self, name: &str) -> String {
+        self.urls.page(&routes::MODEL.path(&data::slugify(name)))
+    }
+
+    /// The link to a model's page, for the records of the model.
+    pub fn model_link(&self, model: &str) -> Link {
+        Link {
+            text: format!("Every record of {model}"),
+            href: self.model_url(model),
+            note: None,
+            warning: None,
+        }
+    }
+
+    /// The link "all N `noun` of `model`" to the model's page, at the section `anchor`.
+    pub fn all_on_model_page(&self, model: &str, noun: &str, anchor: &str, total: usize) -> Link {
+        Link {
+            text: format!("all {total} {noun} of {model} on its page"),
+            href: format!("{}#{anchor}", self.model_url(model)),
+            note: None,
+            warning: None,
+        }
     }
 
     /// A run by id.
@@ -186,8 +345,26 @@ impl<'a> Catalog<'a> {
         format!("{}: {} → {}", ablation.setting, ablation.from, ablation.to)
     }
 
-    /// Links to the pairs record `index` of `kind` is part of.
-    pub fn ablation_links(&self, kind: Kind, index: Option<usize>) -> Vec<Link> {
+    /// Links to the pairs record `index` of `kind` is part of: a handful, the rest on the
+    /// ablations page.
+    pub fn ablation_links(&self, kind: Kind, index: Option<usize>) -> Related {
+        let mut links = self.all_ablation_links(kind, index);
+        let total = links.len();
+        let candidates = (0..total).map(|i| (false, None, total - 1 - i)).collect();
+        links.reverse();
+        Related::pick(
+            candidates,
+            |i| links[i].clone(),
+            |_| Link {
+                text: format!("all {total} pairs on the ablations page"),
+                href: self.urls.page(&routes::ABLATIONS.path("")),
+                note: None,
+                warning: None,
+            },
+        )
+    }
+
+    fn all_ablation_links(&self, kind: Kind, index: Option<usize>) -> Vec<Link> {
         let Some(index) = index else {
             return Vec::new();
         };
@@ -213,10 +390,15 @@ impl<'a> Catalog<'a> {
     /// The comparison that measures a run's quality, when the author linked one.
     pub fn quality_of(&self, run: &Run) -> Option<&'a Divergence> {
         let link = run.quality.as_ref()?;
-        self.doc
-            .divergence
-            .iter()
-            .find(|d| d.label == link.comparison || d.slug() == link.comparison)
+        let keys = self.comparison_keys.get_or_init(|| {
+            let mut keys = std::collections::HashMap::new();
+            for (i, d) in self.doc.divergence.iter().enumerate() {
+                keys.entry(d.label.clone()).or_insert(i);
+                keys.entry(d.slug()).or_insert(i);
+            }
+            keys
+        });
+        keys.get(&link.comparison).map(|&i| &self.doc.divergence[i])
     }
 
     /// The largest kld_mean of the floor comparisons of `model`.
@@ -291,13 +473,21 @@ impl<'a> Catalog<'a> {
         }
     }
 
-    pub fn runs_of(&self, model: &str) -> Vec<Link> {
-        self.doc
-            .runs
+    /// The runs of `model` a record page shows, `preferred` ones first.
+    pub fn related_runs(&self, model: &str, preferred: impl Fn(&Run) -> bool) -> Related {
+        let runs = self.model(model).map_or(&[][..], |m| &m.runs[..]);
+        let candidates = runs
             .iter()
-            .filter(|run| run.model == model)
-            .map(|run| self.link_run(run))
-            .collect()
+            .map(|&i| {
+                let run = &self.doc.runs[i];
+                (preferred(run), Some(run.generated.as_str()), i)
+            })
+            .collect();
+        Related::pick(
+            candidates,
+            |i| self.link_run(&self.doc.runs[i]),
+            |n| self.all_on_model_page(model, "runs", "runs", n),
+        )
     }
 
     pub fn link_run(&self, run: &Run) -> Link {

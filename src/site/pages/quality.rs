@@ -7,8 +7,8 @@ use super::super::downloads;
 use super::super::render::PageBuild;
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::super::{PageFile, SiteError};
-use super::{Catalog, opt_cell};
-use crate::data::{Divergence, Results, Run};
+use super::{Catalog, most_recent, opt_cell};
+use crate::data::{Divergence, Jitter, Results, Run};
 use crate::format::{count, figure};
 
 /// The quality index's content.
@@ -90,13 +90,26 @@ pub fn speed_quality(c: &Catalog) -> Chart {
     }
 }
 
+/// At most this many rows of a model on the heatmap: its most recent comparisons.
+pub const HEATMAP_ROWS_PER_MODEL: usize = 12;
+
 /// The divergence heatmap: comparisons × prompt categories, teacher-forced kld_mean.
 pub fn heatmap(c: &Catalog) -> Chart {
+    // Grouped by model, each model's most recent comparisons.
+    let mut shown: Vec<&Divergence> = Vec::new();
+    let mut cut = false;
+    for model in c.models() {
+        let (recent, left_out) = most_recent(
+            model.comparisons.iter().map(|&i| &c.doc.divergence[i]),
+            |d| d.generated.as_str(),
+            HEATMAP_ROWS_PER_MODEL,
+        );
+        shown.extend(recent);
+        cut |= left_out;
+    }
     let columns = categories(c.doc);
-    let rows: Vec<String> = c.doc.divergence.iter().map(heatmap_label).collect();
-    let cells: Vec<Vec<Option<f64>>> = c
-        .doc
-        .divergence
+    let rows: Vec<String> = shown.iter().map(|d| heatmap_label(d)).collect();
+    let cells: Vec<Vec<Option<f64>>> = shown
         .iter()
         .map(|d| {
             columns
@@ -108,9 +121,7 @@ pub fn heatmap(c: &Catalog) -> Chart {
     let mut table_columns = vec![Column::text("Comparison")];
     table_columns.extend(columns.iter().map(|c| Column::number(c.clone())));
     table_columns.push(Column::number("all"));
-    let table_rows = c
-        .doc
-        .divergence
+    let table_rows = shown
         .iter()
         .zip(&cells)
         .map(|(d, values)| {
@@ -129,14 +140,16 @@ pub fn heatmap(c: &Catalog) -> Chart {
         })
         .collect();
     Chart {
-        title: "KL divergence by prompt category (teacher-forced kld_mean)".into(),
+        title: if cut {
+            format!("KL divergence by prompt category (teacher-forced kld_mean), each model's {HEATMAP_ROWS_PER_MODEL} most recent comparisons")
+        } else {
+            "KL divergence by prompt category (teacher-forced kld_mean)".into()
+        },
         option: charts::heatmap(
             &rows,
             &columns,
             &cells,
-            &c
-                .doc
-                .divergence
+            &shown
                 .iter()
                 .map(|d| d.suspect.is_none())
                 .collect::<Vec<_>>(),
@@ -153,6 +166,14 @@ pub fn heatmap(c: &Catalog) -> Chart {
 
 /// The table of every comparison.
 pub fn comparisons_table(c: &Catalog) -> Table {
+    comparisons_table_of(c, &c.doc.divergence)
+}
+
+/// [`comparisons_table`] of some records.
+pub fn comparisons_table_of<'r>(
+    c: &Catalog,
+    records: impl IntoIterator<Item = &'r Divergence>,
+) -> Table {
     Table {
         caption: "Quality comparisons (a → b)".into(),
         columns: vec![
@@ -165,10 +186,8 @@ pub fn comparisons_table(c: &Catalog) -> Table {
             Column::number("Identical continuations"),
             Column::number("First divergence p50"),
         ],
-        rows: c
-            .doc
-            .divergence
-            .iter()
+        rows: records
+            .into_iter()
             .map(|d| {
                 let tf = &d.teacher_forced;
                 let generation = &d.generation;
@@ -205,6 +224,11 @@ pub fn comparisons_table(c: &Catalog) -> Table {
 
 /// The jitter table.
 pub fn jitter_table(c: &Catalog) -> Table {
+    jitter_table_of(c, &c.doc.jitter)
+}
+
+/// [`jitter_table`] of some records.
+pub fn jitter_table_of<'r>(c: &Catalog, records: impl IntoIterator<Item = &'r Jitter>) -> Table {
     Table {
         caption: "Run-to-run jitter: the same server scoring the same continuations again".into(),
         columns: vec![
@@ -219,10 +243,8 @@ pub fn jitter_table(c: &Catalog) -> Table {
             Column::number("Top-1 flip rate"),
             Column::text("Notes"),
         ],
-        rows: c
-            .doc
-            .jitter
-            .iter()
+        rows: records
+            .into_iter()
             .map(|j| Row {
                 id: Some(format!("jitter-{}", crate::data::slugify(&j.label))),
                 class: None,

@@ -6,7 +6,7 @@ use super::super::render::PageBuild;
 use super::super::routes;
 use super::super::views::{Cell, Column, Fact, Link, Row, Table};
 use super::super::{PageFile, SiteError};
-use super::{Catalog, opt};
+use super::{Catalog, Related, opt};
 use crate::compare::Kind;
 use crate::data::{Run, rules};
 use crate::format::{count, figure, percent, switch};
@@ -32,6 +32,8 @@ pub fn run_quality(c: &Catalog, run: &Run) -> Option<RunQuality> {
 
 /// One run's page.
 pub fn page(c: &Catalog, run: &Run) -> RunPage {
+    let model = c.model(&run.model).expect("every run's model is a model");
+    let quality = c.quality_of(run);
     let mut figures = vec![
         Fact::new(
             "Decode speed",
@@ -111,34 +113,47 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
         samples,
         kv,
         launch,
-        sweeps: c
-            .doc
-            .sweeps
-            .iter()
-            .filter(|s| s.model == run.model)
-            .map(|s| c.link_sweep(s))
-            .collect(),
-        comparisons: c
-            .doc
-            .divergence
-            .iter()
-            .filter(|d| d.model == run.model)
-            .map(|d| c.link_comparison(d))
-            .collect(),
+        sweeps: Related::pick(
+            model
+                .sweeps
+                .iter()
+                .map(|&i| {
+                    let s = &c.doc.sweeps[i];
+                    (false, Some(s.generated.as_str()), i)
+                })
+                .collect(),
+            |i| c.link_sweep(&c.doc.sweeps[i]),
+            |n| c.all_on_model_page(&run.model, "sweeps", "sweeps", n),
+        ),
+        comparisons: Related::pick(
+            model
+                .comparisons
+                .iter()
+                .map(|&i| {
+                    let d = &c.doc.divergence[i];
+                    let measures_it = quality.is_some_and(|q| std::ptr::eq(q, d));
+                    (measures_it, Some(d.generated.as_str()), i)
+                })
+                .collect(),
+            |i| c.link_comparison(&c.doc.divergence[i]),
+            |n| c.all_on_model_page(&run.model, "comparisons", "comparisons", n),
+        ),
         ablations: c.ablation_links(Kind::Run, c.index_of_run(run)),
         quality: run_quality(c, run),
-        failures: c
-            .doc
-            .failures
-            .iter()
-            .filter(|f| rules::failure_concerns(f, &run.model))
-            .map(|f| Link {
-                text: f.id.to_string(),
-                href: c.failure_url(f),
-                note: Some(f.status.describe().to_owned()),
-                warning: None,
-            })
-            .collect(),
+        failures: Related::pick(
+            model.failures.iter().map(|&i| (false, None, i)).collect(),
+            |i| {
+                let f = &c.doc.failures[i];
+                Link {
+                    text: f.id.to_string(),
+                    href: c.failure_url(f),
+                    note: Some(f.status.describe().to_owned()),
+                    warning: None,
+                }
+            },
+            |n| c.all_on_model_page(&run.model, "failures", "failures", n),
+        ),
+        model_page: c.model_link(&run.model),
     }
 }
 
@@ -240,15 +255,17 @@ pub struct RunPage {
     /// How to start the server and repeat the measurement.
     pub launch: Launch,
     /// Sweeps of the same model.
-    pub sweeps: Vec<Link>,
+    pub sweeps: Related,
     /// Comparisons of the same model.
-    pub comparisons: Vec<Link>,
+    pub comparisons: Related,
     /// One-knob pairs this run is part of.
-    pub ablations: Vec<Link>,
+    pub ablations: Related,
     /// Its quality cost, when the author linked the comparison that measures it.
     pub quality: Option<RunQuality>,
     /// Failures of the same model.
-    pub failures: Vec<Link>,
+    pub failures: Related,
+    /// The model's page, with every record of the model.
+    pub model_page: Link,
 }
 
 /// A run's KV pool and what it means for concurrency.

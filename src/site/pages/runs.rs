@@ -7,7 +7,7 @@ use super::super::downloads;
 use super::super::render::PageBuild;
 use super::super::views::{Cell, Chart, Column, Fact, Row, Table};
 use super::super::{PageFile, SiteError};
-use super::{Catalog, value_cell};
+use super::{Catalog, most_recent, value_cell};
 use crate::data::{Run, figures};
 use crate::format::{figure, switch};
 
@@ -51,10 +51,13 @@ fn cell(c: &Catalog, run: &Run, key: &str) -> Cell {
 
 /// The table of every run.
 pub fn table(c: &Catalog) -> Table {
-    let rows = c
-        .doc
-        .runs
-        .iter()
+    table_of(c, &c.doc.runs)
+}
+
+/// [`table`] of some runs.
+pub fn table_of<'r>(c: &Catalog, runs: impl IntoIterator<Item = &'r Run>) -> Table {
+    let rows = runs
+        .into_iter()
         .map(|run| Row {
             id: Some(format!("run-{}", run.id)),
             class: None,
@@ -79,20 +82,30 @@ pub fn table(c: &Catalog) -> Table {
     }
 }
 
-/// The bar chart of decode speed per run.
+/// At most this many bars on the decode chart: the most recent runs.
+pub const CHART_BARS: usize = 30;
+
+/// The bar chart of decode speed per run (the most recent [`CHART_BARS`]).
 pub fn decode_chart(c: &Catalog) -> Chart {
-    let names: Vec<String> = c.doc.runs.iter().map(|r| r.id.to_string()).collect();
-    let values: Vec<f64> = c.doc.runs.iter().map(|r| r.decode_tok_s).collect();
+    let (runs, cut) = most_recent(&c.doc.runs, |r| r.generated.as_str(), CHART_BARS);
+    let names: Vec<String> = runs.iter().map(|r| r.id.to_string()).collect();
+    let values: Vec<f64> = runs.iter().map(|r| r.decode_tok_s).collect();
+    let mut title = "Single-stream decode speed per configuration".to_owned();
+    if cut {
+        title.push_str(&format!(
+            " (the {} most recent of {}; every run is in the table)",
+            runs.len(),
+            c.doc.runs.len()
+        ));
+    }
     Chart {
-        title: "Single-stream decode speed per configuration".into(),
+        title,
         option: charts::bars(&names, &values, "tok/s"),
         height: 380,
         table: Table {
             caption: "Decode speed per configuration".into(),
             columns: vec![Column::text("Run"), Column::number("Decode tok/s")],
-            rows: c
-                .doc
-                .runs
+            rows: runs
                 .iter()
                 .map(|run| Row {
                     id: None,

@@ -7,7 +7,7 @@ use super::super::downloads;
 use super::super::render::PageBuild;
 use super::super::views::{Chart, Column, Fact, Link, Row, Table};
 use super::super::{PageFile, SiteError};
-use super::{Catalog, opt, points, value_cell};
+use super::{Catalog, Related, opt, points, value_cell};
 use crate::compare::Kind;
 use crate::data::Sweep;
 use crate::data::figures;
@@ -150,7 +150,8 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
             .collect(),
         charts: charts(c, sweep),
         levels: levels_table(c, sweep),
-        runs: c.runs_of(&sweep.model),
+        runs: c.related_runs(&sweep.model, |_| false),
+        model_page: c.model_link(&sweep.model),
         ablations: c.ablation_links(
             Kind::Sweep,
             c.doc.sweeps.iter().position(|s| std::ptr::eq(s, sweep)),
@@ -174,9 +175,11 @@ pub struct SweepPage {
     /// Its levels.
     pub levels: Table,
     /// Runs of the same model.
-    pub runs: Vec<Link>,
+    pub runs: Related,
+    /// The model's page.
+    pub model_page: Link,
     /// One-knob pairs this sweep is part of.
-    pub ablations: Vec<Link>,
+    pub ablations: Related,
 }
 
 /// Renders a sweep's page.

@@ -7,8 +7,8 @@ use super::super::downloads;
 use super::super::render::PageBuild;
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::super::{PageFile, SiteError};
-use super::{Catalog, opt_cell, points};
-use crate::data::figures;
+use super::{Catalog, most_recent, opt_cell, points};
+use crate::data::{Sweep, figures};
 use crate::format::{count, figure};
 
 /// The sweeps index's content.
@@ -26,15 +26,26 @@ const OVERLAYS: [&str; 4] = [
     "ttft_p95_s",
 ];
 
-/// The overlay charts of every sweep.
+/// At most this many sweeps on an overlay chart: the most recent.
+pub const OVERLAY_SERIES: usize = 16;
+
+/// The overlay charts of every sweep (the most recent [`OVERLAY_SERIES`]).
 pub fn overlays(c: &Catalog) -> Vec<Chart> {
+    let (sweeps, cut) = most_recent(&c.doc.sweeps, |s| s.generated.as_str(), OVERLAY_SERIES);
+    let of = if cut {
+        format!(
+            "the {} most recent of {} sweeps (each model's page lists all of its own)",
+            sweeps.len(),
+            c.doc.sweeps.len()
+        )
+    } else {
+        "every sweep".to_owned()
+    };
     OVERLAYS
         .iter()
         .map(|key| {
             let field = figures::level_field(key);
-            let series: Vec<LineSeries> = c
-                .doc
-                .sweeps
+            let series: Vec<LineSeries> = sweeps
                 .iter()
                 .map(|sweep| LineSeries {
                     name: sweep.label.clone(),
@@ -45,13 +56,18 @@ pub fn overlays(c: &Catalog) -> Vec<Chart> {
             let title = field
                 .overlay
                 .expect("overlaid figures have an overlay title");
-            c.concurrency_chart(&format!("{title}, every sweep"), &series, field.field.unit)
+            c.concurrency_chart(&format!("{title}, {of}"), &series, field.field.unit)
         })
         .collect()
 }
 
 /// The table of every sweep.
 pub fn table(c: &Catalog) -> Table {
+    table_of(c, &c.doc.sweeps)
+}
+
+/// [`table`] of some records.
+pub fn table_of<'r>(c: &Catalog, records: impl IntoIterator<Item = &'r Sweep>) -> Table {
     Table {
         caption: "Concurrency sweeps".into(),
         columns: vec![
@@ -64,10 +80,8 @@ pub fn table(c: &Catalog) -> Table {
             Column::number("At concurrency"),
             Column::number("Failed requests"),
         ],
-        rows: c
-            .doc
-            .sweeps
-            .iter()
+        rows: records
+            .into_iter()
             .map(|sweep| {
                 let peak = sweep
                     .levels

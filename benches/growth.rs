@@ -1,0 +1,88 @@
+//! The whole `benchsite build` command on reports that grow: the seed repeated 1×, 29× and
+//! 353× (records copied under new ids and labels).
+//!
+//! `cargo bench --bench growth` prints, per size, the pages, the wall time, the ms per page,
+//! the peak RSS of the process, the median page, the largest run page and the whole output.
+//! `cargo bench --bench growth -- 29` runs one size. The projects stay in
+//! `target/bench-projects/growth-x*` for timing the command by hand.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+fn main() {
+    let sizes: Vec<usize> = match std::env::args().skip(1).find(|a| !a.starts_with('-')) {
+        Some(size) => vec![size.parse().expect("a size: how many times the seed")],
+        None => vec![1, 29, 353],
+    };
+    let seed = common::seed();
+    let mut previous: Option<(usize, f64)> = None;
+    for times in sizes {
+        let root = common::project_with(&format!("growth-x{times}"), &common::scaled(&seed, times));
+        // One build to warm the page cache, then the measured one.
+        build(&root);
+        let (wall, rss_kib) = build(&root);
+        let site = root.join("site");
+        let mut pages: Vec<u64> = Vec::new();
+        let mut total = 0u64;
+        for entry in walkdir::WalkDir::new(&site) {
+            let entry = entry.unwrap();
+            if entry.file_type().is_file() {
+                let size = entry.metadata().unwrap().len();
+                total += size;
+                if entry.file_name() == "index.html" {
+                    pages.push(size);
+                }
+            }
+        }
+        pages.sort_unstable();
+        let median = pages[pages.len() / 2];
+        let run_page = std::fs::metadata(site.join("runs/qwen36-moe-default/index.html"))
+            .unwrap()
+            .len();
+        let seconds = wall.as_secs_f64();
+        println!(
+            "x{times}: {} pages, {:.3} s, {:.3} ms/page, peak RSS {} MiB, median page {:.1} KB, run page {:.1} KB, output {:.1} MB",
+            pages.len(),
+            seconds,
+            seconds * 1e3 / pages.len() as f64,
+            rss_kib / 1024,
+            median as f64 / 1e3,
+            run_page as f64 / 1e3,
+            total as f64 / 1e6,
+        );
+        if let Some((before, time)) = previous {
+            println!("  time(x{times}) / time(x{before}) = {:.2}", seconds / time);
+        }
+        previous = Some((times, seconds));
+    }
+}
+
+/// Runs `benchsite build` on the project: its wall time and peak RSS in KiB.
+// The child is reaped by wait4, which also gives its own peak RSS.
+#[allow(clippy::zombie_processes)]
+fn build(root: &Path) -> (std::time::Duration, i64) {
+    let start = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_benchsite"))
+        .arg("--root")
+        .arg(root)
+        .arg("build")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: wait4 on our own child, with valid pointers to a status and a rusage; std's
+    // Child is never waited on afterwards.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = start.elapsed();
+    assert_eq!(waited, pid, "wait4 failed");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "the build failed"
+    );
+    (wall, usage.ru_maxrss)
+}

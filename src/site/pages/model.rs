@@ -1,0 +1,83 @@
+//! A model's page: every configuration, sweep, comparison, jitter measurement and failure of
+//! one model, in sortable tables. The hub record pages link to for "all of them".
+
+use serde::Serialize;
+
+use super::super::render::PageBuild;
+use super::super::views::Table;
+use super::super::{PageFile, SiteError};
+use super::{Catalog, Model, failures, quality, runs, sweeps};
+
+/// A model's page.
+#[derive(Debug, Serialize)]
+pub struct ModelPage {
+    /// The model's name.
+    pub title: String,
+    /// How many records of each kind, in words.
+    pub summary: String,
+    /// Its runs.
+    pub runs: Table,
+    /// Its sweeps.
+    pub sweeps: Table,
+    /// Its comparisons.
+    pub comparisons: Table,
+    /// Its jitter measurements.
+    pub jitter: Table,
+    /// The failures that concern it.
+    pub failures: Table,
+}
+
+/// The page of `model`.
+pub fn page(c: &Catalog, model: &Model) -> ModelPage {
+    let doc = c.doc;
+    let mut runs = runs::table_of(c, model.runs.iter().map(|&i| &doc.runs[i]));
+    runs.caption = format!("Every configuration of {}", model.name);
+    let summary = format!(
+        "{} configurations, {} sweeps, {} comparisons, {} jitter measurements and {} failures",
+        model.runs.len(),
+        model.sweeps.len(),
+        model.comparisons.len(),
+        model.jitter.len(),
+        model.failures.len()
+    );
+    ModelPage {
+        title: model.name.clone(),
+        summary,
+        runs,
+        sweeps: sweeps::table_of(c, model.sweeps.iter().map(|&i| &doc.sweeps[i])),
+        comparisons: quality::comparisons_table_of(
+            c,
+            model.comparisons.iter().map(|&i| &doc.divergence[i]),
+        ),
+        jitter: quality::jitter_table_of(c, model.jitter.iter().map(|&i| &doc.jitter[i])),
+        failures: failures::table_of(c, model.failures.iter().map(|&i| &doc.failures[i])),
+    }
+}
+
+/// Renders a model's page.
+pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+    let c = page.catalog();
+    let view = self::page(c, &c.models()[page.index()]);
+    page.render(view.title.clone(), &view)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Results;
+
+    #[test]
+    fn a_model_page_lists_exactly_its_records() {
+        let doc: Results =
+            serde_json::from_str(include_str!("../../../data/results.json")).unwrap();
+        let catalog = Catalog::new(&doc, &[], super::super::super::Urls::new("/"), None, 5.0);
+        for model in catalog.models() {
+            let view = page(&catalog, model);
+            let expected = doc.runs.iter().filter(|r| r.model == model.name).count();
+            assert_eq!(view.runs.rows.len(), expected, "{}", model.name);
+            let sweeps = doc.sweeps.iter().filter(|s| s.model == model.name).count();
+            assert_eq!(view.sweeps.rows.len(), sweeps, "{}", model.name);
+        }
+        assert!(catalog.models().len() >= 2);
+    }
+}
