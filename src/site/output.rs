@@ -11,6 +11,27 @@ fn error(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError {
     move |source| SiteError::Write { path, source }
 }
 
+/// Removes a folder, its subfolders on every core.
+fn remove_in_parallel(dir: &Path) -> std::io::Result<()> {
+    use rayon::prelude::*;
+    let mut folders = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            for inner in std::fs::read_dir(entry.path())? {
+                let inner = inner?;
+                if inner.file_type()?.is_dir() {
+                    folders.push(inner.path());
+                }
+            }
+        }
+    }
+    folders
+        .par_iter()
+        .try_for_each(|folder| std::fs::remove_dir_all(folder))?;
+    std::fs::remove_dir_all(dir)
+}
+
 /// A site being written: a temporary folder beside the output, removed unless committed.
 pub struct Staging {
     out: PathBuf,
@@ -71,7 +92,7 @@ impl Staging {
                     source,
                 });
             }
-            std::fs::remove_dir_all(&old).map_err(error(&old))?;
+            remove_in_parallel(&old).map_err(error(&old))?;
         } else {
             std::fs::rename(&staged, out).map_err(error(out))?;
         }

@@ -378,6 +378,13 @@ impl<'a> Renderer<'a> {
             }
             jobs = kept;
         }
+        // Kinds with few pages (indexes, models) have the largest: start them first, so no
+        // core waits on one at the end.
+        let mut per_kind: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for job in &jobs {
+            *per_kind.entry(job.route.kind).or_default() += 1;
+        }
+        jobs.sort_by_key(|job| per_kind[job.route.kind]);
         // Pages are independent: render them on every core, each written as it is done.
         jobs.par_iter().try_for_each(|job| {
             let (path, bytes) = match sample {
