@@ -26,9 +26,7 @@ fn remove_in_parallel(dir: &Path) -> std::io::Result<()> {
             }
         }
     }
-    folders
-        .par_iter()
-        .try_for_each(|folder| std::fs::remove_dir_all(folder))?;
+    folders.par_iter().try_for_each(std::fs::remove_dir_all)?;
     std::fs::remove_dir_all(dir)
 }
 
