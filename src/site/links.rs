@@ -63,11 +63,93 @@ pub fn check_site(site: &Site, urls: &Urls) -> Result<(), SiteError> {
     Scans::of(site).check(site, urls)
 }
 
-/// The ids and links of every page of a site, kept so that a changed page is scanned alone.
+/// The ids and links of every page of a site, kept so that a changed page is scanned alone,
+/// with the pages that link into each page, so that only the links a change can break are
+/// checked again.
 #[derive(Debug, Default)]
-pub struct Scans(BTreeMap<String, Scan>);
+pub struct Scans(BTreeMap<String, Scan>, BTreeMap<String, BTreeSet<String>>);
 
 impl Scans {
+    /// Records which pages `page`'s links point into.
+    fn index(&mut self, urls: &Urls, page: &str) {
+        let Some(scan) = self.0.get(page) else {
+            return;
+        };
+        for url in &scan.urls {
+            if let Some(file) = target_of(urls, page, url).and_then(|t| t.file) {
+                self.1.entry(file).or_default().insert(page.to_owned());
+            }
+        }
+    }
+
+    /// Forgets which pages `page`'s links point into.
+    fn unindex(&mut self, urls: &Urls, page: &str) {
+        let Some(scan) = self.0.get(page) else {
+            return;
+        };
+        for url in &scan.urls {
+            if let Some(file) = target_of(urls, page, url).and_then(|t| t.file)
+                && let Some(from) = self.1.get_mut(&file)
+            {
+                from.remove(page);
+            }
+        }
+    }
+
+    /// Scans every page of `site` and records which pages link into which.
+    pub fn indexed(site: &Site, urls: &Urls) -> Self {
+        let mut scans = Self::of(site);
+        let pages: Vec<String> = scans.0.keys().cloned().collect();
+        for page in &pages {
+            scans.index(urls, page);
+        }
+        scans
+    }
+
+    /// Scans `pages` of `site` again, keeping the index of [`Scans::indexed`] up to date.
+    pub fn rescan_indexed(&mut self, site: &Site, urls: &Urls, pages: &[String]) {
+        for page in pages {
+            self.unindex(urls, page);
+        }
+        self.rescan(site, pages);
+        for page in pages {
+            self.index(urls, page);
+        }
+    }
+
+    /// Checks the links that a change of `changed` pages can have broken: those of the
+    /// changed pages, and those of every page that links into one of them (a renamed
+    /// heading breaks their fragments). The site's files are the same as when indexed.
+    pub fn check_changed(
+        &self,
+        site: &Site,
+        urls: &Urls,
+        changed: &[String],
+    ) -> Result<(), SiteError> {
+        let mut pages: BTreeSet<&str> = changed.iter().map(String::as_str).collect();
+        for page in changed {
+            if let Some(from) = self.1.get(page) {
+                pages.extend(from.iter().map(String::as_str));
+            }
+        }
+        let has = |file: &str| site.files.contains_key(file);
+        let broken: BTreeSet<String> = pages
+            .iter()
+            .filter_map(|page| self.0.get(*page).map(|scan| (*page, scan)))
+            .flat_map(|(page, scan)| {
+                scan.urls
+                    .iter()
+                    .filter(|url| !link_resolves(&has, urls, &self.0, page, url))
+                    .map(move |url| format!("  {page}: {url}"))
+            })
+            .collect();
+        if broken.is_empty() {
+            Ok(())
+        } else {
+            Err(SiteError::Links(broken.into_iter().collect()))
+        }
+    }
+
     /// Scans every page of `site`.
     pub fn of(site: &Site) -> Self {
         let pages: Vec<&str> = site.pages().collect();
@@ -81,6 +163,7 @@ impl Scans {
                     )
                 })
                 .collect(),
+            BTreeMap::new(),
         )
     }
 
@@ -100,7 +183,7 @@ impl Scans {
 
     /// The scans of pages scanned one by one as they were rendered.
     pub fn from_pages(pages: BTreeMap<String, Scan>) -> Self {
-        Self(pages)
+        Self(pages, BTreeMap::new())
     }
 
     /// Checks every link of the scanned pages against `site`.
@@ -137,13 +220,36 @@ fn link_resolves(
     page: &str,
     url: &str,
 ) -> bool {
-    if url.contains("://") || url.starts_with("mailto:") || url.starts_with("data:") {
+    let Some(target) = target_of(urls, page, url) else {
         return true;
-    }
-    let (target, fragment) = match url.split_once('#') {
-        Some((target, fragment)) => (target, Some(fragment)),
-        None => (url, None),
     };
+    let fragment = url.split_once('#').map(|(_, fragment)| fragment);
+    let Some(file) = target.file.filter(|file| has(file)) else {
+        return false;
+    };
+    match fragment {
+        None => true,
+        Some(fragment) => {
+            !file.ends_with(".html")
+                || scans
+                    .get(&file)
+                    .is_some_and(|scan| scan.ids.contains(fragment))
+        }
+    }
+}
+
+/// Where a link of `page` points inside the site.
+struct Target {
+    /// The file, or `None` when the link leaves the site's path.
+    file: Option<String>,
+}
+
+/// The target of `url` on `page`; `None` for links outside the site (other hosts, mail).
+fn target_of(urls: &Urls, page: &str, url: &str) -> Option<Target> {
+    if url.contains("://") || url.starts_with("mailto:") || url.starts_with("data:") {
+        return None;
+    }
+    let target = url.split_once('#').map_or(url, |(target, _)| target);
     let file = if target.is_empty() {
         Some(page.to_owned())
     } else if target.starts_with('/') {
@@ -158,18 +264,7 @@ fn link_resolves(
         };
         resolve(urls, &format!("{}{folder}{target}", urls.base_path))
     };
-    let Some(file) = file.filter(|file| has(file)) else {
-        return false;
-    };
-    match fragment {
-        None => true,
-        Some(fragment) => {
-            !file.ends_with(".html")
-                || scans
-                    .get(&file)
-                    .is_some_and(|scan| scan.ids.contains(fragment))
-        }
-    }
+    Some(Target { file })
 }
 
 /// The ids a page defines and the URLs it points to.

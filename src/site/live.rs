@@ -91,7 +91,7 @@ impl Live {
         let renderer = inputs.renderer();
         let (site, content_links) = renderer.render_unchecked(None)?;
         renderer.check_content_links(&site, &content_links)?;
-        let scans = Scans::of(&site);
+        let scans = Scans::indexed(&site, renderer.urls());
         scans.check(&site, renderer.urls())?;
         let pages = site.pages().count();
         self.site = Arc::new(site);
@@ -130,10 +130,10 @@ impl Live {
                 (path, old)
             })
             .collect();
-        self.scans.rescan(site, &paths);
+        self.scans.rescan_indexed(site, renderer.urls(), &paths);
         let checked = renderer
             .check_content_links(site, &content_links)
-            .and_then(|()| self.scans.check(site, renderer.urls()));
+            .and_then(|()| self.scans.check_changed(site, renderer.urls(), &paths));
         if let Err(error) = checked {
             for (path, old) in previous {
                 match old {
@@ -141,7 +141,7 @@ impl Live {
                     None => site.files.remove(&path),
                 };
             }
-            self.scans.rescan(site, &paths);
+            self.scans.rescan_indexed(site, renderer.urls(), &paths);
             return Err(error);
         }
         Ok(Rebuild {
