@@ -1,8 +1,8 @@
 //! The site in a real headless Chromium (Debian's `chromium`), driven by playwright-core:
 //! every built page loads without a console error, every chart renders, and the sort buttons
 //! reorder a table; a page served by `benchsite serve` reloads itself after an edit and shows
-//! a broken one as an overlay. Needs `chromium` and `npm ci --prefix tests/browser`
-//! (`.ci/run` installs both).
+//! a broken one as an overlay. Needs Debian's `chromium` and node; the npm packages are
+//! installed from `tests/browser/package-lock.json` on first use.
 
 mod support;
 
@@ -10,15 +10,40 @@ use std::process::Command;
 
 use support::{Project, repo};
 
+/// Installs the locked npm packages once, when they are missing, and checks that Chromium
+/// is there; says plainly what is missing when either cannot be had.
+fn browser_ready() {
+    static READY: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+    let mut ready = READY.lock().unwrap_or_else(|e| e.into_inner());
+    if *ready {
+        return;
+    }
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    assert!(
+        std::path::Path::new(&chromium).exists(),
+        "{chromium} is missing: the browser tests need Debian's chromium (`apt-get install chromium`)"
+    );
+    let folder = repo().join("tests/browser");
+    if !folder.join("node_modules/playwright-core").exists() {
+        let status = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&folder)
+            .status()
+            .unwrap_or_else(|e| {
+                panic!("npm cannot run ({e}): the browser tests need node and npm")
+            });
+        assert!(
+            status.success(),
+            "`npm ci --prefix tests/browser` failed ({status}): the browser tests need playwright-core from the npm registry"
+        );
+    }
+    *ready = true;
+}
+
 #[test]
 fn every_page_works_in_chromium() {
+    browser_ready();
     let script = repo().join("tests/browser/pages.mjs");
-    assert!(
-        repo()
-            .join("tests/browser/node_modules/playwright-core")
-            .exists(),
-        "playwright-core is not installed: run `npm ci --prefix tests/browser` (and `apt-get install chromium`)"
-    );
     let project = Project::copy_of_repo();
     // A baseline that differs from the results, so /changes/ has rows to show.
     let root = project.root.path();
@@ -55,6 +80,7 @@ fn every_page_works_in_chromium() {
 
 #[test]
 fn an_open_page_reloads_itself_after_an_edit_in_chromium() {
+    browser_ready();
     let project = Project::copy_of_repo();
     let mut serve = Command::new(env!("CARGO_BIN_EXE_benchsite"))
         .args(["serve", "--port", "0", "--root", project.root_str()])
