@@ -1,6 +1,8 @@
 //! Reports that grow: record pages show a bounded handful of related records and link to the
 //! model page, which lists them all; index charts stay bounded.
 
+#[path = "../benches/common/mod.rs"]
+mod common;
 mod support;
 
 use support::{Project, walk};
@@ -16,7 +18,7 @@ fn list_lengths(html: &str) -> Vec<usize> {
 #[test]
 fn record_pages_stay_bounded_as_the_report_grows() {
     let times = 8;
-    let doc = support::scaled_results(times);
+    let doc = common::scaled(&common::seed(), times);
     let project = Project::copy_of_repo();
     project.write("data/results.json", &benchsite::data::to_json(&doc));
     project.run(&["build"]).assert_success();
@@ -55,7 +57,7 @@ fn record_pages_stay_bounded_as_the_report_grows() {
 
 #[test]
 fn index_charts_draw_a_bounded_number_of_series() {
-    let doc = support::scaled_results(6);
+    let doc = common::scaled(&common::seed(), 6);
     let project = Project::copy_of_repo();
     project.write("data/results.json", &benchsite::data::to_json(&doc));
     project.run(&["build"]).assert_success();

@@ -84,13 +84,6 @@ pub struct Field<R> {
     pub get: fn(&R) -> Option<Value>,
 }
 
-impl<R> Field<R> {
-    /// Whether the field is a figure a successful record must have.
-    pub fn is_figure(&self) -> bool {
-        matches!(self.role, Role::Figure(_))
-    }
-}
-
 fn number(value: f64) -> Option<Value> {
     Some(Value::Number(value))
 }

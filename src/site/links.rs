@@ -67,29 +67,37 @@ pub fn check_site(site: &Site, urls: &Urls) -> Result<(), SiteError> {
 /// with the pages that link into each page, so that only the links a change can break are
 /// checked again.
 #[derive(Debug, Default)]
-pub struct Scans(BTreeMap<String, Scan>, BTreeMap<String, BTreeSet<String>>);
+pub struct Scans {
+    /// Each page's scan, by path.
+    pages: BTreeMap<String, Scan>,
+    /// For each file, the pages that link into it (kept by [`Scans::indexed`]).
+    incoming: BTreeMap<String, BTreeSet<String>>,
+}
 
 impl Scans {
     /// Records which pages `page`'s links point into.
     fn index(&mut self, urls: &Urls, page: &str) {
-        let Some(scan) = self.0.get(page) else {
+        let Some(scan) = self.pages.get(page) else {
             return;
         };
         for url in &scan.urls {
             if let Some(file) = target_of(urls, page, url).and_then(|t| t.file) {
-                self.1.entry(file).or_default().insert(page.to_owned());
+                self.incoming
+                    .entry(file)
+                    .or_default()
+                    .insert(page.to_owned());
             }
         }
     }
 
     /// Forgets which pages `page`'s links point into.
     fn unindex(&mut self, urls: &Urls, page: &str) {
-        let Some(scan) = self.0.get(page) else {
+        let Some(scan) = self.pages.get(page) else {
             return;
         };
         for url in &scan.urls {
             if let Some(file) = target_of(urls, page, url).and_then(|t| t.file)
-                && let Some(from) = self.1.get_mut(&file)
+                && let Some(from) = self.incoming.get_mut(&file)
             {
                 from.remove(page);
             }
@@ -99,7 +107,7 @@ impl Scans {
     /// Scans every page of `site` and records which pages link into which.
     pub fn indexed(site: &Site, urls: &Urls) -> Self {
         let mut scans = Self::of(site);
-        let pages: Vec<String> = scans.0.keys().cloned().collect();
+        let pages: Vec<String> = scans.pages.keys().cloned().collect();
         for page in &pages {
             scans.index(urls, page);
         }
@@ -128,18 +136,18 @@ impl Scans {
     ) -> Result<(), SiteError> {
         let mut pages: BTreeSet<&str> = changed.iter().map(String::as_str).collect();
         for page in changed {
-            if let Some(from) = self.1.get(page) {
+            if let Some(from) = self.incoming.get(page) {
                 pages.extend(from.iter().map(String::as_str));
             }
         }
         let has = |file: &str| site.files.contains_key(file);
         let broken: BTreeSet<String> = pages
             .iter()
-            .filter_map(|page| self.0.get(*page).map(|scan| (*page, scan)))
+            .filter_map(|page| self.pages.get(*page).map(|scan| (*page, scan)))
             .flat_map(|(page, scan)| {
                 scan.urls
                     .iter()
-                    .filter(|url| !link_resolves(&has, urls, &self.0, page, url))
+                    .filter(|url| !link_resolves(&has, urls, &self.pages, page, url))
                     .map(move |url| format!("  {page}: {url}"))
             })
             .collect();
@@ -153,8 +161,8 @@ impl Scans {
     /// Scans every page of `site`.
     pub fn of(site: &Site) -> Self {
         let pages: Vec<&str> = site.pages().collect();
-        Self(
-            pages
+        Self {
+            pages: pages
                 .par_iter()
                 .map(|path| {
                     (
@@ -163,8 +171,8 @@ impl Scans {
                     )
                 })
                 .collect(),
-            BTreeMap::new(),
-        )
+            incoming: BTreeMap::new(),
+        }
     }
 
     /// Scans `pages` of `site` again.
@@ -175,15 +183,18 @@ impl Scans {
                 .get(path)
                 .map(|bytes| String::from_utf8_lossy(bytes));
             match html {
-                Some(html) => self.0.insert(path.clone(), scan(&html)),
-                None => self.0.remove(path),
+                Some(html) => self.pages.insert(path.clone(), scan(&html)),
+                None => self.pages.remove(path),
             };
         }
     }
 
     /// The scans of pages scanned one by one as they were rendered.
     pub fn from_pages(pages: BTreeMap<String, Scan>) -> Self {
-        Self(pages, BTreeMap::new())
+        Self {
+            pages,
+            incoming: BTreeMap::new(),
+        }
     }
 
     /// Checks every link of the scanned pages against `site`.
@@ -194,12 +205,12 @@ impl Scans {
     /// Checks every link of the scanned pages against the site whose files `has` knows.
     pub fn check_in(&self, has: &Has<'_>, urls: &Urls) -> Result<(), SiteError> {
         let mut broken: Vec<String> = self
-            .0
+            .pages
             .par_iter()
             .flat_map_iter(|(path, page)| {
                 page.urls
                     .iter()
-                    .filter(|url| !link_resolves(has, urls, &self.0, path, url))
+                    .filter(|url| !link_resolves(has, urls, &self.pages, path, url))
                     .map(move |url| format!("  {path}: {url}"))
             })
             .collect();

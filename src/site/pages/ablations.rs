@@ -31,22 +31,23 @@ pub fn page(c: &Catalog) -> AblationsPage {
         }
         _ => Cell::missing(),
     };
-    let runs = Table {
-        caption: "Runs that differ in one setting: decode speed and KV pool".into(),
-        columns: ["A", "B", "Setting"]
+    // A pair's columns: A, B and the setting, then its figures.
+    let pair_columns = |figures: &[&str]| -> Vec<Column> {
+        ["A", "B", "Setting"]
             .map(Column::text)
             .into_iter()
-            .chain(
-                [
-                    "Decode A (tok/s)",
-                    "Decode B (tok/s)",
-                    "B / A",
-                    "KV pool A",
-                    "KV pool B",
-                ]
-                .map(Column::number),
-            )
-            .collect(),
+            .chain(figures.iter().map(|f| Column::number(*f)))
+            .collect()
+    };
+    let runs = Table {
+        caption: "Runs that differ in one setting: decode speed and KV pool".into(),
+        columns: pair_columns(&[
+            "Decode A (tok/s)",
+            "Decode B (tok/s)",
+            "B / A",
+            "KV pool A",
+            "KV pool B",
+        ]),
         rows: of(Kind::Run)
             .map(|ab| {
                 let (a, b) = (&c.doc.runs[ab.a], &c.doc.runs[ab.b]);
@@ -71,19 +72,12 @@ pub fn page(c: &Catalog) -> AblationsPage {
     };
     let comparisons = Table {
         caption: "Comparisons against the same reference that differ in one setting".into(),
-        columns: ["A", "B", "Setting"]
-            .map(Column::text)
-            .into_iter()
-            .chain(
-                [
-                    "kld_mean A",
-                    "kld_mean B",
-                    "top-1 agreement A",
-                    "top-1 agreement B",
-                ]
-                .map(Column::number),
-            )
-            .collect(),
+        columns: pair_columns(&[
+            "kld_mean A",
+            "kld_mean B",
+            "top-1 agreement A",
+            "top-1 agreement B",
+        ]),
         rows: of(Kind::Comparison)
             .map(|ab| {
                 let (a, b) = (&c.doc.divergence[ab.a], &c.doc.divergence[ab.b]);

@@ -350,18 +350,16 @@ impl<'a> Catalog<'a> {
     pub fn ablation_links(&self, kind: Kind, index: Option<usize>) -> Related {
         let mut links = self.all_ablation_links(kind, index);
         let total = links.len();
-        let candidates = (0..total).map(|i| (false, None, total - 1 - i)).collect();
-        links.reverse();
-        Related::pick(
-            candidates,
-            |i| links[i].clone(),
-            |_| Link {
+        links.truncate(RELATED);
+        Related {
+            links,
+            more: (total > RELATED).then(|| Link {
                 text: format!("all {total} pairs on the ablations page"),
                 href: self.urls.page(&routes::ABLATIONS.path("")),
                 note: None,
                 warning: None,
-            },
-        )
+            }),
+        }
     }
 
     fn all_ablation_links(&self, kind: Kind, index: Option<usize>) -> Vec<Link> {
