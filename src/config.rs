@@ -1,5 +1,6 @@
 //! `benchsite.toml`: the report's site settings and collection defaults.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -60,6 +61,25 @@ pub struct Config {
     /// Percent beyond which a bad move since the baseline is flagged as a regression.
     #[serde(default = "default_threshold")]
     pub regression_threshold: f64,
+    /// The machines of a report measured on more than one, by slug (their page is
+    /// `/hardware/<slug>/`). Without it the project has one machine, `data/results.json`.
+    #[serde(default)]
+    pub machines: BTreeMap<String, MachineConfig>,
+}
+
+/// One machine of a several-machine report: `[machines.<slug>]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineConfig {
+    /// Its results document, relative to the project (`data/<file>.json`).
+    pub data: String,
+    /// What its pages call it (default: its GPU, then its slug).
+    #[serde(default)]
+    pub title: Option<String>,
+    /// An earlier results document of this machine to show what changed since, on
+    /// `/changes/`.
+    #[serde(default)]
+    pub baseline: Option<String>,
 }
 
 /// Defaults for the collection commands.
@@ -161,6 +181,58 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
             ),
         ));
     }
+    let mut documents: BTreeMap<&str, &str> = BTreeMap::new();
+    for (slug, machine) in &config.machines {
+        let at = |needle: &str| {
+            text.find(&format!("machines.{needle}"))
+                .or_else(|| text.find(needle))
+                .unwrap_or(0)
+        };
+        if slug.is_empty() || slug::slugify(slug) != *slug {
+            return Err(invalid(
+                at(slug),
+                format!(
+                    "machines.{slug}: expected a slug of lowercase letters, digits and hyphens \
+                     (such as {:?}), as it becomes the page /hardware/<slug>/",
+                    slug::slugify(slug)
+                ),
+            ));
+        }
+        let path = Path::new(&machine.data);
+        if !path.starts_with("data")
+            || path.extension().is_none_or(|ext| ext != "json")
+            || path
+                .components()
+                .any(|c| c == std::path::Component::ParentDir)
+        {
+            return Err(invalid(
+                at(&machine.data),
+                format!(
+                    "machines.{slug}.data: expected a .json file in the project's data folder, \
+                     such as \"data/{slug}.json\", found {:?}",
+                    machine.data
+                ),
+            ));
+        }
+        if let Some(other) = documents.insert(&machine.data, slug) {
+            return Err(invalid(
+                at(slug),
+                format!(
+                    "machines.{slug}.data: {:?} is already the document of machines.{other}; \
+                     each machine needs its own",
+                    machine.data
+                ),
+            ));
+        }
+    }
+    if !config.machines.is_empty() && config.baseline.is_some() {
+        return Err(invalid(
+            text.find("baseline").unwrap_or(0),
+            "baseline: a report with [machines] sets a baseline per machine, as \
+             machines.<slug>.baseline"
+                .into(),
+        ));
+    }
     Ok(config)
 }
 
@@ -174,6 +246,47 @@ mod tests {
         assert_eq!(config.base_url, "/");
         assert_eq!(config.language, "en");
         assert_eq!(config.collect.base_url, "http://127.0.0.1:8000");
+    }
+
+    #[test]
+    fn machines_are_declared_by_slug_with_a_document_each() {
+        let text = "title = \"x\"\n[machines.rtx-5090]\ndata = \"data/5090.json\"\n\
+                    [machines.rtx-4090]\ndata = \"data/4090.json\"\ntitle = \"The 4090 box\"\n";
+        let config = parse(Path::new("benchsite.toml"), text).unwrap();
+        let slugs: Vec<&str> = config.machines.keys().map(String::as_str).collect();
+        assert_eq!(slugs, ["rtx-4090", "rtx-5090"]);
+        assert_eq!(
+            config.machines["rtx-4090"].title.as_deref(),
+            Some("The 4090 box")
+        );
+        let error = |text: &str| {
+            parse(Path::new("benchsite.toml"), text)
+                .unwrap_err()
+                .to_string()
+        };
+        let shared = error(
+            "title = \"x\"\n[machines.a]\ndata = \"data/r.json\"\n[machines.b]\ndata = \"data/r.json\"\n",
+        );
+        assert!(
+            shared
+                .contains("machines.b.data: \"data/r.json\" is already the document of machines.a"),
+            "{shared}"
+        );
+        let slug = error("title = \"x\"\n[machines.\"RTX 5090\"]\ndata = \"data/r.json\"\n");
+        assert!(slug.starts_with("benchsite.toml:2:"), "{slug}");
+        assert!(slug.contains("\"rtx-5090\""), "{slug}");
+        let outside = error("title = \"x\"\n[machines.a]\ndata = \"../r.json\"\n");
+        assert!(
+            outside.contains("in the project's data folder"),
+            "{outside}"
+        );
+        let baseline = error(
+            "title = \"x\"\nbaseline = \"data/old.json\"\n[machines.a]\ndata = \"data/a.json\"\n",
+        );
+        assert!(
+            baseline.starts_with("benchsite.toml:2:1: baseline"),
+            "{baseline}"
+        );
     }
 
     #[test]

@@ -1,17 +1,22 @@
 //! A report project on disk: its layout, and `check`, which validates all of it and reports
 //! every problem at once.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::config::{self, ConfigError};
-use crate::data::{self, DataError, Problem, Results, Run};
+use crate::config::{self, Config, ConfigError};
+use crate::data::{self, DataError, Problem, Record, Results, Run};
 use crate::profiles::{self, Profile, ProfileError};
 
-/// Where a project keeps its files.
+/// Where a project keeps its files, and which results document collection writes into.
 #[derive(Debug, Clone)]
 pub struct Layout {
     /// The project's root folder.
     pub root: PathBuf,
+    /// The results document collection writes into.
+    results: PathBuf,
+    /// The other machines' documents, whose keys a new record must not take.
+    others: Vec<PathBuf>,
 }
 
 impl Layout {
@@ -24,17 +29,216 @@ impl Layout {
         } else {
             root
         };
-        Self { root }
+        Self {
+            results: root.join(RESULTS),
+            root,
+            others: Vec::new(),
+        }
     }
 
-    /// `data/results.json`.
+    /// The layout of the project at `root` whose collection writes into the document of the
+    /// machine `--machine` names, or of the only machine; the error names the choices.
+    pub fn for_machine(root: impl Into<PathBuf>, slug: Option<&str>) -> Result<Self, ProjectError> {
+        let mut layout = Self::new(root);
+        let config = config::load(&layout.root)?;
+        let machines = machines(&config);
+        let machine = pick(&machines, slug).map_err(ProjectError::Machine)?;
+        layout.results = layout.document(machine);
+        layout.others = machines
+            .iter()
+            .filter(|m| m.slug != machine.slug)
+            .map(|m| layout.document(m))
+            .collect();
+        Ok(layout)
+    }
+
+    /// The results document collection writes into: `data/results.json`, or the chosen
+    /// machine's.
     pub fn results(&self) -> PathBuf {
-        self.root.join("data").join("results.json")
+        self.results.clone()
+    }
+
+    /// The other machines' documents.
+    pub fn others(&self) -> &[PathBuf] {
+        &self.others
     }
 
     /// `profiles/`.
     pub fn profiles(&self) -> PathBuf {
         self.root.join("profiles")
+    }
+
+    /// The results document of `machine`.
+    pub fn document(&self, machine: &Machine) -> PathBuf {
+        self.root.join(&machine.data)
+    }
+}
+
+/// The results document of a single-machine project, as `benchsite.toml` would name it.
+pub const RESULTS: &str = "data/results.json";
+
+/// One machine a project's records were measured on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Machine {
+    /// Its `[machines.<slug>]` name and page, `/hardware/<slug>/`; empty in a
+    /// single-machine project, which has no machine pages.
+    pub slug: String,
+    /// What its pages call it, when `benchsite.toml` says.
+    pub title: Option<String>,
+    /// Its results document, relative to the project.
+    pub data: String,
+    /// The earlier document of this machine `/changes/` compares against.
+    pub baseline: Option<String>,
+}
+
+/// The machines `config` declares, by slug; or the one machine of a single-machine project,
+/// whose document is `data/results.json`.
+pub fn machines(config: &Config) -> Vec<Machine> {
+    if config.machines.is_empty() {
+        return vec![single(config.baseline.clone())];
+    }
+    config
+        .machines
+        .iter()
+        .map(|(slug, m)| Machine {
+            slug: slug.clone(),
+            title: m.title.clone(),
+            data: m.data.clone(),
+            baseline: m.baseline.clone(),
+        })
+        .collect()
+}
+
+fn single(baseline: Option<String>) -> Machine {
+    Machine {
+        slug: String::new(),
+        title: None,
+        data: RESULTS.into(),
+        baseline,
+    }
+}
+
+/// The machine `--machine` names, or the only one; the error names the choices.
+pub fn pick<'m>(machines: &'m [Machine], slug: Option<&str>) -> Result<&'m Machine, String> {
+    let choices = || {
+        machines
+            .iter()
+            .map(|m| m.slug.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (slug, machines) {
+        (None, [only]) => Ok(only),
+        (None, _) => Err(format!(
+            "this report has several machines; pass --machine with one of: {}",
+            choices()
+        )),
+        (Some(slug), [only]) if only.slug.is_empty() => Err(format!(
+            "--machine {slug}: this report declares no [machines] in {}; leave --machine out",
+            config::FILE_NAME
+        )),
+        (Some(slug), _) => machines.iter().find(|m| m.slug == slug).ok_or_else(|| {
+            format!(
+                "--machine {slug}: no such machine in {}; one of: {}",
+                config::FILE_NAME,
+                choices()
+            )
+        }),
+    }
+}
+
+/// Every machine's valid document, and the whole report's records merged from them.
+#[derive(Debug, Clone)]
+pub struct Documents {
+    /// The machines, in `benchsite.toml` order (by slug).
+    pub machines: Vec<Machine>,
+    /// Each machine's document, in the same order.
+    pub documents: Vec<Results>,
+    /// Where each machine's records start in the merged arrays, by array.
+    starts: HashMap<&'static str, Vec<usize>>,
+}
+
+impl Documents {
+    /// The documents of `machines`, one each, in the same order.
+    pub fn new(machines: Vec<Machine>, documents: Vec<Results>) -> Self {
+        assert_eq!(machines.len(), documents.len(), "one document per machine");
+        let mut starts: HashMap<&'static str, Vec<usize>> = HashMap::new();
+        let mut add = |array: &'static str, lengths: Vec<usize>| {
+            let mut at = 0;
+            starts.insert(
+                array,
+                lengths
+                    .into_iter()
+                    .map(|n| {
+                        at += n;
+                        at - n
+                    })
+                    .collect(),
+            );
+        };
+        add(
+            data::Run::ARRAY,
+            documents.iter().map(|d| d.runs.len()).collect(),
+        );
+        add(
+            data::Failure::ARRAY,
+            documents.iter().map(|d| d.failures.len()).collect(),
+        );
+        add(
+            data::Sweep::ARRAY,
+            documents.iter().map(|d| d.sweeps.len()).collect(),
+        );
+        add(
+            data::Jitter::ARRAY,
+            documents.iter().map(|d| d.jitter.len()).collect(),
+        );
+        add(
+            data::Divergence::ARRAY,
+            documents.iter().map(|d| d.divergence.len()).collect(),
+        );
+        Self {
+            machines,
+            documents,
+            starts,
+        }
+    }
+
+    /// The one document of a single-machine project.
+    pub fn single(doc: Results) -> Self {
+        Self::new(vec![single(None)], vec![doc])
+    }
+
+    /// Whether the project declares `[machines]` (and so has machine pages).
+    pub fn declared(&self) -> bool {
+        !self.machines[0].slug.is_empty()
+    }
+
+    /// Every machine's records in one document, machine after machine; its hardware,
+    /// software and method are the first machine's, its date the latest.
+    pub fn merged(&self) -> Results {
+        let mut documents = self.documents.iter();
+        let mut all = documents.next().expect("a project has a machine").clone();
+        for doc in documents {
+            all.generated = all.generated.clone().max(doc.generated.clone());
+            all.runs.extend(doc.runs.iter().cloned());
+            all.failures.extend(doc.failures.iter().cloned());
+            all.sweeps.extend(doc.sweeps.iter().cloned());
+            all.jitter.extend(doc.jitter.iter().cloned());
+            all.divergence.extend(doc.divergence.iter().cloned());
+        }
+        all
+    }
+
+    /// Where machine `machine`'s records of `R` are in the merged array.
+    pub fn range<R: Record>(&self, machine: usize) -> std::ops::Range<usize> {
+        let start = self.starts[R::ARRAY][machine];
+        start..start + R::records(&self.documents[machine]).len()
+    }
+
+    /// The index of the machine that measured record `index` of the merged array of `R`.
+    pub fn machine_of<R: Record>(&self, index: usize) -> usize {
+        let starts = &self.starts[R::ARRAY];
+        starts.partition_point(|&start| start <= index) - 1
     }
 }
 
@@ -53,13 +257,16 @@ pub enum ProjectError {
     /// In the quality prompt set.
     #[error("{0}")]
     Prompts(String),
+    /// `--machine` names no machine, or is needed.
+    #[error("{0}")]
+    Machine(String),
 }
 
 /// What `check` found.
 #[derive(Debug)]
 pub struct CheckReport {
-    /// The valid results document, when it is valid.
-    pub results: Option<Results>,
+    /// Every machine's valid results document, when all are valid.
+    pub documents: Option<Documents>,
     /// The profiles that parsed.
     pub profiles: Vec<Profile>,
     /// The quality prompt set, when the project has one.
@@ -80,15 +287,20 @@ impl CheckReport {
 /// The quality prompt set's place in a project.
 pub const PROMPTS: &str = "data/prompts.jsonl";
 
-/// Validates the settings, the profiles and the results document of the project at `root`,
-/// including that every run's profile exists and agrees with what the run recorded, and the
-/// prompt set when there is one.
+/// Validates the settings, the profiles and every machine's results document of the project
+/// at `root`, including that every run's profile exists and agrees with what the run
+/// recorded, that record keys are unique across the machines, and the prompt set when there
+/// is one.
 pub fn check(root: &Path) -> CheckReport {
     let layout = Layout::new(root);
     let mut errors = Vec::new();
-    if let Err(error) = config::load(&layout.root) {
-        errors.push(ProjectError::Config(error));
-    }
+    let machines = match config::load(&layout.root) {
+        Ok(config) => machines(&config),
+        Err(error) => {
+            errors.push(ProjectError::Config(error));
+            vec![single(None)]
+        }
+    };
     let (profiles, profile_errors) = profiles::load_all(&layout.profiles());
     let profile_names = profiles::names(&layout.profiles());
     let warnings = profiles
@@ -96,16 +308,25 @@ pub fn check(root: &Path) -> CheckReport {
         .flat_map(|profile| profile.warnings.iter().cloned())
         .collect();
     errors.extend(profile_errors.into_iter().map(ProjectError::Profile));
-    let results = data::load_with(&layout.results(), |doc| {
-        run_profile_problems(doc, &profiles, &profile_names, &layout.profiles())
-    });
-    let results = match results {
-        Ok(results) => Some(results),
-        Err(error) => {
-            errors.push(ProjectError::Data(error));
-            None
+    let mut documents = Vec::new();
+    let mut seen: HashMap<(&'static str, String), (String, String)> = HashMap::new();
+    let mut all_valid = true;
+    for machine in &machines {
+        let results = data::load_with(&layout.document(machine), |doc| {
+            let mut problems =
+                run_profile_problems(doc, &profiles, &profile_names, &layout.profiles());
+            problems.extend(not_unique_across(doc, &machine.data, &mut seen));
+            problems
+        });
+        match results {
+            Ok(results) => documents.push(results),
+            Err(error) => {
+                all_valid = false;
+                errors.push(ProjectError::Data(error));
+            }
         }
-    };
+    }
+    let documents = all_valid.then(|| Documents::new(machines, documents));
     let prompts = if layout.root.join(PROMPTS).exists() {
         match data::prompts::load(&layout.root, PROMPTS) {
             Ok(set) => Some(set),
@@ -118,12 +339,62 @@ pub fn check(root: &Path) -> CheckReport {
         None
     };
     CheckReport {
-        results,
+        documents,
         profiles,
         prompts,
         warnings,
         errors,
     }
+}
+
+/// The keys of `doc` another machine's document (recorded in `seen`, by array and key, with
+/// its file and pointer) already has; records `doc`'s own. Ids and labels name permalinks,
+/// so a sweep or comparison label is also compared by its slug.
+fn not_unique_across(
+    doc: &Results,
+    file: &str,
+    seen: &mut HashMap<(&'static str, String), (String, String)>,
+) -> Vec<Problem> {
+    let mut keys: Vec<(&'static str, String, String)> = Vec::new();
+    let mut add = |array: &'static str, field: &str, index: usize, key: String| {
+        keys.push((array, format!("/{array}/{index}/{field}"), key));
+    };
+    for (i, r) in doc.runs.iter().enumerate() {
+        add("runs", "id", i, r.key().to_owned());
+    }
+    for (i, r) in doc.failures.iter().enumerate() {
+        add("failures", "id", i, r.key().to_owned());
+    }
+    for (i, r) in doc.sweeps.iter().enumerate() {
+        add("sweeps", "label", i, r.slug());
+    }
+    for (i, r) in doc.jitter.iter().enumerate() {
+        add("jitter", "label", i, r.key().to_owned());
+    }
+    for (i, r) in doc.divergence.iter().enumerate() {
+        add("divergence", "label", i, r.slug());
+    }
+    let mut problems = Vec::new();
+    let mut own = Vec::new();
+    for (array, pointer, key) in keys {
+        match seen.get(&(array, key.clone())) {
+            Some((other_file, other_pointer)) if other_file != file => {
+                problems.push(Problem::new(
+                    pointer.clone(),
+                    format!(
+                        "a key unique across the project's machines ({other_file} has it at \
+                         {other_pointer})"
+                    ),
+                    format!("{key:?} again"),
+                ));
+            }
+            _ => own.push(((array, key), (file.to_owned(), pointer))),
+        }
+    }
+    for (key, place) in own {
+        seen.entry(key).or_insert(place);
+    }
+    problems
 }
 
 /// Checks every run against its profile: the profile exists, the overrides parse, and the

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::data::{self, Date, Hardware, Method, Results, SchemaVersion, Software};
+use crate::data::{self, Date, Results};
 use crate::site::{DEFAULT_STATIC, DEFAULT_TEMPLATES};
 
 /// Why a project could not be created.
@@ -59,18 +59,7 @@ pub fn init(dir: &Path, today: Date) -> Result<Vec<PathBuf>, InitError> {
     {
         return Err(InitError::NotEmpty(dir.to_owned()));
     }
-    let results = Results {
-        schema_version: SchemaVersion,
-        generated: today,
-        hardware: Hardware::default(),
-        software: Software::default(),
-        method: Method::default(),
-        runs: Vec::new(),
-        failures: Vec::new(),
-        sweeps: Vec::new(),
-        jitter: Vec::new(),
-        divergence: Vec::new(),
-    };
+    let results = Results::empty(today);
     let mut files: Vec<(PathBuf, String)> = vec![
         (PathBuf::from("benchsite.toml"), CONFIG.to_owned()),
         (PathBuf::from("content/_index.md"), HOME.to_owned()),

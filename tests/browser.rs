@@ -4,6 +4,8 @@
 //! a broken one as an overlay. Needs Debian's `chromium` and node; the npm packages are
 //! installed from `tests/browser/package-lock.json` on first use.
 
+#[path = "../benches/common/mod.rs"]
+mod common;
 mod support;
 
 use std::process::Command;
@@ -76,6 +78,34 @@ fn every_page_works_in_chromium() {
     assert!(stdout.contains(", 0 problems"), "{stdout}");
     assert!(root.join("site/changes/index.html").exists());
     assert!(root.join("site/ablations/index.html").exists());
+}
+
+#[test]
+fn machine_and_model_pages_of_a_three_machine_report_work_in_chromium() {
+    browser_ready();
+    let project = Project::copy_of_repo();
+    let root = project.root.path();
+    common::three_machines(root, &common::seed());
+    project.run(&["build"]).assert_success();
+    let output = Command::new("node")
+        .arg(repo().join("tests/browser/pages.mjs"))
+        .arg(root.join("site"))
+        .arg("/")
+        .arg(",hardware/,models/,ablations/,runs/")
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains(", 0 problems"), "{stdout}");
+    // The home page, three machine pages, the models, the ablations and the runs.
+    let checked: usize = stdout
+        .lines()
+        .find_map(|line| line.split(" pages, ").next()?.parse().ok())
+        .expect("a count of pages");
+    let models = std::fs::read_dir(root.join("site/models")).unwrap().count();
+    let runs = std::fs::read_dir(root.join("site/runs")).unwrap().count() - 1;
+    assert_eq!(checked, 1 + 3 + models + 1 + (1 + runs), "{stdout}");
 }
 
 #[test]

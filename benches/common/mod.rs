@@ -85,3 +85,86 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The seed as if measured on another machine: every id and label with `suffix` (so the
+/// keys stay unique across the project), the GPU `gpu`, and every decode speed and sweep
+/// throughput times `speed` (a power of two, so the figures stay exact).
+pub fn other_machine(seed: &Results, suffix: &str, gpu: &str, speed: f64) -> Results {
+    let mut doc = seed.clone();
+    doc.hardware.gpu = Some(gpu.to_owned());
+    let id = |id: &Id| Id::new(&format!("{id}-{suffix}")).unwrap();
+    let label = |label: &str| format!("{label} {suffix}");
+    for run in &mut doc.runs {
+        run.id = id(&run.id);
+        run.decode_tok_s *= speed;
+        run.decode_cold_sample *= speed;
+        for sample in &mut run.decode_samples {
+            *sample *= speed;
+        }
+        if let Some(quality) = &mut run.quality {
+            let comparison = seed
+                .divergence
+                .iter()
+                .find(|d| d.label == quality.comparison || d.slug() == quality.comparison)
+                .unwrap();
+            quality.comparison = label(&comparison.label);
+        }
+    }
+    for failure in &mut doc.failures {
+        failure.id = id(&failure.id);
+    }
+    for sweep in &mut doc.sweeps {
+        sweep.label = label(&sweep.label);
+        for level in &mut sweep.levels {
+            level.total_tok_s = level.total_tok_s.map(|t| t * speed);
+            level.decode_tok_s_per_stream = level.decode_tok_s_per_stream.map(|t| t * speed);
+        }
+    }
+    for jitter in &mut doc.jitter {
+        jitter.label = label(&jitter.label);
+    }
+    for divergence in &mut doc.divergence {
+        divergence.label = label(&divergence.label);
+    }
+    doc
+}
+
+/// The machines of [`three_machines`]: slug, document, GPU and speed against the seed.
+pub const MACHINES: [(&str, &str, &str, f64); 3] = [
+    (
+        "rtx-4090",
+        "data/rtx-4090.json",
+        "NVIDIA GeForce RTX 4090",
+        0.5,
+    ),
+    ("rtx-5090", "data/rtx-5090.json", "", 1.0),
+    (
+        "rtx-5090-next",
+        "data/rtx-5090-next.json",
+        "NVIDIA GeForce RTX 5090",
+        2.0,
+    ),
+];
+
+/// A three-machine project at `root`: the seed as `rtx-5090`, and two altered copies
+/// ([`other_machine`]) as `rtx-4090` (half the speed) and `rtx-5090-next` (twice), each
+/// declared in `benchsite.toml` with its document.
+pub fn three_machines(root: &Path, seed: &Results) {
+    let _ = std::fs::remove_dir_all(root);
+    for folder in ["profiles", "content", "templates"] {
+        copy_dir(&repo().join(folder), &root.join(folder));
+    }
+    std::fs::create_dir_all(root.join("data")).unwrap();
+    let mut config = std::fs::read_to_string(repo().join("benchsite.toml")).unwrap();
+    for (slug, file, gpu, speed) in MACHINES {
+        let doc = if speed == 1.0 {
+            seed.clone()
+        } else {
+            other_machine(seed, slug.trim_start_matches("rtx-"), gpu, speed)
+        };
+        std::fs::write(root.join(file), data::to_json(&doc)).unwrap();
+        config.push_str(&format!("\n[machines.{slug}]\ndata = \"{file}\"\n"));
+    }
+    config.push_str("title = \"The next vLLM on the 5090\"\n");
+    std::fs::write(root.join("benchsite.toml"), config).unwrap();
+}

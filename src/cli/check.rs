@@ -36,17 +36,23 @@ pub fn run(root: &Path) -> Outcome {
             categories.len()
         )
     });
-    let counts = report.results.as_ref().map(|doc| {
-        format!(
-            "data/results.json: {} runs, {} failures, {} sweeps ({} levels), {} jitter, {} divergence",
+    let counts: Vec<String> =
+        report
+            .documents
+            .iter()
+            .flat_map(|documents| {
+                documents.machines.iter().zip(&documents.documents).map(|(machine, doc)| format!(
+            "{}: {} runs, {} failures, {} sweeps ({} levels), {} jitter, {} divergence",
+            machine.data,
             doc.runs.len(),
             doc.failures.len(),
             doc.sweeps.len(),
             doc.sweeps.iter().map(|s| s.levels.len()).sum::<usize>(),
             doc.jitter.len(),
             doc.divergence.len(),
-        )
-    });
+        ))
+            })
+            .collect();
     let site = match benchsite::site::check(root, report) {
         Ok(site) => site,
         Err(error) => {
@@ -64,7 +70,7 @@ pub fn run(root: &Path) -> Outcome {
             names.join(", ")
         }
     );
-    if let Some(counts) = counts {
+    for counts in counts {
         println!("{counts}");
     }
     if let Some(prompts) = prompts {

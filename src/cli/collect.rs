@@ -17,6 +17,10 @@ use super::Outcome as CommandOutcome;
 
 #[derive(Debug, Args)]
 pub struct CollectArgs {
+    /// The machine whose results document to write into, by its [machines.<slug>] in
+    /// benchsite.toml (default: the only machine).
+    #[arg(long, global = true, value_name = "SLUG")]
+    machine: Option<String>,
     #[command(subcommand)]
     command: CollectCommand,
 }
@@ -315,7 +319,12 @@ fn failure_status(text: &str) -> Result<FailureStatus, String> {
 }
 
 pub fn run(root: &Path, args: CollectArgs) -> CommandOutcome {
-    let layout = Layout::new(root);
+    let layout = Layout::for_machine(root, args.machine.as_deref())?;
+    // A machine newly declared in benchsite.toml starts with an empty document.
+    if args.machine.is_some() && !layout.results().exists() {
+        data::save(&layout.results(), &data::Results::empty(scaffold::today()))?;
+        eprintln!("created {}", layout.results().display());
+    }
     match args.command {
         CollectCommand::Hardware { dry_run } => hardware(&layout, dry_run),
         CollectCommand::Failure(args) => failure(&layout, args),
@@ -412,7 +421,7 @@ async fn decode(layout: &Layout, args: RunArgs) -> CommandOutcome {
         replace: args.writing.replace,
     };
     let progress = Progress::new(options.samples as u64 + 1);
-    let outcome = collect::run(&layout.root, &options, &progress).await;
+    let outcome = collect::run(layout, &options, &progress).await;
     progress.finish();
     record(layout, outcome?, &args.writing, |run| {
         format!(
@@ -459,7 +468,7 @@ async fn sweep(layout: &Layout, args: SweepArgs) -> CommandOutcome {
         .map(|c| c * options.workload.rounds)
         .sum();
     let progress = Progress::new(total);
-    let outcome = collect::sweep(&layout.root, &options, &progress).await;
+    let outcome = collect::sweep(layout, &options, &progress).await;
     progress.finish();
     record(layout, outcome?, &args.writing, |sweep| {
         format!("sweep {:?}: {} levels", sweep.label, sweep.levels.len())
@@ -514,7 +523,7 @@ fn write<R: Record + Serialize>(
         return Ok(());
     }
     let key = record.key().to_owned();
-    collect::save(&layout.root, record, writing.replace)?;
+    collect::save(layout, record, writing.replace)?;
     eprintln!(
         "recorded {} {key:?} in {}",
         R::ARRAY,

@@ -1,10 +1,11 @@
 //! `benchsite diff`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use benchsite::compare::{self, Change};
 use benchsite::data;
+use benchsite::project::Layout;
 use clap::Args;
 
 use super::Outcome;
@@ -13,8 +14,12 @@ use super::Outcome;
 pub struct DiffArgs {
     /// The earlier results document.
     old: PathBuf,
-    /// The later one.
-    new: PathBuf,
+    /// The later one (default: the project's current document of --machine, or of its only
+    /// machine).
+    new: Option<PathBuf>,
+    /// The machine whose current document NEW defaults to, by its [machines.<slug>].
+    #[arg(long, value_name = "SLUG", conflicts_with = "new")]
+    machine: Option<String>,
     /// Percent beyond which a move in the bad direction is a regression.
     #[arg(long, default_value_t = 5.0, value_name = "PERCENT")]
     threshold: f64,
@@ -23,13 +28,17 @@ pub struct DiffArgs {
     fail_on_regression: bool,
 }
 
-pub fn run(args: DiffArgs) -> Outcome {
+pub fn run(root: &Path, args: DiffArgs) -> Outcome {
     anyhow::ensure!(
         args.threshold >= 0.0 && args.threshold.is_finite(),
         "--threshold: expected a percentage of 0 or more"
     );
+    let new_path = match args.new {
+        Some(path) => path,
+        None => Layout::for_machine(root, args.machine.as_deref())?.results(),
+    };
     let old = data::load(&args.old)?;
-    let new = data::load(&args.new)?;
+    let new = data::load(&new_path)?;
     let diff = compare::diff(&old, &new, args.threshold);
     if diff.is_empty() {
         println!("no changes");

@@ -65,7 +65,7 @@ pub fn run() -> ExitCode {
         Command::Serve(args) => serve::run(&cli.root, args),
         Command::Collect(args) => collect::run(&cli.root, args),
         Command::Check => check::run(&cli.root),
-        Command::Diff(args) => diff::run(args),
+        Command::Diff(args) => diff::run(&cli.root, args),
         Command::Schema => print_schema(),
         Command::Init { dir } => init(&dir),
         Command::Profile(args) => profile::run(&cli.root, args),

@@ -2,7 +2,7 @@
 //! discarded (kept as `decode_cold_sample`), then the median of the samples is the figure; the
 //! KV pool and the speculative-decoding acceptance come from `/metrics`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
@@ -51,11 +51,10 @@ pub struct RunOptions {
 
 /// Measures the configuration; see the module documentation.
 pub async fn run(
-    root: &Path,
+    layout: &Layout,
     options: &RunOptions,
     progress: &Progress,
 ) -> Result<Outcome<Run>, CollectError> {
-    let layout = Layout::new(root);
     let doc = data::load(&layout.results())?;
     super::refuse_existing(
         !options.replace && doc.runs.iter().any(|run| run.id == options.id),
@@ -92,7 +91,7 @@ pub async fn run(
 
     let mut launched = match &options.launch {
         Some(launch) => {
-            let log = log_path(&layout, options.id.as_str());
+            let log = log_path(layout, options.id.as_str());
             match launch::launch(&effective, launch, &log, &options.server, progress).await? {
                 Ok(server) => Some(server),
                 Err(diagnosis) => return Ok(failed(diagnosis)),

@@ -18,7 +18,6 @@ mod quality;
 pub mod stream;
 mod sweep;
 
-use std::path::Path;
 use std::time::Duration;
 
 use crate::data::{self, DataError, Record};
@@ -134,10 +133,23 @@ pub(crate) async fn connect(server: &ServerOptions) -> Result<Target, CollectErr
     })
 }
 
-/// Writes `record` into the project's results document through the atomic writer: lock,
-/// read and validate, add (or replace, when `replace`), validate, write, fsync, rename.
-pub fn save<R: Record>(root: &Path, record: R, replace: bool) -> Result<(), DataError> {
-    data::update(&Layout::new(root).results(), |doc| doc.put(record, replace))?;
+/// Writes `record` into the layout's results document through the atomic writer: lock,
+/// read and validate, add (or replace, when `replace`), validate, write, fsync, rename. A key
+/// another machine's document has is refused: keys are unique across the project.
+pub fn save<R: Record>(layout: &Layout, record: R, replace: bool) -> Result<(), DataError> {
+    for other in layout.others() {
+        if other.exists() {
+            let doc = data::load(other)?;
+            if R::records(&doc).iter().any(|r| r.key() == record.key()) {
+                return Err(DataError::ExistsElsewhere {
+                    array: R::ARRAY,
+                    key: record.key().to_owned(),
+                    path: other.clone(),
+                });
+            }
+        }
+    }
+    data::update(&layout.results(), |doc| doc.put(record, replace))?;
     Ok(())
 }
 

@@ -2,7 +2,6 @@
 //! `concurrency` in flight, each with its own deterministic prompt; a failed request is
 //! counted and never stops the sweep, and Ctrl-C keeps the levels already finished.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -173,11 +172,10 @@ impl Level {
 
 /// Runs the sweep; see the module documentation.
 pub async fn sweep(
-    root: &Path,
+    layout: &Layout,
     options: &SweepOptions,
     progress: &Progress,
 ) -> Result<Outcome<Sweep>, CollectError> {
-    let layout = Layout::new(root);
     let doc = data::load(&layout.results())?;
     super::refuse_existing(
         !options.replace && doc.sweeps.iter().any(|s| s.label == options.label),
@@ -212,7 +210,7 @@ pub async fn sweep(
     let slug = slug_of(options);
     let mut launched = match (&options.launch, &effective) {
         (Some(launch), Some((effective, _))) => {
-            let log = log_path(&layout, &slug);
+            let log = log_path(layout, &slug);
             match launch::launch(effective, launch, &log, &options.server, progress).await? {
                 Ok(server) => Some(server),
                 Err(diagnosis) => return failed_launch(diagnosis),

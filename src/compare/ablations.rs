@@ -41,7 +41,24 @@ pub struct Ablation {
 
 /// Every one-knob pair of the document, runs first, each kind in document order.
 pub fn ablations(doc: &Results, profiles: &[Profile]) -> Vec<Ablation> {
-    let runs = doc.runs.iter().map(|run| {
+    ablations_across(doc, profiles, |_, _| None)
+}
+
+/// [`ablations`] of a document merged from several machines' documents: `machine` names the
+/// machine of record `index` of a kind, and counts as one more setting, so the same
+/// configuration on two machines is a pair whose setting is `machine`.
+pub fn ablations_across<'m>(
+    doc: &Results,
+    profiles: &[Profile],
+    machine: impl Fn(Kind, usize) -> Option<&'m str>,
+) -> Vec<Ablation> {
+    let with_machine = |kind: Kind, index: usize, mut settings: Settings| {
+        if let Some(slug) = machine(kind, index) {
+            settings.insert(MACHINE.to_owned(), slug.to_owned());
+        }
+        settings
+    };
+    let runs = doc.runs.iter().enumerate().map(|(i, run)| {
         let profile = profiles.iter().find(|p| p.name == run.profile)?;
         let overrides = profiles::parse_overrides(&run.overrides).ok()?;
         let settings = profile
@@ -50,18 +67,20 @@ pub fn ablations(doc: &Results, profiles: &[Profile]) -> Vec<Ablation> {
             .into_iter()
             .map(|s| (s.key, s.value))
             .collect();
-        Some((run.model.clone(), settings))
+        Some((run.model.clone(), with_machine(Kind::Run, i, settings)))
     });
-    let sweeps = doc.sweeps.iter().map(|sweep| {
+    let sweeps = doc.sweeps.iter().enumerate().map(|(i, sweep)| {
         let group = format!(
             "{}|{}|{}",
             sweep.model, sweep.workload.ignore_eos, sweep.workload.thinking
         );
-        Some((group, sweep.dimensions.clone().into_iter().collect()))
+        let settings = sweep.dimensions.clone().into_iter().collect();
+        Some((group, with_machine(Kind::Sweep, i, settings)))
     });
-    let comparisons = doc.divergence.iter().map(|d| {
+    let comparisons = doc.divergence.iter().enumerate().map(|(i, d)| {
         let group = format!("{}|{}", d.model, d.a);
-        Some((group, d.dimensions.clone().into_iter().collect()))
+        let settings = d.dimensions.clone().into_iter().collect();
+        Some((group, with_machine(Kind::Comparison, i, settings)))
     });
     let mut found = pairs(Kind::Run, runs);
     found.extend(pairs(Kind::Sweep, sweeps));
@@ -70,6 +89,9 @@ pub fn ablations(doc: &Results, profiles: &[Profile]) -> Vec<Ablation> {
 }
 
 type Settings = BTreeMap<String, String>;
+
+/// The setting a pair of records measured on two machines differs in.
+pub const MACHINE: &str = "machine";
 
 fn pairs(kind: Kind, records: impl Iterator<Item = Option<(String, Settings)>>) -> Vec<Ablation> {
     // Within a group, each distinct configuration once, by its first record.

@@ -4,5 +4,5 @@
 mod ablations;
 mod diff;
 
-pub use ablations::{Ablation, Kind, ablations};
+pub use ablations::{Ablation, Kind, MACHINE, ablations, ablations_across};
 pub use diff::{Change, Diff, Of, RecordChanges, diff};

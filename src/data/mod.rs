@@ -44,6 +44,19 @@ pub enum DataError {
     /// The document is not valid; every problem is listed.
     #[error("{0}")]
     Invalid(Report),
+    /// Another machine's document has a record with the same key.
+    #[error(
+        "{array} of another machine already has {key:?} (in {}); keys are unique across the project's machines",
+        path.display()
+    )]
+    ExistsElsewhere {
+        /// The array.
+        array: &'static str,
+        /// The id or label.
+        key: String,
+        /// The other machine's document.
+        path: PathBuf,
+    },
     /// A record with the same key exists and replacing it was not asked for.
     #[error("{array} already has {key:?}; pass --replace to overwrite it")]
     Exists {
@@ -213,6 +226,22 @@ impl AsRef<str> for Id {
 }
 
 impl Results {
+    /// A document with no records and nothing known of the machine, dated `generated`.
+    pub fn empty(generated: Date) -> Self {
+        Self {
+            schema_version: SchemaVersion,
+            generated,
+            hardware: Hardware::default(),
+            software: Software::default(),
+            method: Method::default(),
+            runs: Vec::new(),
+            failures: Vec::new(),
+            sweeps: Vec::new(),
+            jitter: Vec::new(),
+            divergence: Vec::new(),
+        }
+    }
+
     /// Adds `record`, or replaces the one with the same key when `replace` is true.
     pub fn put<R: Record>(&mut self, record: R, replace: bool) -> Result<(), DataError> {
         let list = R::list(self);

@@ -3,6 +3,7 @@
 
 use crate::data::Results;
 use crate::data::figures::{self, Value};
+use crate::project::{Documents, Machine};
 
 /// The results document as the project has it.
 pub const RESULTS: &str = "results.json";
@@ -24,27 +25,71 @@ pub fn path(name: &str) -> String {
     format!("data/{name}")
 }
 
-/// The CSV files, by name.
-pub fn csv_files(doc: &Results) -> Vec<(&'static str, String)> {
-    vec![
-        (RUNS, runs(doc)),
-        (FAILURES, failures(doc)),
-        (SWEEP_LEVELS, sweep_levels(doc)),
-        (JITTER, jitter(doc)),
-        (DIVERGENCE, divergence(doc)),
-        (DIVERGENCE_CATEGORIES, divergence_categories(doc)),
-    ]
+/// The path inside the site of a machine's results document: `data/results.json`, or
+/// `data/<slug>/results.json` in a report that declares machines.
+pub fn results_path(machine: &Machine) -> String {
+    if machine.slug.is_empty() {
+        path(RESULTS)
+    } else {
+        path(&format!("{}/{RESULTS}", machine.slug))
+    }
 }
 
-fn write(header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> String {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    writer.write_record(header).expect("writing to memory");
-    for row in rows {
-        writer.write_record(&row).expect("writing to memory");
-    }
-    String::from_utf8(writer.into_inner().expect("writing to memory"))
-        .expect("CSV of UTF-8 is UTF-8")
+/// The CSV files, by name, of every machine's document; with several machines, each row
+/// starts with its machine's slug.
+pub fn csv_files(documents: &Documents) -> Vec<(&'static str, String)> {
+    let tables: [(&'static str, Table); 6] = [
+        (RUNS, runs),
+        (FAILURES, failures),
+        (SWEEP_LEVELS, sweep_levels),
+        (JITTER, jitter),
+        (DIVERGENCE, divergence),
+        (DIVERGENCE_CATEGORIES, divergence_categories),
+    ];
+    let declared = documents.declared();
+    tables
+        .into_iter()
+        .map(|(name, table)| {
+            let mut writer = csv::Writer::from_writer(Vec::new());
+            for (m, (machine, doc)) in documents
+                .machines
+                .iter()
+                .zip(&documents.documents)
+                .enumerate()
+            {
+                let mut write = |header: &[&str], rows: &mut dyn Iterator<Item = Vec<String>>| {
+                    if m == 0 {
+                        let machine_column = declared.then_some("machine");
+                        let header: Vec<&str> = machine_column
+                            .into_iter()
+                            .chain(header.iter().copied())
+                            .collect();
+                        writer.write_record(&header).expect("writing to memory");
+                    }
+                    for row in rows {
+                        if declared {
+                            writer
+                                .write_record(std::iter::once(machine.slug.clone()).chain(row))
+                                .expect("writing to memory");
+                        } else {
+                            writer.write_record(&row).expect("writing to memory");
+                        }
+                    }
+                };
+                table(doc, &mut write);
+            }
+            let csv = String::from_utf8(writer.into_inner().expect("writing to memory"))
+                .expect("CSV of UTF-8 is UTF-8");
+            (name, csv)
+        })
+        .collect()
 }
+
+/// Writes one document's table: its header, then its rows.
+type Write<'w> = dyn FnMut(&[&str], &mut dyn Iterator<Item = Vec<String>>) + 'w;
+
+/// One table of the downloads.
+type Table = fn(&Results, &mut Write<'_>);
 
 fn o<T: ToString>(value: &Option<T>) -> String {
     value.as_ref().map(T::to_string).unwrap_or_default()
@@ -55,17 +100,18 @@ fn cell(value: Option<Value>) -> String {
     value.as_ref().map(Value::raw).unwrap_or_default()
 }
 
-fn runs(doc: &Results) -> String {
+fn runs(doc: &Results, write: &mut Write<'_>) {
     let header: Vec<&str> = figures::RUN.iter().map(|f| f.key).collect();
     write(
         &header,
-        doc.runs
+        &mut doc
+            .runs
             .iter()
             .map(|r| figures::RUN.iter().map(|f| cell((f.get)(r))).collect()),
     )
 }
 
-fn failures(doc: &Results) -> String {
+fn failures(doc: &Results, write: &mut Write<'_>) {
     write(
         &[
             "id",
@@ -76,7 +122,7 @@ fn failures(doc: &Results) -> String {
             "config",
             "reason",
         ],
-        doc.failures.iter().map(|f| {
+        &mut doc.failures.iter().map(|f| {
             vec![
                 f.id.to_string(),
                 f.checkpoint.clone(),
@@ -90,12 +136,12 @@ fn failures(doc: &Results) -> String {
     )
 }
 
-fn sweep_levels(doc: &Results) -> String {
+fn sweep_levels(doc: &Results, write: &mut Write<'_>) {
     let mut header = vec!["sweep", "model", "prompt_words", "output_tokens", "rounds"];
     header.extend(figures::LEVEL.iter().map(|f| f.column));
     write(
         &header,
-        doc.sweeps.iter().flat_map(|s| {
+        &mut doc.sweeps.iter().flat_map(|s| {
             s.levels.iter().map(move |l| {
                 let mut row = vec![
                     s.label.clone(),
@@ -111,7 +157,7 @@ fn sweep_levels(doc: &Results) -> String {
     )
 }
 
-fn jitter(doc: &Results) -> String {
+fn jitter(doc: &Results, write: &mut Write<'_>) {
     write(
         &[
             "label",
@@ -129,7 +175,7 @@ fn jitter(doc: &Results) -> String {
             "top1_flip_rate",
             "notes",
         ],
-        doc.jitter.iter().map(|j| {
+        &mut doc.jitter.iter().map(|j| {
             vec![
                 j.label.clone(),
                 j.model.clone(),
@@ -150,7 +196,7 @@ fn jitter(doc: &Results) -> String {
     )
 }
 
-fn divergence(doc: &Results) -> String {
+fn divergence(doc: &Results, write: &mut Write<'_>) {
     write(
         &[
             "label",
@@ -175,7 +221,7 @@ fn divergence(doc: &Results) -> String {
             "identical_rate",
             "suspect",
         ],
-        doc.divergence.iter().flat_map(|d| {
+        &mut doc.divergence.iter().flat_map(|d| {
             let kind = if d.is_floor() { "floor" } else { "change" };
             let tf = &d.teacher_forced;
             let g = &d.generation;
@@ -238,7 +284,7 @@ fn divergence(doc: &Results) -> String {
     )
 }
 
-fn divergence_categories(doc: &Results) -> String {
+fn divergence_categories(doc: &Results, write: &mut Write<'_>) {
     write(
         &[
             "label",
@@ -248,7 +294,7 @@ fn divergence_categories(doc: &Results) -> String {
             "top1_agree",
             "dp_mean_abs",
         ],
-        doc.divergence.iter().flat_map(|d| {
+        &mut doc.divergence.iter().flat_map(|d| {
             d.teacher_forced.per_category.iter().map(move |(name, c)| {
                 vec![
                     d.label.clone(),
@@ -271,7 +317,8 @@ mod tests {
     fn every_row_has_every_column() {
         let text = include_str!("../../data/results.json");
         let doc: Results = serde_json::from_str(text).unwrap();
-        for (name, csv) in csv_files(&doc) {
+        let documents = Documents::single(doc);
+        for (name, csv) in csv_files(&documents) {
             let mut reader = csv::Reader::from_reader(csv.as_bytes());
             let width = reader.headers().unwrap().len();
             let mut rows = 0;

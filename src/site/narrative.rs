@@ -17,20 +17,33 @@ pub fn check_place(catalog: &Catalog, place: &Place, file: &Path) -> Result<(), 
         Place::Home => Ok(()),
         Place::Record(folder, key) => {
             let route = routes::records_in(folder).expect("places are made from routes");
-            let Pages::PerRecord { noun, keys } = &route.pages else {
+            let Pages::PerRecord { noun, keys, .. } = &route.pages else {
                 unreachable!("records_in finds record routes")
             };
-            let known = keys(catalog.doc);
+            let known = keys(catalog);
             if known.contains(key) {
                 return Ok(());
             }
+            let message = if known.is_empty() && std::ptr::eq(route, &routes::MACHINE) {
+                format!(
+                    "no machine {key:?}: machine pages are those of [machines.<slug>] in \
+                     benchsite.toml, and this report declares none"
+                )
+            } else {
+                let place = if catalog.machines.declared() {
+                    "the report's data"
+                } else {
+                    "data/results.json"
+                };
+                format!(
+                    "no {noun} {key:?} in {place}; expected one of: {}",
+                    known.join(", ")
+                )
+            };
             Err(SiteError::Content {
                 file: file.to_owned(),
                 line: 1,
-                message: format!(
-                    "no {noun} {key:?} in data/results.json; expected one of: {}",
-                    known.join(", ")
-                ),
+                message,
             })
         }
         Place::Free(name) if routes::is_reserved(name) => Err(SiteError::Content {

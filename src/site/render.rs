@@ -23,20 +23,33 @@ use super::{
 use crate::config::Config;
 use crate::data::{self, Results};
 use crate::profiles::Profile;
-use crate::project::{self, Layout, ProjectError};
+use crate::project::{self, Documents, Layout, ProjectError};
+
+/// A document `/changes/` compares a machine's against.
+pub struct Baseline {
+    /// The machine's index in [`Documents::machines`].
+    pub machine: usize,
+    /// Its path, as configured.
+    pub path: String,
+    /// The document.
+    pub doc: Results,
+}
 
 /// Everything a site is rendered from, read and validated once.
 pub struct Inputs {
     layout: Layout,
     options: Options,
     config: Config,
+    /// Every machine's records in one document.
     results: Results,
+    /// Each machine's own document.
+    documents: Documents,
     profiles: Vec<Profile>,
     tera: tera::Tera,
-    data_bytes: Vec<u8>,
+    /// Each machine's document as its file has it.
+    data_bytes: Vec<Vec<u8>>,
     content: Content,
-    /// The document `/changes/` compares against, with its path as configured.
-    baseline: Option<(String, Results)>,
+    baselines: Vec<Baseline>,
 }
 
 impl Inputs {
@@ -50,31 +63,40 @@ impl Inputs {
         if !report.is_ok() {
             return Err(SiteError::Project(report.errors));
         }
-        let results = report.results.expect("a valid project has results");
+        let documents = report.documents.expect("a valid project has results");
+        let results = documents.merged();
         let config =
             crate::config::load(&layout.root).map_err(|e| SiteError::Project(vec![e.into()]))?;
-        let data_bytes = std::fs::read(layout.results()).map_err(|source| {
-            SiteError::Project(vec![ProjectError::Data(data::DataError::Read {
-                path: layout.results(),
-                source,
-            })])
-        })?;
+        let data_error = |e| SiteError::Project(vec![ProjectError::Data(e)]);
+        let data_bytes = documents
+            .machines
+            .iter()
+            .map(|machine| {
+                let path = layout.document(machine);
+                std::fs::read(&path)
+                    .map_err(|source| data_error(data::DataError::Read { path, source }))
+            })
+            .collect::<Result<_, _>>()?;
         let content = content::load(&layout.root, options.drafts).map_err(many)?;
         let tera = templates::load(&layout.root)?;
-        let baseline = match &config.baseline {
-            Some(path) => {
-                let doc = data::load(&layout.root.join(path))
-                    .map_err(|e| SiteError::Project(vec![ProjectError::Data(e)]))?;
-                Some((path.clone(), doc))
+        let mut baselines = Vec::new();
+        for (machine, m) in documents.machines.iter().enumerate() {
+            if let Some(path) = &m.baseline {
+                let doc = data::load(&layout.root.join(path)).map_err(data_error)?;
+                baselines.push(Baseline {
+                    machine,
+                    path: path.clone(),
+                    doc,
+                });
             }
-            None => None,
-        };
+        }
         Ok(Self {
-            baseline,
+            baselines,
             layout,
             options: options.clone(),
             config,
             results,
+            documents,
             profiles: report.profiles,
             tera,
             data_bytes,
@@ -192,6 +214,10 @@ struct SiteContext {
     schema_version: u32,
     data_generated: String,
     data_hash: String,
+    /// The download the footer links to: the results document, or with several machines the
+    /// runs CSV (each machine's document is on its page).
+    data_url: String,
+    data_name: String,
     version: &'static str,
 }
 
@@ -204,6 +230,9 @@ struct PageContext<T: Serialize> {
     url: String,
     canonical: Option<String>,
     narrative: String,
+    /// The machine that measured the page's record, in a report that declares machines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    machine: Option<Link>,
     content: T,
 }
 
@@ -220,7 +249,7 @@ pub struct Renderer<'a> {
     catalog: Catalog<'a>,
     tera: &'a tera::Tera,
     site: SiteContext,
-    data_bytes: &'a [u8],
+    data_bytes: &'a [Vec<u8>],
     root: &'a Path,
     content: &'a Content,
 }
@@ -230,13 +259,18 @@ impl<'a> Renderer<'a> {
         let (config, options, data_bytes) = (&inputs.config, &inputs.options, &inputs.data_bytes);
         let base_url = options.base_url.as_deref().unwrap_or(&config.base_url);
         let urls = Urls::new(base_url);
-        let hash = Sha256::digest(data_bytes);
+        let mut hash = Sha256::new();
+        for bytes in data_bytes {
+            hash.update(bytes);
+        }
+        let hash = hash.finalize();
         let hash: String = hash.iter().take(6).map(|b| format!("{b:02x}")).collect();
         let catalog = Catalog::new(
             results,
+            &inputs.documents,
             &inputs.profiles,
             urls.clone(),
-            inputs.baseline.as_ref(),
+            &inputs.baselines,
             config.regression_threshold,
         );
         let nav = routes::ROUTES
@@ -255,6 +289,11 @@ impl<'a> Renderer<'a> {
                 })
             })
             .collect();
+        let data_name = if inputs.documents.declared() {
+            downloads::RUNS
+        } else {
+            downloads::RESULTS
+        };
         let site = SiteContext {
             title: config.title.clone(),
             description: config.description.clone(),
@@ -265,6 +304,8 @@ impl<'a> Renderer<'a> {
             schema_version: data::SCHEMA_VERSION,
             data_generated: results.generated.to_string(),
             data_hash: hash,
+            data_url: urls.page(&downloads::path(data_name)),
+            data_name: data_name.to_owned(),
             version: env!("CARGO_PKG_VERSION"),
         };
         Self {
@@ -402,6 +443,7 @@ impl<'a> Renderer<'a> {
                 url: self.urls.page("404.html"),
                 canonical: None,
                 narrative: String::new(),
+                machine: None,
                 content: Empty {},
             },
         )?;
@@ -424,11 +466,13 @@ impl<'a> Renderer<'a> {
         for asset in &content.assets {
             put(asset.site_path.clone(), asset.bytes.clone().into())?;
         }
-        put(
-            downloads::path(downloads::RESULTS),
-            Bytes::copy_from_slice(self.data_bytes),
-        )?;
-        for (name, csv) in downloads::csv_files(self.catalog.doc) {
+        for (machine, bytes) in self.catalog.machines.machines.iter().zip(self.data_bytes) {
+            put(
+                downloads::results_path(machine),
+                Bytes::copy_from_slice(bytes),
+            )?;
+        }
+        for (name, csv) in downloads::csv_files(self.catalog.machines) {
             put(downloads::path(name), csv.into())?;
         }
         put(".nojekyll".into(), Bytes::new())?;
@@ -467,7 +511,7 @@ impl<'a> Renderer<'a> {
                 let routes::Pages::PerRecord { keys, .. } = &route.pages else {
                     unreachable!("records_in finds record routes")
                 };
-                let index = keys(self.catalog.doc)
+                let index = keys(&self.catalog)
                     .iter()
                     .position(|k| k == key)
                     .expect("checked above");
@@ -594,6 +638,10 @@ impl PageBuild<'_, '_> {
             Some(place) => (self.narrative)(place),
             None => (String::new(), None),
         };
+        let machine = match &job.route.pages {
+            routes::Pages::PerRecord { machine, .. } => machine(&r.catalog, job.index),
+            _ => None,
+        };
         let source = source.or(job.source);
         let front = source.map(|s| &s.front);
         let title = front.and_then(|f| f.title.clone()).unwrap_or(title);
@@ -609,6 +657,7 @@ impl PageBuild<'_, '_> {
                 url: r.urls.page(&path),
                 canonical: r.urls.absolute(&path),
                 narrative,
+                machine,
                 content,
             },
         )?;

@@ -6,8 +6,9 @@
 use super::content::Source;
 use super::pages::{self, Catalog};
 use super::render::PageBuild;
+use super::views::Link;
 use super::{PageFile, SiteError};
-use crate::data::Results;
+use crate::data::{Divergence, Failure, Record, Run, Sweep};
 
 /// How a page kind renders one page.
 pub type Render = fn(&PageBuild<'_, '_>) -> Result<PageFile, SiteError>;
@@ -25,7 +26,10 @@ pub enum Pages {
         /// The record in words, for messages (`run`).
         noun: &'static str,
         /// The keys of the records, in document order.
-        keys: fn(&Results) -> Vec<String>,
+        keys: fn(&Catalog) -> Vec<String>,
+        /// The page of the machine that measured record `index`, in a report that
+        /// declares machines.
+        machine: fn(&Catalog, usize) -> Option<Link>,
     },
     /// The author's free pages: `content/<name>.md` at `/<name>/`.
     Free,
@@ -71,6 +75,16 @@ fn always(_: &Catalog) -> bool {
     true
 }
 
+/// The machine page of record `index` of `R`.
+fn machine_of<R: Record>(c: &Catalog, index: usize) -> Option<Link> {
+    c.machine_of::<R>(index).map(|m| c.machine_link(m))
+}
+
+/// For the pages that are not of one machine's record.
+fn no_machine(_: &Catalog, _: usize) -> Option<Link> {
+    None
+}
+
 /// The home page.
 pub static HOME: Route = Route {
     kind: "home",
@@ -105,7 +119,8 @@ pub static RUN: Route = Route {
     template: "run.html",
     pages: Pages::PerRecord {
         noun: "run",
-        keys: |doc| doc.runs.iter().map(|r| r.id.to_string()).collect(),
+        keys: |c| c.doc.runs.iter().map(|r| r.id.to_string()).collect(),
+        machine: machine_of::<Run>,
     },
     nav: None,
     section: None,
@@ -130,7 +145,8 @@ pub static SWEEP: Route = Route {
     template: "sweep.html",
     pages: Pages::PerRecord {
         noun: "sweep",
-        keys: |doc| doc.sweeps.iter().map(|s| s.slug()).collect(),
+        keys: |c| c.doc.sweeps.iter().map(|s| s.slug()).collect(),
+        machine: machine_of::<Sweep>,
     },
     nav: None,
     section: None,
@@ -161,7 +177,8 @@ pub static COMPARISON: Route = Route {
     template: "comparison.html",
     pages: Pages::PerRecord {
         noun: "comparison",
-        keys: |doc| doc.divergence.iter().map(|d| d.slug()).collect(),
+        keys: |c| c.doc.divergence.iter().map(|d| d.slug()).collect(),
+        machine: machine_of::<Divergence>,
     },
     nav: None,
     section: None,
@@ -186,7 +203,8 @@ pub static FAILURE: Route = Route {
     template: "failure.html",
     pages: Pages::PerRecord {
         noun: "failure",
-        keys: |doc| doc.failures.iter().map(|f| f.id.to_string()).collect(),
+        keys: |c| c.doc.failures.iter().map(|f| f.id.to_string()).collect(),
+        machine: machine_of::<Failure>,
     },
     nav: None,
     section: None,
@@ -200,16 +218,39 @@ pub static MODEL: Route = Route {
     template: "model.html",
     pages: Pages::PerRecord {
         noun: "model",
-        keys: |doc| {
-            crate::data::rules::models(doc)
+        keys: |c| {
+            crate::data::rules::models(c.doc)
                 .into_iter()
                 .map(crate::data::slugify)
                 .collect()
         },
+        machine: no_machine,
     },
     nav: None,
     section: None,
     render: pages::model::render,
+};
+
+/// One machine of a report that declares `[machines]`: its hardware, software, notes and
+/// records.
+pub static MACHINE: Route = Route {
+    kind: "machine",
+    folder: "hardware",
+    template: "machine.html",
+    pages: Pages::PerRecord {
+        noun: "machine",
+        keys: |c| {
+            if c.machines.declared() {
+                c.machines.machines.iter().map(|m| m.slug.clone()).collect()
+            } else {
+                Vec::new()
+            }
+        },
+        machine: no_machine,
+    },
+    nav: None,
+    section: None,
+    render: pages::machine::render,
 };
 
 /// The one-knob pairs.
@@ -234,7 +275,7 @@ pub static CHANGES: Route = Route {
     folder: "changes",
     template: "changes.html",
     pages: Pages::One {
-        shown: |c| c.baseline.is_some(),
+        shown: |c| !c.baselines.is_empty(),
     },
     nav: Some("Changes"),
     section: None,
@@ -264,6 +305,7 @@ pub static ROUTES: &[&Route] = &[
     &FAILURES,
     &FAILURE,
     &MODEL,
+    &MACHINE,
     &ABLATIONS,
     &CHANGES,
     &FREE,
@@ -328,7 +370,7 @@ pub fn jobs<'s>(
             }
             Pages::PerRecord { keys, .. } => {
                 jobs.extend(
-                    keys(catalog.doc)
+                    keys(catalog)
                         .into_iter()
                         .enumerate()
                         .map(|(index, key)| Job {
@@ -374,6 +416,7 @@ mod tests {
             "quality",
             "ablations",
             "changes",
+            "hardware",
             "data",
             "assets",
         ] {

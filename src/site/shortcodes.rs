@@ -66,6 +66,31 @@ impl Call<'_, '_> {
 
 const NONE: &[Param] = &[];
 
+/// The `machine` a hardware or software table is of, needed when the report has several.
+const MACHINE: &[Param] = &[Param {
+    name: "machine",
+    required: false,
+}];
+
+/// The document of the machine a call names, or of the only one.
+fn machine_of<'a>(call: &Call<'_, 'a>) -> Result<&'a crate::data::Results, String> {
+    let machines = call.catalog.machines;
+    let slug = call.text("machine")?;
+    let machine = crate::project::pick(&machines.machines, slug.as_deref()).map_err(|e| {
+        format!(
+            "{}: {}",
+            call.shortcode.name,
+            e.replace("--machine", "machine")
+        )
+    })?;
+    let index = machines
+        .machines
+        .iter()
+        .position(|m| std::ptr::eq(m, machine))
+        .expect("pick returns one of them");
+    Ok(&machines.documents[index])
+}
+
 /// Every shortcode, in the order messages list them.
 pub static REGISTRY: &[Entry] = &[
     Entry {
@@ -149,13 +174,19 @@ pub static REGISTRY: &[Entry] = &[
     },
     Entry {
         name: "hardware_table",
-        params: NONE,
-        render: |call| block(View::facts(home::hardware(call.catalog))),
+        params: MACHINE,
+        render: |call| {
+            let doc = machine_of(call)?;
+            block(View::facts(home::hardware(&doc.hardware)))
+        },
     },
     Entry {
         name: "software_table",
-        params: NONE,
-        render: |call| block(View::facts(home::software(call.catalog))),
+        params: MACHINE,
+        render: |call| {
+            let doc = machine_of(call)?;
+            block(View::facts(home::software(&doc.software)))
+        },
     },
 ];
 

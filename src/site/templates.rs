@@ -26,6 +26,7 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ),
     ("page.html", include_str!("../../templates/page.html")),
     ("model.html", include_str!("../../templates/model.html")),
+    ("machine.html", include_str!("../../templates/machine.html")),
     (
         "ablations.html",
         include_str!("../../templates/ablations.html"),

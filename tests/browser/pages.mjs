@@ -3,15 +3,17 @@
 // request, on a chart container without a rendered chart, or on a sort button that does not
 // reorder its table.
 //
-// usage: node pages.mjs SITE_DIR BASE_PATH
+// usage: node pages.mjs SITE_DIR BASE_PATH [ONLY]
+// ONLY, when given, is a comma-separated list of the page paths to visit: a path ending in
+// `/` visits every page below it, an empty item the home page.
 import { createServer } from 'node:http';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
 import { launch } from './chromium.mjs';
 
-const [siteDir, basePath = '/'] = process.argv.slice(2);
+const [siteDir, basePath = '/', only] = process.argv.slice(2);
 if (!siteDir) {
-  console.error('usage: node pages.mjs SITE_DIR BASE_PATH');
+  console.error('usage: node pages.mjs SITE_DIR BASE_PATH [ONLY]');
   process.exit(2);
 }
 
@@ -69,7 +71,9 @@ let pagesChecked = 0;
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const paths = (await htmlPages(siteDir)).map((file) =>
-    file === '404.html' ? 'no/such/page/' : file.replace(/index\.html$/, ''));
+    file === '404.html' ? 'no/such/page/' : file.replace(/index\.html$/, ''))
+    .filter((path) => only === undefined
+      || only.split(',').some((item) => (item === '' ? path === '' : path.startsWith(item))));
   for (const path of paths) {
     const page = await context.newPage();
     const where = basePath + path;
@@ -109,12 +113,14 @@ try {
   page.on('pageerror', (error) => problems.push(`sorting: page error: ${error.message}`));
   await page.goto(`${origin}${basePath}runs/`, { waitUntil: 'load' });
   const table = page.locator('table.sortable').first();
-  const decode = async () => table.locator('tbody tr').evaluateAll((rows) =>
-    rows.map((row) => parseFloat(row.cells[3].getAttribute('data-sort'))));
+  const column = (await table.locator('thead th').allTextContents())
+    .findIndex((text) => text.trim().startsWith('Decode'));
+  const decode = async () => table.locator('tbody tr').evaluateAll((rows, at) =>
+    rows.map((row) => parseFloat(row.cells[at].getAttribute('data-sort'))), column);
   const before = await decode();
-  await table.locator('thead th').nth(3).locator('button.sort').click();
+  await table.locator('thead th').nth(column).locator('button.sort').click();
   const ascending = await decode();
-  await table.locator('thead th').nth(3).locator('button.sort').click();
+  await table.locator('thead th').nth(column).locator('button.sort').click();
   const descending = await decode();
   const sorted = [...before].sort((a, b) => a - b);
   if (JSON.stringify(ascending) !== JSON.stringify(sorted)) {

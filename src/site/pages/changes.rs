@@ -3,15 +3,26 @@
 use serde::Serialize;
 
 use super::super::render::PageBuild;
-use super::super::views::{Cell, Column, Row, Table};
+use super::super::views::{Cell, Column, Link, Row, Table};
 use super::super::{PageFile, SiteError};
 use crate::compare;
 use crate::data;
 use crate::format::figure;
 
-/// The `/changes/` page: what changed since the baseline document.
+/// The `/changes/` page: what changed since each machine's baseline document.
 #[derive(Debug, Serialize)]
 pub struct ChangesPage {
+    /// One part per machine with a baseline.
+    pub machines: Vec<MachineChanges>,
+}
+
+/// What changed on one machine since its baseline.
+#[derive(Debug, Serialize)]
+pub struct MachineChanges {
+    /// The machine's page, in a report that declares machines.
+    pub machine: Option<Link>,
+    /// The prefix of this part's anchors (the machine's slug and a hyphen, or nothing).
+    pub anchor: String,
     /// The baseline's path in the project.
     pub baseline: String,
     /// `5%`.
@@ -37,9 +48,11 @@ pub struct ChangedRecord {
     pub table: Table,
 }
 
-/// The changes page of `diff` against the document at `baseline`.
-pub fn changes_page(diff: &compare::Diff, baseline: &str, threshold: f64) -> ChangesPage {
-    ChangesPage {
+/// The changes of `diff` against the document at `baseline`.
+pub fn machine_changes(diff: &compare::Diff, baseline: &str, threshold: f64) -> MachineChanges {
+    MachineChanges {
+        machine: None,
+        anchor: String::new(),
         baseline: baseline.to_owned(),
         threshold: format!("{}%", figure(threshold)),
         records: diff
@@ -86,13 +99,28 @@ pub fn changes_page(diff: &compare::Diff, baseline: &str, threshold: f64) -> Cha
     }
 }
 
-/// Renders the changes page.
+/// Renders the changes page: each machine's document against its baseline.
 pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
     let c = page.catalog();
-    let (path, baseline) = c.baseline.expect("a changes page has a baseline");
-    let diff = compare::diff(baseline, c.doc, c.threshold);
-    page.render(
-        "Changes since the baseline".into(),
-        &changes_page(&diff, path, c.threshold),
-    )
+    let machines = c
+        .baselines
+        .iter()
+        .map(|baseline| {
+            let now = &c.machines.documents[baseline.machine];
+            let diff = compare::diff(&baseline.doc, now, c.threshold);
+            let mut part = machine_changes(&diff, &baseline.path, c.threshold);
+            let machine = &c.machines.machines[baseline.machine];
+            if c.machines.declared() {
+                part.machine = Some(c.machine_link(machine));
+                part.anchor = format!("{}-", machine.slug);
+            }
+            part
+        })
+        .collect();
+    let title = if c.baselines.len() > 1 {
+        "Changes since the baselines"
+    } else {
+        "Changes since the baseline"
+    };
+    page.render(title.into(), &ChangesPage { machines })
 }

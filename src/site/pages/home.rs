@@ -8,7 +8,8 @@ use super::super::routes;
 use super::super::views::{Chart, Fact, Link, Table};
 use super::super::{PageFile, SiteError};
 use super::{Catalog, runs};
-use crate::format::count;
+use crate::data::{Hardware, Software};
+use crate::format::{MISSING, count};
 
 /// The home page's content.
 #[derive(Debug, Serialize)]
@@ -19,11 +20,35 @@ pub struct Home {
     runs: Table,
     sections: Vec<Link>,
     models: Vec<Link>,
+    /// The machines, in a report that declares them (which then shows no hardware here).
+    machines: Vec<Link>,
 }
 
-/// The hardware facts.
-pub fn hardware(c: &Catalog) -> Vec<Fact> {
-    let h = &c.doc.hardware;
+/// Each machine of a report that declares them, with what it ran.
+fn machines(c: &Catalog) -> Vec<Link> {
+    if !c.machines.declared() {
+        return Vec::new();
+    }
+    c.machines
+        .machines
+        .iter()
+        .zip(&c.machines.documents)
+        .map(|(machine, doc)| {
+            let mut link = c.machine_link(machine);
+            let gpu = doc.hardware.gpu.as_deref().unwrap_or(MISSING);
+            link.note = Some(format!(
+                "{gpu}: {} configurations, {} sweeps, {} comparisons",
+                doc.runs.len(),
+                doc.sweeps.len(),
+                doc.divergence.len()
+            ));
+            link
+        })
+        .collect()
+}
+
+/// The hardware facts of a machine.
+pub fn hardware(h: &Hardware) -> Vec<Fact> {
     let mut facts = Vec::new();
     let mut add = |label: &str, value: Option<String>| {
         if let Some(value) = value {
@@ -58,9 +83,8 @@ pub fn hardware(c: &Catalog) -> Vec<Fact> {
     facts
 }
 
-/// The software facts.
-pub fn software(c: &Catalog) -> Vec<Fact> {
-    let s = &c.doc.software;
+/// The software facts of a machine.
+pub fn software(s: &Software) -> Vec<Fact> {
     let mut facts = Vec::new();
     for (label, value) in [
         ("Image", &s.image),
@@ -92,11 +116,24 @@ fn sections(c: &Catalog) -> Vec<Link> {
             })
         })
         .collect();
-    sections.push(Link {
-        text: "Data".into(),
-        href: c.urls.page(&downloads::path(downloads::RESULTS)),
-        note: Some("the results document (JSON) and a CSV per table".into()),
-        warning: None,
+    sections.push(if c.machines.declared() {
+        Link {
+            text: "Data".into(),
+            href: c.urls.page(&downloads::path(downloads::RUNS)),
+            note: Some(
+                "a CSV per table, each row with its machine; each machine's results document \
+                 (JSON) is on its page"
+                    .into(),
+            ),
+            warning: None,
+        }
+    } else {
+        Link {
+            text: "Data".into(),
+            href: c.urls.page(&downloads::path(downloads::RESULTS)),
+            note: Some("the results document (JSON) and a CSV per table".into()),
+            warning: None,
+        }
     });
     sections
 }
@@ -105,8 +142,9 @@ fn sections(c: &Catalog) -> Vec<Link> {
 pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
     let c = page.catalog();
     let home = Home {
-        hardware: hardware(c),
-        software: software(c),
+        hardware: hardware(&c.doc.hardware),
+        software: software(&c.doc.software),
+        machines: machines(c),
         decode_chart: runs::decode_chart(c),
         runs: runs::table(c),
         sections: sections(c),

@@ -9,6 +9,7 @@ pub mod failure;
 pub mod failures;
 pub mod free;
 pub mod home;
+pub mod machine;
 pub mod model;
 pub mod quality;
 pub mod run;
@@ -21,9 +22,11 @@ use crate::data::figures::{LevelField, Value};
 use crate::data::{self, Divergence, Failure, Results, Run, Sweep, SweepLevel};
 use crate::format::{MISSING, count, switch};
 use crate::profiles::Profile;
+use crate::project::{Documents, Machine};
 
 use super::Urls;
 use super::charts::{self, LineSeries};
+use super::render::Baseline;
 use super::routes;
 use serde::Serialize;
 
@@ -185,14 +188,16 @@ pub fn models_of(doc: &Results) -> Vec<Model> {
 
 /// Everything derived from the data that pages and shortcodes share.
 pub struct Catalog<'a> {
-    /// The document.
+    /// Every machine's records in one document.
     pub doc: &'a Results,
+    /// The machines and each one's own document.
+    pub machines: &'a Documents,
     /// The project's profiles.
     pub profiles: &'a [Profile],
     /// Where the site lives.
     pub urls: Urls,
-    /// The document `/changes/` compares against, with its path as configured.
-    pub baseline: Option<&'a (String, Results)>,
+    /// The documents `/changes/` compares machines against.
+    pub baselines: &'a [Baseline],
     /// The percentage beyond which a bad move is a regression.
     pub threshold: f64,
     /// The one-knob pairs of the document, found when a page first needs them (a Markdown
@@ -208,9 +213,10 @@ impl<'a> Catalog<'a> {
     /// The catalog of `doc`.
     pub fn new(
         doc: &'a Results,
+        machines: &'a Documents,
         profiles: &'a [Profile],
         urls: Urls,
-        baseline: Option<&'a (String, Results)>,
+        baselines: &'a [Baseline],
         threshold: f64,
     ) -> Self {
         Self {
@@ -218,10 +224,50 @@ impl<'a> Catalog<'a> {
             models: std::sync::OnceLock::new(),
             comparison_keys: std::sync::OnceLock::new(),
             doc,
+            machines,
             profiles,
             urls,
-            baseline,
+            baselines,
             threshold,
+        }
+    }
+
+    /// The machine that measured record `index` of `R`'s array, in a report that declares
+    /// machines.
+    pub fn machine_of<R: data::Record>(&self, index: usize) -> Option<&'a Machine> {
+        self.machines
+            .declared()
+            .then(|| &self.machines.machines[self.machines.machine_of::<R>(index)])
+    }
+
+    /// What pages call a machine: its configured title, else its GPU, else its slug.
+    pub fn machine_title(&self, machine: usize) -> String {
+        let m = &self.machines.machines[machine];
+        m.title
+            .clone()
+            .or_else(|| self.machines.documents[machine].hardware.gpu.clone())
+            .unwrap_or_else(|| m.slug.clone())
+    }
+
+    /// A table cell naming a machine, linked to its page.
+    pub fn machine_cell(&self, machine: &Machine) -> Cell {
+        let link = self.machine_link(machine);
+        Cell::link(link.text, link.href)
+    }
+
+    /// The link to a machine's page.
+    pub fn machine_link(&self, machine: &Machine) -> Link {
+        let index = self
+            .machines
+            .machines
+            .iter()
+            .position(|m| std::ptr::eq(m, machine))
+            .expect("machines come from the catalog");
+        Link {
+            text: self.machine_title(index),
+            href: self.urls.page(&routes::MACHINE.path(&machine.slug)),
+            note: None,
+            warning: None,
         }
     }
 
@@ -299,8 +345,16 @@ impl<'a> Catalog<'a> {
     }
 
     pub fn ablations(&self) -> &[Ablation] {
-        self.ablations
-            .get_or_init(|| compare::ablations(self.doc, self.profiles))
+        self.ablations.get_or_init(|| {
+            compare::ablations_across(self.doc, self.profiles, |kind, index| {
+                let machine = match kind {
+                    Kind::Run => self.machine_of::<Run>(index),
+                    Kind::Sweep => self.machine_of::<Sweep>(index),
+                    Kind::Comparison => self.machine_of::<Divergence>(index),
+                };
+                machine.map(|m| m.slug.as_str())
+            })
+        })
     }
 
     pub fn index_of_run(&self, run: &Run) -> Option<usize> {

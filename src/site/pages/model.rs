@@ -30,7 +30,7 @@ pub struct ModelPage {
 /// The page of `model`.
 pub fn page(c: &Catalog, model: &Model) -> ModelPage {
     let doc = c.doc;
-    let mut runs = runs::table_of(c, model.runs.iter().map(|&i| &doc.runs[i]));
+    let mut runs = runs::table_of(c, model.runs.iter().copied());
     runs.caption = format!("Every configuration of {}", model.name);
     let summary = format!(
         "{} configurations, {} sweeps, {} comparisons, {} jitter measurements and {} failures",
@@ -44,7 +44,7 @@ pub fn page(c: &Catalog, model: &Model) -> ModelPage {
         title: model.name.clone(),
         summary,
         runs,
-        sweeps: sweeps::table_of(c, model.sweeps.iter().map(|&i| &doc.sweeps[i])),
+        sweeps: sweeps::table_of(c, model.sweeps.iter().copied()),
         comparisons: quality::comparisons_table_of(
             c,
             model.comparisons.iter().map(|&i| &doc.divergence[i]),
@@ -70,7 +70,15 @@ mod tests {
     fn a_model_page_lists_exactly_its_records() {
         let doc: Results =
             serde_json::from_str(include_str!("../../../data/results.json")).unwrap();
-        let catalog = Catalog::new(&doc, &[], super::super::super::Urls::new("/"), None, 5.0);
+        let documents = crate::project::Documents::single(doc.clone());
+        let catalog = Catalog::new(
+            &doc,
+            &documents,
+            &[],
+            super::super::super::Urls::new("/"),
+            &[],
+            5.0,
+        );
         for model in catalog.models() {
             let view = page(&catalog, model);
             let expected = doc.runs.iter().filter(|r| r.model == model.name).count();

@@ -51,32 +51,44 @@ fn cell(c: &Catalog, run: &Run, key: &str) -> Cell {
 
 /// The table of every run.
 pub fn table(c: &Catalog) -> Table {
-    table_of(c, &c.doc.runs)
+    table_of(c, 0..c.doc.runs.len())
 }
 
-/// [`table`] of some runs.
-pub fn table_of<'r>(c: &Catalog, runs: impl IntoIterator<Item = &'r Run>) -> Table {
+/// [`table`] of the runs at some indexes; with several machines, each run's machine after
+/// its id.
+pub fn table_of(c: &Catalog, runs: impl IntoIterator<Item = usize>) -> Table {
     let rows = runs
         .into_iter()
-        .map(|run| Row {
-            id: Some(format!("run-{}", run.id)),
-            class: None,
-            cells: COLUMNS.iter().map(|(key, _)| cell(c, run, key)).collect(),
+        .map(|i| {
+            let run = &c.doc.runs[i];
+            let mut cells: Vec<Cell> = COLUMNS.iter().map(|(key, _)| cell(c, run, key)).collect();
+            if let Some(machine) = c.machine_of::<Run>(i) {
+                cells.insert(1, c.machine_cell(machine));
+            }
+            Row {
+                id: Some(format!("run-{}", run.id)),
+                class: None,
+                cells,
+            }
         })
         .collect();
+    let mut columns: Vec<Column> = COLUMNS
+        .iter()
+        .map(|&(key, numeric)| {
+            let label = figures::run_field(key).label;
+            if numeric {
+                Column::number(label)
+            } else {
+                Column::text(label)
+            }
+        })
+        .collect();
+    if c.machines.declared() {
+        columns.insert(1, Column::text("Machine"));
+    }
     Table {
         caption: "Measured configurations: single-stream decode speed and KV-cache capacity".into(),
-        columns: COLUMNS
-            .iter()
-            .map(|&(key, numeric)| {
-                let label = figures::run_field(key).label;
-                if numeric {
-                    Column::number(label)
-                } else {
-                    Column::text(label)
-                }
-            })
-            .collect(),
+        columns,
         rows,
         csv: Some(c.urls.page(&downloads::path(downloads::RUNS))),
     }

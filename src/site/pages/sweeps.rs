@@ -63,33 +63,38 @@ pub fn overlays(c: &Catalog) -> Vec<Chart> {
 
 /// The table of every sweep.
 pub fn table(c: &Catalog) -> Table {
-    table_of(c, &c.doc.sweeps)
+    table_of(c, 0..c.doc.sweeps.len())
 }
 
 /// [`table`] of some records.
-pub fn table_of<'r>(c: &Catalog, records: impl IntoIterator<Item = &'r Sweep>) -> Table {
+pub fn table_of(c: &Catalog, records: impl IntoIterator<Item = usize>) -> Table {
+    let declared = c.machines.declared();
     Table {
         caption: "Concurrency sweeps".into(),
-        columns: vec![
-            Column::text("Sweep"),
-            Column::text("Model"),
-            Column::number("Prompt (words)"),
-            Column::number("Output (tokens)"),
-            Column::number("Levels"),
-            Column::number("Peak total tok/s"),
-            Column::number("At concurrency"),
-            Column::number("Failed requests"),
-        ],
+        columns: [Column::text("Sweep")]
+            .into_iter()
+            .chain(declared.then(|| Column::text("Machine")))
+            .chain([
+                Column::text("Model"),
+                Column::number("Prompt (words)"),
+                Column::number("Output (tokens)"),
+                Column::number("Levels"),
+                Column::number("Peak total tok/s"),
+                Column::number("At concurrency"),
+                Column::number("Failed requests"),
+            ])
+            .collect(),
         rows: records
             .into_iter()
-            .map(|sweep| {
+            .map(|i| {
+                let sweep = &c.doc.sweeps[i];
                 let peak = sweep
                     .levels
                     .iter()
                     .filter_map(|l| l.total_tok_s.map(|t| (t, l.concurrency)))
                     .max_by(|a, b| a.0.total_cmp(&b.0));
                 let failed: u64 = sweep.levels.iter().map(|l| l.failed).sum();
-                Row {
+                let mut row = Row {
                     id: Some(format!("sweep-{}", sweep.slug())),
                     class: None,
                     cells: vec![
@@ -108,7 +113,11 @@ pub fn table_of<'r>(c: &Catalog, records: impl IntoIterator<Item = &'r Sweep>) -
                         opt_cell(peak.map(|p| p.1 as f64), |c| count(c as u64)),
                         Cell::number(count(failed), failed as f64),
                     ],
+                };
+                if let Some(machine) = c.machine_of::<Sweep>(i) {
+                    row.cells.insert(1, c.machine_cell(machine));
                 }
+                row
             })
             .collect(),
         csv: Some(c.urls.page(&downloads::path(downloads::SWEEP_LEVELS))),

@@ -1,0 +1,328 @@
+//! Several machines in one report: a three-machine project made from the seed and two altered
+//! copies (`benches/common`): machine pages, cross-machine pairs, keys unique across the
+//! machines, and collection into one machine's document.
+
+#[path = "../benches/common/mod.rs"]
+mod common;
+mod support;
+
+use support::Project;
+
+/// A built three-machine project.
+fn three_machines() -> Project {
+    let project = Project::copy_of_repo();
+    common::three_machines(project.root.path(), &common::seed());
+    std::fs::remove_file(project.root.path().join("data/results.json")).ok();
+    project
+}
+
+fn built() -> Project {
+    let project = three_machines();
+    project.run(&["build"]).assert_success();
+    project
+}
+
+#[test]
+fn every_machine_has_a_page_with_its_hardware_and_records() {
+    let project = built();
+    let seed = common::seed();
+    let seed_gpu = seed.hardware.gpu.clone().unwrap();
+    for (slug, _, gpu, _) in common::MACHINES {
+        let page = project.page(&format!("hardware/{slug}/index.html"));
+        let gpu = if gpu.is_empty() { &seed_gpu } else { gpu };
+        assert!(page.contains(gpu), "{slug}: no {gpu}");
+        assert!(
+            page.contains(&seed.software.vllm.clone().unwrap()),
+            "{slug}"
+        );
+        // Its runs, and only its runs.
+        let suffix = match slug {
+            "rtx-5090" => String::new(),
+            other => format!("-{}", other.trim_start_matches("rtx-")),
+        };
+        for run in &seed.runs {
+            let id = format!("{}{suffix}", run.id);
+            assert!(
+                page.contains(&format!("id=\"run-{id}\"")),
+                "{slug}: no run {id}"
+            );
+        }
+        assert_eq!(
+            page.matches("<tr id=\"run-").count(),
+            seed.runs.len(),
+            "{slug}"
+        );
+        assert!(
+            page.contains(&format!("/data/{slug}/results.json")),
+            "{slug}"
+        );
+    }
+    let home = project.page("index.html");
+    for (slug, ..) in common::MACHINES {
+        assert!(
+            home.contains(&format!("href=\"/hardware/{slug}/\"")),
+            "{slug}"
+        );
+    }
+    let run = project.page("runs/qwen36-moe-default-4090/index.html");
+    assert!(
+        run.contains("Measured on <a href=\"/hardware/rtx-4090/\">NVIDIA GeForce RTX 4090</a>"),
+        "the run page names its machine"
+    );
+    let sweep = project.page("sweeps/qwen3-6-35b-a3b-baseline-5090-next/index.html");
+    assert!(sweep.contains("Measured on <a href=\"/hardware/rtx-5090-next/\">"));
+    // Each machine's document is published as it is, and the CSVs say the machine.
+    let published =
+        std::fs::read(project.root.path().join("site/data/rtx-4090/results.json")).unwrap();
+    assert_eq!(
+        published,
+        std::fs::read(project.root.path().join("data/rtx-4090.json")).unwrap()
+    );
+    let runs_csv = std::fs::read_to_string(project.root.path().join("site/data/runs.csv")).unwrap();
+    assert!(runs_csv.starts_with("machine,id,"), "{runs_csv}");
+    assert!(runs_csv.contains("\nrtx-4090,qwen36-moe-default-4090,"));
+    assert_eq!(runs_csv.lines().count(), 1 + 3 * seed.runs.len());
+}
+
+#[test]
+fn the_same_configuration_on_two_machines_is_a_pair_with_the_machine_as_its_knob() {
+    let project = built();
+    let page = project.page("ablations/index.html");
+    let row_of = |id: &str| {
+        let start = page
+            .find(&format!("<tr id=\"{id}\""))
+            .unwrap_or_else(|| panic!("no row {id}"));
+        page[start..].split("</tr>").next().unwrap().to_owned()
+    };
+    // 289.0 tok/s on the 5090, half on the 4090, twice on the next: B / A per pair.
+    let row = row_of("run-qwen36-moe-default-4090-vs-qwen36-moe-default");
+    assert!(row.contains("machine: rtx-4090 → rtx-5090"), "{row}");
+    assert!(row.contains(">144.5<") && row.contains(">289.0<"), "{row}");
+    assert!(row.contains(">2.00×<"), "{row}");
+    let row = row_of("run-qwen36-moe-default-4090-vs-qwen36-moe-default-5090-next");
+    assert!(row.contains(">4.00×<"), "{row}");
+    // Sweeps: B / A per concurrency level, 2 at every level of total throughput.
+    let id = "sweep-qwen3-6-35b-a3b-baseline-vs-qwen3-6-35b-a3b-baseline-5090-next";
+    let start = page.find(&format!("id=\"{id}\"")).expect("the sweep pair");
+    let section = page[start..].split("</section>").next().unwrap();
+    assert!(
+        section.contains("machine: rtx-5090 → rtx-5090-next"),
+        "{section}"
+    );
+    let seed = common::seed();
+    let levels = seed.sweeps[0].levels.len();
+    let total_row = section
+        .split("<tr")
+        .find(|row| row.contains("<td>total tok/s, B / A</td>"))
+        .unwrap_or_else(|| panic!("no total row in {section}"));
+    assert_eq!(total_row.matches(">2.0<").count(), levels, "{total_row}");
+    // Each machine page links to its pairs.
+    let machine = project.page("hardware/rtx-4090/index.html");
+    assert!(machine.contains("/ablations/#run-qwen36-moe-default-4090-vs-qwen36-moe-default\""));
+}
+
+#[test]
+fn a_key_two_machines_share_is_named_in_both_places() {
+    let project = three_machines();
+    // The next machine's document with the seed's own ids.
+    project.write(
+        "data/rtx-5090-next.json",
+        &std::fs::read_to_string(support::repo().join("data/results.json")).unwrap(),
+    );
+    let out = project.run(&["check"]);
+    assert!(!out.status.success());
+    assert!(
+        out.stderr.contains("data/rtx-5090-next.json"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains(
+            "a key unique across the project's machines (data/rtx-5090.json has it at /runs/0/id)"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("\"qwen36-moe-default\" again"),
+        "{}",
+        out.stderr
+    );
+    let build = project.run(&["build"]);
+    assert!(!build.status.success());
+    assert!(!project.root.path().join("site").exists());
+}
+
+#[test]
+fn collect_machine_writes_into_that_machines_document() {
+    let project = three_machines();
+    let before = |file: &str| std::fs::read(project.root.path().join(file)).unwrap();
+    let (others, next) = (
+        before("data/rtx-5090.json"),
+        before("data/rtx-5090-next.json"),
+    );
+    let failure = |machine: Option<&str>, id: &str| {
+        let mut args = vec![
+            "collect",
+            "failure",
+            "--id",
+            id,
+            "--checkpoint",
+            "org/model",
+            "--precision",
+            "bf16",
+            "--status",
+            "oom_at_startup",
+            "--reason",
+            "did not fit",
+        ];
+        if let Some(machine) = machine {
+            args.extend(["--machine", machine]);
+        }
+        project.run(&args)
+    };
+    failure(Some("rtx-4090"), "too-big-4090").assert_success();
+    let doc = benchsite::data::load(&project.root.path().join("data/rtx-4090.json")).unwrap();
+    assert!(doc.failures.iter().any(|f| f.id.as_str() == "too-big-4090"));
+    assert_eq!(before("data/rtx-5090.json"), others);
+    assert_eq!(before("data/rtx-5090-next.json"), next);
+
+    let out = failure(None, "too-big");
+    assert!(!out.status.success());
+    assert!(
+        out.stderr
+            .contains("pass --machine with one of: rtx-4090, rtx-5090, rtx-5090-next"),
+        "{}",
+        out.stderr
+    );
+    let out = failure(Some("rtx-3090"), "too-big");
+    assert!(
+        out.stderr.contains("--machine rtx-3090: no such machine"),
+        "{}",
+        out.stderr
+    );
+    // A key another machine has is refused.
+    let out = failure(Some("rtx-4090"), "qwen38-bf16");
+    assert!(!out.status.success());
+    assert!(out.stderr.contains("data/rtx-5090.json"), "{}", out.stderr);
+    assert_eq!(before("data/rtx-5090.json"), others);
+
+    // A machine newly declared starts with an empty document.
+    let config = std::fs::read_to_string(project.root.path().join("benchsite.toml")).unwrap();
+    project.write(
+        "benchsite.toml",
+        &format!("{config}\n[machines.a100]\ndata = \"data/a100.json\"\n"),
+    );
+    failure(Some("a100"), "too-big-a100").assert_success();
+    let doc = benchsite::data::load(&project.root.path().join("data/a100.json")).unwrap();
+    assert_eq!(doc.failures.len(), 1);
+    project.run(&["build"]).assert_success();
+    assert!(
+        project
+            .page("hardware/a100/index.html")
+            .contains("collect hardware --machine a100")
+    );
+}
+
+#[test]
+fn changes_and_diff_work_per_machine() {
+    let project = three_machines();
+    // The 4090's baseline: its document before the first run got slower.
+    let mut doc = benchsite::data::load(&project.root.path().join("data/rtx-4090.json")).unwrap();
+    let baseline = benchsite::data::to_json(&doc);
+    project.write("data/rtx-4090-old.json", &baseline);
+    let run = &mut doc.runs[0];
+    run.decode_tok_s /= 2.0;
+    run.decode_cold_sample /= 2.0;
+    for sample in &mut run.decode_samples {
+        *sample /= 2.0;
+    }
+    project.write("data/rtx-4090.json", &benchsite::data::to_json(&doc));
+    let config = std::fs::read_to_string(project.root.path().join("benchsite.toml")).unwrap();
+    project.write(
+        "benchsite.toml",
+        &config.replace(
+            "data = \"data/rtx-4090.json\"\n",
+            "data = \"data/rtx-4090.json\"\nbaseline = \"data/rtx-4090-old.json\"\n",
+        ),
+    );
+    project.run(&["build"]).assert_success();
+    let page = project.page("changes/index.html");
+    assert!(page.contains("<section id=\"rtx-4090-changes\">"), "{page}");
+    assert!(page.contains("href=\"/hardware/rtx-4090/\""));
+    assert!(
+        page.contains("id=\"rtx-4090-runs-qwen36-moe-default-4090\""),
+        "{page}"
+    );
+    assert!(page.contains("144.5") && page.contains("72.25"), "{page}");
+    assert!(!page.contains("rtx-5090-changes"));
+
+    // OLD is a path from the shell's folder; NEW is the machine's document in the project.
+    let old = project.root.path().join("data/rtx-4090-old.json");
+    let out = project.run(&["diff", old.to_str().unwrap(), "--machine", "rtx-4090"]);
+    out.assert_success();
+    assert!(
+        out.stdout.contains("runs → qwen36-moe-default-4090"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("decode_tok_s: 144.5 → 72.25"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("REGRESSION"), "{}", out.stdout);
+}
+
+#[test]
+fn a_report_without_machines_has_no_machine_pages() {
+    let project = Project::copy_of_repo();
+    project.run(&["build"]).assert_success();
+    assert!(!project.root.path().join("site/hardware").exists());
+    let run = project.page("runs/qwen36-moe-default/index.html");
+    assert!(!run.contains("Measured on"));
+    assert!(
+        project
+            .page("index.html")
+            .contains("<section id=\"hardware\">")
+    );
+}
+
+#[test]
+fn a_machine_page_holds_its_hardware_notes_and_tables_name_their_machine() {
+    let project = three_machines();
+    project.write(
+        "content/hardware/rtx-4090.md",
+        "The 4090 sits in a rack with {{ run(id=\"qwen36-moe-default-4090\", field=\"decode_tok_s\") }} on the MoE.\n",
+    );
+    project.write(
+        "content/method.md",
+        "# Method\n\n{{ software_table(machine=\"rtx-5090-next\") }}\n",
+    );
+    project.run(&["build"]).assert_success();
+    let page = project.page("hardware/rtx-4090/index.html");
+    assert!(page.contains("The 4090 sits in a rack with"), "the narrative");
+    assert!(page.contains("144.5"), "{page}");
+    assert!(project.page("method/index.html").contains("vLLM"));
+
+    // With several machines, a table of one machine must say which.
+    project.write("content/method.md", "# Method\n\n{{ hardware_table() }}\n");
+    let out = project.run(&["build"]);
+    assert!(!out.status.success());
+    assert!(
+        out.stderr.contains(
+            "hardware_table: this report has several machines; pass machine with one of: rtx-4090, rtx-5090, rtx-5090-next"
+        ),
+        "{}",
+        out.stderr
+    );
+    project.write("content/method.md", "# Method\n");
+    project.write("content/hardware/rtx-3090.md", "Not here.\n");
+    let out = project.run(&["build"]);
+    assert!(out.stderr.contains("content/hardware/rtx-3090.md"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("no machine \"rtx-3090\" in the report's data; expected one of: rtx-4090, rtx-5090, rtx-5090-next"),
+        "{}",
+        out.stderr
+    );
+}
