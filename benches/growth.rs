@@ -1,10 +1,12 @@
 //! The whole `benchsite build` command on reports that grow: the seed repeated 1×, 29× and
-//! 353× (records copied under new ids and labels).
+//! 353× (records copied under new ids and labels), and a three-machine project (the seed and
+//! two altered copies, `common::three_machines`).
 //!
-//! `cargo bench --bench growth` prints, per size, the pages, the wall time, the ms per page,
-//! the peak RSS of the process, the median page, the largest run page and the whole output.
-//! `cargo bench --bench growth -- 29` runs one size. The projects stay in
-//! `target/bench-projects/growth-x*` for timing the command by hand.
+//! `cargo bench --bench growth` prints, per project, the pages, the wall time, the ms per
+//! page, the peak RSS of the process, the median page, the largest run page and the whole
+//! output. `cargo bench --bench growth -- 29` runs one size, `-- machines` the three-machine
+//! project. The projects stay in `target/bench-projects/growth-*` for timing the command by
+//! hand.
 
 mod common;
 
@@ -12,15 +14,41 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+/// What to build: the seed repeated some times, or the three-machine project.
+#[derive(Clone, Copy)]
+enum Project {
+    Times(usize),
+    Machines,
+}
+
 fn main() {
-    let sizes: Vec<usize> = match std::env::args().skip(1).find(|a| !a.starts_with('-')) {
-        Some(size) => vec![size.parse().expect("a size: how many times the seed")],
-        None => vec![1, 29, 353],
+    let projects: Vec<Project> = match std::env::args().skip(1).find(|a| !a.starts_with('-')) {
+        Some(arg) if arg == "machines" => vec![Project::Machines],
+        Some(size) => vec![Project::Times(
+            size.parse()
+                .expect("a size (how many times the seed), or machines"),
+        )],
+        None => vec![
+            Project::Times(1),
+            Project::Times(29),
+            Project::Times(353),
+            Project::Machines,
+        ],
     };
     let seed = common::seed();
     let mut previous: Option<(usize, f64)> = None;
-    for times in sizes {
-        let root = common::project_with(&format!("growth-x{times}"), &common::scaled(&seed, times));
+    for project in projects {
+        let (name, root) = match project {
+            Project::Times(times) => (
+                format!("x{times}"),
+                common::project_with(&format!("growth-x{times}"), &common::scaled(&seed, times)),
+            ),
+            Project::Machines => {
+                let root = common::repo().join("target/bench-projects/growth-machines");
+                common::three_machines(&root, &seed);
+                ("3 machines".to_owned(), root)
+            }
+        };
         // One build to warm the page cache, then the measured one.
         build(&root);
         let (wall, rss_kib) = build(&root);
@@ -44,7 +72,7 @@ fn main() {
             .len();
         let seconds = wall.as_secs_f64();
         println!(
-            "x{times}: {} pages, {:.3} s, {:.3} ms/page, peak RSS {} MiB, median page {:.1} KB, run page {:.1} KB, output {:.1} MB",
+            "{name}: {} pages, {:.3} s, {:.3} ms/page, peak RSS {} MiB, median page {:.1} KB, run page {:.1} KB, output {:.1} MB",
             pages.len(),
             seconds,
             seconds * 1e3 / pages.len() as f64,
@@ -53,10 +81,12 @@ fn main() {
             run_page as f64 / 1e3,
             total as f64 / 1e6,
         );
-        if let Some((before, time)) = previous {
-            println!("  time(x{times}) / time(x{before}) = {:.2}", seconds / time);
+        if let Project::Times(times) = project {
+            if let Some((before, time)) = previous {
+                println!("  time(x{times}) / time(x{before}) = {:.2}", seconds / time);
+            }
+            previous = Some((times, seconds));
         }
-        previous = Some((times, seconds));
     }
 }
 

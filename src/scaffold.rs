@@ -31,6 +31,12 @@ language = "en"
 [collect]
 base_url = "http://127.0.0.1:8000"
 request_timeout_s = 600
+
+# A report measured on several machines declares each with its own results document
+# (and its page /hardware/<slug>/); without this, the one machine is data/results.json.
+# [machines.rtx-5090]
+# data = "data/rtx-5090.json"
+# title = "The desktop 5090"
 "#;
 
 const HOME: &str = r#"+++

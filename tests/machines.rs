@@ -301,7 +301,10 @@ fn a_machine_page_holds_its_hardware_notes_and_tables_name_their_machine() {
     );
     project.run(&["build"]).assert_success();
     let page = project.page("hardware/rtx-4090/index.html");
-    assert!(page.contains("The 4090 sits in a rack with"), "the narrative");
+    assert!(
+        page.contains("The 4090 sits in a rack with"),
+        "the narrative"
+    );
     assert!(page.contains("144.5"), "{page}");
     assert!(project.page("method/index.html").contains("vLLM"));
 
@@ -319,7 +322,11 @@ fn a_machine_page_holds_its_hardware_notes_and_tables_name_their_machine() {
     project.write("content/method.md", "# Method\n");
     project.write("content/hardware/rtx-3090.md", "Not here.\n");
     let out = project.run(&["build"]);
-    assert!(out.stderr.contains("content/hardware/rtx-3090.md"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("content/hardware/rtx-3090.md"),
+        "{}",
+        out.stderr
+    );
     assert!(
         out.stderr.contains("no machine \"rtx-3090\" in the report's data; expected one of: rtx-4090, rtx-5090, rtx-5090-next"),
         "{}",
