@@ -1,6 +1,8 @@
 //! The in-memory site `serve` keeps: a Markdown edit re-renders one page and gives the bytes a
 //! full build gives; anything else rebuilds everything; a broken edit keeps the last good site.
 
+#[path = "../benches/common/mod.rs"]
+mod common;
 mod support;
 
 use std::path::PathBuf;
@@ -166,4 +168,29 @@ fn a_broken_edit_keeps_the_last_good_site_until_it_is_fixed() {
         "{error}"
     );
     assert!(*live.site() == *linked);
+}
+
+#[test]
+fn every_machines_document_is_live_and_a_hardware_note_edit_is_incremental() {
+    let project = Project::copy_of_repo();
+    common::three_machines(project.root.path(), &common::seed());
+    project.write("content/hardware/rtx-4090.md", "The 4090 box.\n");
+    let mut live = started(&project);
+    let machine_page = |live: &Live| {
+        String::from_utf8(live.site().files["hardware/rtx-4090/index.html"].to_vec()).unwrap()
+    };
+    let data = edit(&project, "data/rtx-4090.json", |text| {
+        text.replacen("\"Arch Linux\"", "\"Debian on the 4090\"", 1)
+    });
+    let rebuild = live.rebuild(&[data]).unwrap();
+    assert!(!rebuild.incremental);
+    assert!(machine_page(&live).contains("Debian on the 4090"));
+    assert_same_as_full_build(&live, &project);
+    let note = edit(&project, "content/hardware/rtx-4090.md", |_| {
+        "The 4090 box, now water-cooled.\n".into()
+    });
+    let rebuild = live.rebuild(&[note]).unwrap();
+    assert!(rebuild.incremental, "{rebuild:?}");
+    assert!(machine_page(&live).contains("now water-cooled"));
+    assert_same_as_full_build(&live, &project);
 }
