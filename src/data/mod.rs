@@ -136,17 +136,25 @@ fn parse_with(
             "an empty file",
         )]));
     }
-    let value: Value =
-        serde_json::from_str(text).map_err(|error| invalid(vec![syntax_problem(text, &error)]))?;
-
-    let mut problems = schema::violations(&value);
+    // The typed parse runs beside the schema's, on the other core; its result counts only
+    // once the schema passed.
+    let (value, typed) = rayon::join(
+        || {
+            let value: Value = serde_json::from_str(text)?;
+            let problems = schema::violations(&value);
+            Ok::<_, serde_json::Error>((value, problems))
+        },
+        || serde_json::from_str::<Results>(text),
+    );
+    let (value, mut problems) =
+        value.map_err(|error| invalid(vec![syntax_problem(text, &error)]))?;
     if !problems.is_empty() {
         annotate(&mut problems, &value, Some(text));
         return Err(invalid(problems));
     }
     // The schema passed, so the types accept it too; parsing the text (not the value) also
     // catches what a Value hides, such as a key written twice.
-    let doc: Results = serde_json::from_str(text).map_err(|error| {
+    let doc: Results = typed.map_err(|error| {
         invalid(vec![Problem::at(
             (error.line(), error.column()),
             "a well-formed results document",

@@ -14,6 +14,7 @@ use crate::format::{MISSING, count, figure, switch};
 
 /// One comparison's page.
 pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
+    let index = super::index_in(&c.doc.divergence, d);
     let tf = &d.teacher_forced;
     let g = &d.generation;
     let both = |label: &str, a: String, b: String| Row {
@@ -234,17 +235,12 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
         statistics,
         profile_chart,
         categories,
-        runs: c.related_runs(&d.model, |run| {
-            c.quality_of(run).is_some_and(|q| std::ptr::eq(q, d))
-        }),
+        runs: match index {
+            Some(index) => c.runs_measured_by(&d.model, index),
+            None => c.related_runs(&d.model, |_| false),
+        },
         model_page: c.model_link(&d.model),
-        ablations: c.ablation_links(
-            Kind::Comparison,
-            c.doc
-                .divergence
-                .iter()
-                .position(|other| std::ptr::eq(other, d)),
-        ),
+        ablations: c.ablation_links(Kind::Comparison, index),
     }
 }
 

@@ -71,6 +71,14 @@ pub fn points(sweep: &Sweep, field: &LevelField) -> Vec<(f64, f64)> {
         .collect()
 }
 
+/// The index of `item` in `slice`, when it is one of its elements (by address, in constant
+/// time: record pages find their own record this way).
+pub fn index_in<T>(slice: &[T], item: &T) -> Option<usize> {
+    let size = std::mem::size_of::<T>().max(1);
+    let offset = (item as *const T as usize).checked_sub(slice.as_ptr() as usize)?;
+    (offset % size == 0 && offset / size < slice.len()).then_some(offset / size)
+}
+
 /// At most this many related records of a kind on a record page; the rest are on the model
 /// page.
 pub const RELATED: usize = 5;
@@ -207,6 +215,10 @@ pub struct Catalog<'a> {
     models: std::sync::OnceLock<Vec<Model>>,
     /// Each comparison's index by label and by slug (the first that has it).
     comparison_keys: std::sync::OnceLock<std::collections::HashMap<String, usize>>,
+    /// Each run's quality comparison, by the run's index.
+    run_quality: std::sync::OnceLock<Vec<Option<usize>>>,
+    /// Each model's noise floor.
+    floors: std::sync::OnceLock<std::collections::HashMap<String, f64>>,
 }
 
 impl<'a> Catalog<'a> {
@@ -223,6 +235,8 @@ impl<'a> Catalog<'a> {
             ablations: std::sync::OnceLock::new(),
             models: std::sync::OnceLock::new(),
             comparison_keys: std::sync::OnceLock::new(),
+            run_quality: std::sync::OnceLock::new(),
+            floors: std::sync::OnceLock::new(),
             doc,
             machines,
             profiles,
@@ -358,10 +372,7 @@ impl<'a> Catalog<'a> {
     }
 
     pub fn index_of_run(&self, run: &Run) -> Option<usize> {
-        self.doc
-            .runs
-            .iter()
-            .position(|other| std::ptr::eq(other, run))
+        index_in(&self.doc.runs, run)
     }
 
     /// The name and page of record `index` of a kind.
@@ -441,6 +452,10 @@ impl<'a> Catalog<'a> {
 
     /// The comparison that measures a run's quality, when the author linked one.
     pub fn quality_of(&self, run: &Run) -> Option<&'a Divergence> {
+        self.comparison_index(run).map(|i| &self.doc.divergence[i])
+    }
+
+    fn comparison_index(&self, run: &Run) -> Option<usize> {
         let link = run.quality.as_ref()?;
         let keys = self.comparison_keys.get_or_init(|| {
             let mut keys = std::collections::HashMap::new();
@@ -450,17 +465,36 @@ impl<'a> Catalog<'a> {
             }
             keys
         });
-        keys.get(&link.comparison).map(|&i| &self.doc.divergence[i])
+        keys.get(&link.comparison).copied()
+    }
+
+    /// The index of the comparison that measures run `index`'s quality.
+    fn quality_of_index(&self, index: usize) -> Option<usize> {
+        self.run_quality.get_or_init(|| {
+            self.doc
+                .runs
+                .iter()
+                .map(|run| self.comparison_index(run))
+                .collect()
+        })[index]
     }
 
     /// The largest kld_mean of the floor comparisons of `model`.
     pub fn floor_of(&self, model: &str) -> Option<f64> {
-        self.doc
-            .divergence
-            .iter()
-            .filter(|d| d.is_floor() && d.model == model)
-            .map(|d| d.teacher_forced.kld_mean)
-            .reduce(f64::max)
+        self.floors
+            .get_or_init(|| {
+                let mut floors = std::collections::HashMap::new();
+                for d in self.doc.divergence.iter().filter(|d| d.is_floor()) {
+                    let kld = d.teacher_forced.kld_mean;
+                    floors
+                        .entry(d.model.clone())
+                        .and_modify(|f: &mut f64| *f = f.max(kld))
+                        .or_insert(kld);
+                }
+                floors
+            })
+            .get(model)
+            .copied()
     }
 
     pub fn concurrency_chart(&self, title: &str, series: &[LineSeries], unit: &str) -> Chart {
@@ -527,12 +561,21 @@ impl<'a> Catalog<'a> {
 
     /// The runs of `model` a record page shows, `preferred` ones first.
     pub fn related_runs(&self, model: &str, preferred: impl Fn(&Run) -> bool) -> Related {
+        self.related_runs_by(model, |_, run| preferred(run))
+    }
+
+    /// The runs of `model` whose quality comparison is record `comparison`, first.
+    pub fn runs_measured_by(&self, model: &str, comparison: usize) -> Related {
+        self.related_runs_by(model, |i, _| self.quality_of_index(i) == Some(comparison))
+    }
+
+    fn related_runs_by(&self, model: &str, preferred: impl Fn(usize, &Run) -> bool) -> Related {
         let runs = self.model(model).map_or(&[][..], |m| &m.runs[..]);
         let candidates = runs
             .iter()
             .map(|&i| {
                 let run = &self.doc.runs[i];
-                (preferred(run), Some(run.generated.as_str()), i)
+                (preferred(i, run), Some(run.generated.as_str()), i)
             })
             .collect();
         Related::pick(

@@ -152,10 +152,7 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
         levels: levels_table(c, sweep),
         runs: c.related_runs(&sweep.model, |_| false),
         model_page: c.model_link(&sweep.model),
-        ablations: c.ablation_links(
-            Kind::Sweep,
-            c.doc.sweeps.iter().position(|s| std::ptr::eq(s, sweep)),
-        ),
+        ablations: c.ablation_links(Kind::Sweep, super::index_in(&c.doc.sweeps, sweep)),
     }
 }
 
