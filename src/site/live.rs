@@ -7,7 +7,6 @@ use std::sync::Arc;
 use super::links::Scans;
 use super::render::Inputs;
 use super::{Options, Site, SiteError, content};
-use crate::project;
 
 /// The last good site of a project and what it was rendered from.
 pub struct Live {
@@ -86,8 +85,7 @@ impl Live {
     }
 
     fn full(&mut self) -> Result<Rebuild, SiteError> {
-        let report = project::check(&self.root);
-        let inputs = Inputs::load(&self.root, report, &self.options)?;
+        let inputs = Inputs::read(&self.root, &self.options)?;
         let renderer = inputs.renderer();
         let (site, content_links) = renderer.render_unchecked(None)?;
         renderer.check_content_links(&site, &content_links)?;

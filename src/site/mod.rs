@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
 
-use crate::project::{self, Layout, ProjectError};
+use crate::project::{self, ProjectError};
 
 pub use live::{Live, Rebuild};
 pub use render::Built;
@@ -131,8 +131,7 @@ pub type PageFile = (String, Bytes);
 /// Renders the site of the project at `root` in memory: validates the project, renders
 /// every page, and checks every internal link.
 pub fn render(root: &Path, options: &Options) -> Result<Site, SiteError> {
-    let report = project::check(&Layout::new(root).root);
-    render::Inputs::load(root, report, options)?.render()
+    render::Inputs::read(root, options)?.render()
 }
 
 /// Checks the project as `render` would, rendering every content page but only one page of
@@ -147,8 +146,7 @@ pub fn check(root: &Path, report: project::CheckReport) -> Result<Site, SiteErro
 /// page as soon as it is rendered, swapped in only when everything succeeded, so a failed
 /// build leaves the previous site as it was. Memory does not grow with the site's size.
 pub fn build(root: &Path, out: &Path, options: &Options) -> Result<Built, SiteError> {
-    let report = project::check(&Layout::new(root).root);
-    render::Inputs::load(root, report, options)?.build(out)
+    render::Inputs::read(root, options)?.build(out)
 }
 
 /// HTML-escapes text for element content and quoted attribute values.

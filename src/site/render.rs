@@ -59,6 +59,27 @@ impl Inputs {
         report: project::CheckReport,
         options: &Options,
     ) -> Result<Self, SiteError> {
+        let (content, tera) = read_site_files(root, options);
+        Self::assemble(root, report, options, content, tera)
+    }
+
+    /// Checks the project at `root` ([`project::check`]) and reads its content and templates
+    /// at the same time, on two cores.
+    pub fn read(root: &Path, options: &Options) -> Result<Self, SiteError> {
+        let (report, (content, tera)) = rayon::join(
+            || project::check(&Layout::new(root).root),
+            || read_site_files(root, options),
+        );
+        Self::assemble(root, report, options, content, tera)
+    }
+
+    fn assemble(
+        root: &Path,
+        report: project::CheckReport,
+        options: &Options,
+        content: Result<Content, SiteError>,
+        tera: Result<tera::Tera, SiteError>,
+    ) -> Result<Self, SiteError> {
         let layout = Layout::new(root);
         if !report.is_ok() {
             return Err(SiteError::Project(report.errors));
@@ -77,8 +98,8 @@ impl Inputs {
                     .map_err(|source| data_error(data::DataError::Read { path, source }))
             })
             .collect::<Result<_, _>>()?;
-        let content = content::load(&layout.root, options.drafts).map_err(many)?;
-        let tera = templates::load(&layout.root)?;
+        let content = content?;
+        let tera = tera?;
         let mut baselines = Vec::new();
         for (machine, m) in documents.machines.iter().enumerate() {
             if let Some(path) = &m.baseline {
@@ -174,6 +195,18 @@ impl Inputs {
         renderer.check_content_links(&site, &content_links)?;
         Ok(site)
     }
+}
+
+/// The author's Markdown and the templates of the project at `root`.
+fn read_site_files(
+    root: &Path,
+    options: &Options,
+) -> (Result<Content, SiteError>, Result<tera::Tera, SiteError>) {
+    let root = Layout::new(root).root;
+    (
+        content::load(&root, options.drafts).map_err(many),
+        templates::load(&root),
+    )
 }
 
 /// The document with only the first record of each kind.

@@ -71,13 +71,27 @@ pub fn load(root: &Path) -> Result<tera::Tera, SiteError> {
         };
         sources.push((name.to_string(), text));
     }
-    // Tera checks macros and inheritance across the set, so add them all at once; a syntax
-    // error names its template, line and column.
-    tera.add_raw_templates(sources.iter().map(|(n, t)| (n.as_str(), t.as_str())))
-        .map_err(|error| SiteError::Template {
-            name: template_of(&error),
-            message: chain(&error),
-        })?;
+    // Parsed on every core (parsing is most of the time a small site takes), then macros and
+    // inheritance checked across the set, as `Tera::add_raw_templates` does; a syntax error
+    // names its template, line and column.
+    use rayon::prelude::*;
+    let as_site_error = |error: tera::Error| SiteError::Template {
+        name: template_of(&error),
+        message: chain(&error),
+    };
+    let parsed: Vec<tera::Template> = sources
+        .par_iter()
+        .map(|(name, text)| {
+            tera::Template::new(name, None, text)
+                .map_err(|e| tera::Error::chain(format!("Failed to parse '{name}'"), e))
+        })
+        .collect::<Result<_, _>>()
+        .map_err(as_site_error)?;
+    for template in parsed {
+        tera.templates.insert(template.name.clone(), template);
+    }
+    tera.build_inheritance_chains().map_err(as_site_error)?;
+    tera.check_macro_files().map_err(as_site_error)?;
     Ok(tera)
 }
 
