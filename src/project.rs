@@ -162,40 +162,24 @@ impl Documents {
     /// The documents of `machines`, one each, in the same order.
     pub fn new(machines: Vec<Machine>, documents: Vec<Results>) -> Self {
         assert_eq!(machines.len(), documents.len(), "one document per machine");
-        let mut starts: HashMap<&'static str, Vec<usize>> = HashMap::new();
-        let mut add = |array: &'static str, lengths: Vec<usize>| {
+        fn starts_of<R: Record>(documents: &[Results]) -> (&'static str, Vec<usize>) {
             let mut at = 0;
-            starts.insert(
-                array,
-                lengths
-                    .into_iter()
-                    .map(|n| {
-                        at += n;
-                        at - n
-                    })
-                    .collect(),
-            );
-        };
-        add(
-            data::Run::ARRAY,
-            documents.iter().map(|d| d.runs.len()).collect(),
-        );
-        add(
-            data::Failure::ARRAY,
-            documents.iter().map(|d| d.failures.len()).collect(),
-        );
-        add(
-            data::Sweep::ARRAY,
-            documents.iter().map(|d| d.sweeps.len()).collect(),
-        );
-        add(
-            data::Jitter::ARRAY,
-            documents.iter().map(|d| d.jitter.len()).collect(),
-        );
-        add(
-            data::Divergence::ARRAY,
-            documents.iter().map(|d| d.divergence.len()).collect(),
-        );
+            let starts = documents
+                .iter()
+                .map(|doc| {
+                    at += R::records(doc).len();
+                    at - R::records(doc).len()
+                })
+                .collect();
+            (R::ARRAY, starts)
+        }
+        let starts = HashMap::from([
+            starts_of::<data::Run>(&documents),
+            starts_of::<data::Failure>(&documents),
+            starts_of::<data::Sweep>(&documents),
+            starts_of::<data::Jitter>(&documents),
+            starts_of::<data::Divergence>(&documents),
+        ]);
         Self {
             machines,
             documents,

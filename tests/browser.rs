@@ -42,10 +42,26 @@ fn browser_ready() {
     *ready = true;
 }
 
+/// Loads the pages of the built `site` (those `only` lists, or all) in Chromium under
+/// `base`, asserts that none has a problem, and returns what the script printed.
+fn pages_in_chromium(site: &std::path::Path, base: &str, only: Option<&str>) -> String {
+    let output = Command::new("node")
+        .arg(repo().join("tests/browser/pages.mjs"))
+        .arg(site)
+        .arg(base)
+        .args(only)
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains(", 0 problems"), "{stdout}");
+    stdout
+}
+
 #[test]
 fn every_page_works_in_chromium() {
     browser_ready();
-    let script = repo().join("tests/browser/pages.mjs");
     let project = Project::copy_of_repo();
     // A baseline that differs from the results, so /changes/ has rows to show.
     let root = project.root.path();
@@ -65,17 +81,7 @@ fn every_page_works_in_chromium() {
     .unwrap();
     let output = project.run(&["build", "--base-url", "https://user.github.io/report/"]);
     output.assert_success();
-    let site = project.root.path().join("site");
-    let output = Command::new("node")
-        .arg(&script)
-        .arg(&site)
-        .arg("/report/")
-        .output()
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains(", 0 problems"), "{stdout}");
+    pages_in_chromium(&project.root.path().join("site"), "/report/", None);
     assert!(root.join("site/changes/index.html").exists());
     assert!(root.join("site/ablations/index.html").exists());
 }
@@ -87,17 +93,11 @@ fn machine_and_model_pages_of_a_three_machine_report_work_in_chromium() {
     let root = project.root.path();
     common::three_machines(root, &common::seed());
     project.run(&["build"]).assert_success();
-    let output = Command::new("node")
-        .arg(repo().join("tests/browser/pages.mjs"))
-        .arg(root.join("site"))
-        .arg("/")
-        .arg(",hardware/,models/,ablations/,runs/")
-        .output()
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stdout}\n{stderr}");
-    assert!(stdout.contains(", 0 problems"), "{stdout}");
+    let stdout = pages_in_chromium(
+        &root.join("site"),
+        "/",
+        Some(",hardware/,models/,ablations/,runs/"),
+    );
     // The home page, three machine pages, the models, the ablations and the runs.
     let checked: usize = stdout
         .lines()
