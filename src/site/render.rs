@@ -40,8 +40,9 @@ pub struct Inputs {
     layout: Layout,
     options: Options,
     config: Config,
-    /// Every machine's records in one document.
-    results: Results,
+    /// Every machine's records in one document, when there are several machines (with one,
+    /// its document is that).
+    merged: Option<Results>,
     /// Each machine's own document.
     documents: Documents,
     profiles: Vec<Profile>,
@@ -85,7 +86,7 @@ impl Inputs {
             return Err(SiteError::Project(report.errors));
         }
         let documents = report.documents.expect("a valid project has results");
-        let results = documents.merged();
+        let merged = documents.declared().then(|| documents.merged());
         let config =
             crate::config::load(&layout.root).map_err(|e| SiteError::Project(vec![e.into()]))?;
         let data_error = |e| SiteError::Project(vec![ProjectError::Data(e)]);
@@ -116,13 +117,18 @@ impl Inputs {
             layout,
             options: options.clone(),
             config,
-            results,
+            merged,
             documents,
             profiles: report.profiles,
             tera,
             data_bytes,
             content,
         })
+    }
+
+    /// Every machine's records in one document.
+    fn results(&self) -> &Results {
+        self.merged.as_ref().unwrap_or(&self.documents.documents[0])
     }
 
     /// The author's Markdown files.
@@ -137,7 +143,7 @@ impl Inputs {
 
     /// A renderer of the project's results.
     pub fn renderer(&self) -> Renderer<'_> {
-        Renderer::new(self, &self.results)
+        Renderer::new(self, self.results())
     }
 
     /// Renders every page and checks every link.
@@ -188,7 +194,7 @@ impl Inputs {
     pub fn check(&self) -> Result<Site, SiteError> {
         // The index templates are checked against one record of each kind: they show
         // every record, and a large document would make check as slow as a build.
-        let sample = first_of_each(&self.results);
+        let sample = first_of_each(self.results());
         let renderer = self.renderer();
         let (site, content_links) =
             renderer.render_unchecked(Some(&Renderer::new(self, &sample)))?;
