@@ -192,6 +192,16 @@ impl Documents {
         Self::new(vec![single(None)], vec![doc])
     }
 
+    /// The document of `machine`, one of [`Documents::machines`].
+    pub fn document(&self, machine: &Machine) -> &Results {
+        let index = self
+            .machines
+            .iter()
+            .position(|m| std::ptr::eq(m, machine))
+            .expect("a machine of these documents");
+        &self.documents[index]
+    }
+
     /// Whether the project declares `[machines]` (and so has machine pages).
     pub fn declared(&self) -> bool {
         !self.machines[0].slug.is_empty()

@@ -83,12 +83,7 @@ fn machine_of<'a>(call: &Call<'_, 'a>) -> Result<&'a crate::data::Results, Strin
             e.replace("--machine", "machine")
         )
     })?;
-    let index = machines
-        .machines
-        .iter()
-        .position(|m| std::ptr::eq(m, machine))
-        .expect("pick returns one of them");
-    Ok(&machines.documents[index])
+    Ok(machines.document(machine))
 }
 
 /// Every shortcode, in the order messages list them.

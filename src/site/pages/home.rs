@@ -116,24 +116,23 @@ fn sections(c: &Catalog) -> Vec<Link> {
             })
         })
         .collect();
-    sections.push(if c.machines.declared() {
-        Link {
-            text: "Data".into(),
-            href: c.urls.page(&downloads::path(downloads::RUNS)),
-            note: Some(
-                "a CSV per table, each row with its machine; each machine's results document \
-                 (JSON) is on its page"
-                    .into(),
-            ),
-            warning: None,
-        }
+    let (data, note) = if c.machines.declared() {
+        (
+            downloads::RUNS,
+            "a CSV per table, each row with its machine; each machine's results document \
+             (JSON) is on its page",
+        )
     } else {
-        Link {
-            text: "Data".into(),
-            href: c.urls.page(&downloads::path(downloads::RESULTS)),
-            note: Some("the results document (JSON) and a CSV per table".into()),
-            warning: None,
-        }
+        (
+            downloads::RESULTS,
+            "the results document (JSON) and a CSV per table",
+        )
+    };
+    sections.push(Link {
+        text: "Data".into(),
+        href: c.urls.page(&downloads::path(data)),
+        note: Some(note.into()),
+        warning: None,
     });
     sections
 }

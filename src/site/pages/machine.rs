@@ -6,7 +6,6 @@ use serde::Serialize;
 
 use super::super::downloads;
 use super::super::render::PageBuild;
-use super::super::routes;
 use super::super::views::{Fact, Link, Table};
 use super::super::{PageFile, SiteError};
 use super::{Catalog, failures, home, quality, runs, sweeps};
@@ -48,7 +47,10 @@ pub fn page(c: &Catalog, index: usize) -> MachinePage {
     let machine = &machines.machines[index];
     let doc = &machines.documents[index];
     let mut runs = runs::table_of(c, machines.range::<Run>(index));
-    runs.caption = format!("Every configuration measured on {}", c.machine_title(index));
+    runs.caption = format!(
+        "Every configuration measured on {}",
+        c.machine_title(machine)
+    );
     let summary = format!(
         "{} configurations, {} sweeps, {} comparisons, {} jitter measurements and {} failures",
         doc.runs.len(),
@@ -66,20 +68,11 @@ pub fn page(c: &Catalog, index: usize) -> MachinePage {
         .map(|ab| {
             let (a, _) = c.record(ab.kind, ab.a);
             let (b, _) = c.record(ab.kind, ab.b);
-            Link {
-                text: format!("{a} against {b}"),
-                href: format!(
-                    "{}#{}",
-                    c.urls.page(&routes::ABLATIONS.path("")),
-                    c.ablation_id(ab)
-                ),
-                note: Some(super::Catalog::ablation_change(ab)),
-                warning: None,
-            }
+            c.ablation_link(ab, format!("{a} against {b}"))
         })
         .collect();
     MachinePage {
-        title: c.machine_title(index),
+        title: c.machine_title(machine),
         slug: machine.slug.clone(),
         summary,
         hardware: home::hardware(&doc.hardware),

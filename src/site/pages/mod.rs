@@ -255,12 +255,12 @@ impl<'a> Catalog<'a> {
     }
 
     /// What pages call a machine: its configured title, else its GPU, else its slug.
-    pub fn machine_title(&self, machine: usize) -> String {
-        let m = &self.machines.machines[machine];
-        m.title
+    pub fn machine_title(&self, machine: &Machine) -> String {
+        machine
+            .title
             .clone()
-            .or_else(|| self.machines.documents[machine].hardware.gpu.clone())
-            .unwrap_or_else(|| m.slug.clone())
+            .or_else(|| self.machines.document(machine).hardware.gpu.clone())
+            .unwrap_or_else(|| machine.slug.clone())
     }
 
     /// A table cell naming a machine, linked to its page.
@@ -271,14 +271,8 @@ impl<'a> Catalog<'a> {
 
     /// The link to a machine's page.
     pub fn machine_link(&self, machine: &Machine) -> Link {
-        let index = self
-            .machines
-            .machines
-            .iter()
-            .position(|m| std::ptr::eq(m, machine))
-            .expect("machines come from the catalog");
         Link {
-            text: self.machine_title(index),
+            text: self.machine_title(machine),
             href: self.urls.page(&routes::MACHINE.path(&machine.slug)),
             note: None,
             warning: None,
@@ -436,18 +430,23 @@ impl<'a> Catalog<'a> {
             .filter(|ab| ab.kind == kind && (ab.a == index || ab.b == index))
             .map(|ab| {
                 let other = if ab.a == index { ab.b } else { ab.a };
-                Link {
-                    text: format!("against {}", self.record(kind, other).0),
-                    href: format!(
-                        "{}#{}",
-                        self.urls.page(&routes::ABLATIONS.path("")),
-                        self.ablation_id(ab)
-                    ),
-                    note: Some(Self::ablation_change(ab)),
-                    warning: None,
-                }
+                self.ablation_link(ab, format!("against {}", self.record(kind, other).0))
             })
             .collect()
+    }
+
+    /// A link called `text` to a pair on the ablations page, noting its change.
+    pub fn ablation_link(&self, ablation: &Ablation, text: String) -> Link {
+        Link {
+            text,
+            href: format!(
+                "{}#{}",
+                self.urls.page(&routes::ABLATIONS.path("")),
+                self.ablation_id(ablation)
+            ),
+            note: Some(Self::ablation_change(ablation)),
+            warning: None,
+        }
     }
 
     /// The comparison that measures a run's quality, when the author linked one.
