@@ -91,9 +91,31 @@ pub fn switch(on: bool) -> &'static str {
     if on { "on" } else { "off" }
 }
 
+/// A duration in seconds with its own unit: `850 µs`, `15.0 ms`, `1.23 s`, `2 min 5 s`.
+pub fn duration(seconds: f64) -> String {
+    match seconds {
+        s if s < 1e-3 => format!("{:.0} µs", s * 1e6),
+        s if s < 1.0 => format!("{:.1} ms", s * 1e3),
+        s if s < 60.0 => format!("{s:.2} s"),
+        s => format!("{} min {} s", (s / 60.0).floor(), (s % 60.0).round()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_carry_their_own_unit() {
+        let shown: Vec<String> = [0.00085, 0.015, 0.9994, 1.234, 125.4]
+            .into_iter()
+            .map(duration)
+            .collect();
+        assert_eq!(
+            shown,
+            ["850 µs", "15.0 ms", "999.4 ms", "1.23 s", "2 min 5 s"]
+        );
+    }
 
     #[test]
     fn figures_keep_the_data_precision() {

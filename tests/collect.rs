@@ -181,6 +181,7 @@ fn ttft_and_latency_of_one_request() {
     let client =
         benchsite::collect::Client::new(&server.url(), None, Duration::from_secs(10)).unwrap();
     let body = benchsite::collect::request_body(
+        &benchsite::collect::Server::vllm(None),
         "Fake-Model-7B",
         "hello",
         &data::Workload {

@@ -194,7 +194,7 @@ pub async fn capture(
         capture: options.id.clone(),
         server: options.server.base_url.clone(),
         model: target.model.clone(),
-        vllm_version: target.vllm_version.clone(),
+        vllm_version: target.vllm_version(),
         settings: CaptureSettings {
             max_tokens: options.max_tokens,
             top_k: options.top_k,
@@ -333,7 +333,9 @@ async fn capture_one(
             prompt.id
         )));
     }
-    let sampling = super::client::greedy(&target.model, json!({"stream": false}));
+    let sampling = target
+        .server
+        .greedy(&target.model, json!({"stream": false}));
     let mut generate = sampling.clone();
     generate["prompt"] = json!(prompt_ids);
     generate["max_tokens"] = json!(settings.max_tokens);

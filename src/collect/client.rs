@@ -1,54 +1,21 @@
-//! A client for OpenAI-compatible inference servers (vLLM first, llama.cpp's llama-server
-//! and others for what they expose): the model list, health, version, metrics, tokenizer,
-//! and streamed completions timed chunk by chunk.
+//! A client for OpenAI-compatible inference servers (vLLM, llama.cpp's llama-server,
+//! llama-cpp-python and others for what they expose): the model list, health, identity,
+//! metrics, tokenizer, and streamed completions timed chunk by chunk.
 
 use std::time::{Duration, Instant};
 
 use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::CollectError;
+use super::server::{self, Server};
 use super::stream::{Reader, RequestError, Timing, head};
+use super::{CollectError, metrics};
 
 /// The environment variables an API key is read from, in order.
 pub const API_KEY_VARIABLES: [&str; 2] = ["BENCHSITE_API_KEY", "OPENAI_API_KEY"];
-
-/// A greedy request for `model` with every sampling field explicit (temperature 0, top_p 1,
-/// top_k -1, min_p 0, repetition_penalty 1, seed 0): left out, the server would apply the
-/// model's own generation config. `fields` (an object) are added on top.
-pub fn greedy(model: &str, fields: Value) -> Value {
-    let mut body = serde_json::json!({
-        "model": model,
-        "temperature": 0.0,
-        "top_p": 1.0,
-        "top_k": -1,
-        "min_p": 0.0,
-        "repetition_penalty": 1.0,
-        "seed": 0,
-    });
-    if let (Some(body), Value::Object(fields)) = (body.as_object_mut(), fields) {
-        body.extend(fields);
-    }
-    body
-}
-
-/// A greedy chat request of one user message, streamed with usage reporting, the chat
-/// template's thinking on or off. No logprobs: on older vLLM they turn speculative decoding off.
-pub fn chat_stream(model: &str, prompt: &str, max_tokens: u64, thinking: bool) -> Value {
-    greedy(
-        model,
-        serde_json::json!({
-            "messages": [{"role": "user", "content": prompt}],
-            "max_tokens": max_tokens,
-            "stream": true,
-            "stream_options": {"include_usage": true},
-            "chat_template_kwargs": {"enable_thinking": thinking},
-        }),
-    )
-}
 
 /// Which generation endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +34,20 @@ pub struct Model {
     /// Its context length, when the server says (vLLM does).
     #[serde(default)]
     pub max_model_len: Option<u64>,
+    /// Who serves it, by the server's own word (`vllm`, `llamacpp`, `me`).
+    #[serde(default)]
+    pub owned_by: Option<String>,
+}
+
+/// Whether a server answers, after a measurement's requests failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Liveness {
+    /// It answered `/health`, or `/v1/models` where it has no `/health`.
+    Alive,
+    /// It answered, but says it is not well: the status and its message.
+    Unwell(String),
+    /// No connection could be made: why.
+    Gone(String),
 }
 
 /// An OpenAI-compatible server.
@@ -144,6 +125,63 @@ impl Client {
         Ok(self.get("/health").await?.status().as_u16())
     }
 
+    /// Whether the server answers at all: `/health`, and `/v1/models` where `/health` is 404.
+    pub async fn liveness(&self) -> Liveness {
+        let answer = |path: &'static str| async move {
+            match self.get(path).await {
+                Ok(response) => {
+                    let status = response.status();
+                    let body = response.text().await.unwrap_or_default();
+                    Ok((status, body))
+                }
+                Err(error) => Err(error.to_string()),
+            }
+        };
+        let unwell = |path: &str, status: reqwest::StatusCode, body: &str| {
+            Liveness::Unwell(format!(
+                "{path} answered HTTP {status}: {}",
+                server::message(body)
+            ))
+        };
+        match answer("/health").await {
+            Err(why) => Liveness::Gone(why),
+            Ok((status, _)) if status.is_success() => Liveness::Alive,
+            Ok((status, _)) if status == reqwest::StatusCode::NOT_FOUND => {
+                match answer("/v1/models").await {
+                    Err(why) => Liveness::Gone(why),
+                    Ok((status, _)) if status.is_success() => Liveness::Alive,
+                    Ok((status, body)) => unwell("/v1/models", status, &body),
+                }
+            }
+            Ok((status, body)) => unwell("/health", status, &body),
+        }
+    }
+
+    /// What the server is, from `/version`, `/props`, `/openapi.json` and the model's
+    /// `owned_by`.
+    pub async fn identify(&self, model: &Model) -> Server {
+        let (version, props, openapi) = tokio::join!(
+            self.version(),
+            self.get_json("/props"),
+            self.get_json("/openapi.json")
+        );
+        Server::identify(
+            version,
+            props.as_ref(),
+            openapi.as_ref(),
+            model.owned_by.as_deref(),
+        )
+    }
+
+    /// `GET path` as JSON, when it answers 2xx with JSON.
+    async fn get_json(&self, path: &str) -> Option<Value> {
+        let response = self.get(path).await.ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        serde_json::from_slice(&response.bytes().await.ok()?).ok()
+    }
+
     /// `GET /v1/models`.
     pub async fn models(&self) -> Result<Vec<Model>, CollectError> {
         #[derive(Deserialize)]
@@ -169,22 +207,32 @@ impl Client {
         Some(version.version)
     }
 
-    /// `GET /metrics` as text; `None` when the server has none.
-    pub async fn metrics(&self) -> Result<Option<String>, CollectError> {
-        let response = self.get("/metrics").await?;
-        if !response.status().is_success() {
-            return Ok(None);
+    /// `GET /metrics` as text, asked for as Prometheus asks; or why there is none, in a
+    /// sentence.
+    pub async fn metrics(&self) -> Result<String, String> {
+        let response = self
+            .http
+            .get(self.url("/metrics"))
+            .header(ACCEPT, metrics::ACCEPT)
+            .timeout(self.timeout)
+            .send()
+            .await
+            .map_err(|error| format!("/metrics could not be read: {}", error_chain(&error)))?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(format!("the server has no /metrics (HTTP {status})"));
         }
-        let text = response
+        response
             .text()
             .await
-            .map_err(|error| self.unreachable("/metrics", &error))?;
-        Ok(Some(text))
+            .map_err(|error| format!("/metrics could not be read: {}", error_chain(&error)))
     }
 
     /// How many tokens `text` is, by the server's tokenizer (vLLM's `/tokenize`, then
-    /// llama-server's); `None` when neither answers.
-    pub async fn count_tokens(&self, model: &str, text: &str) -> Option<u64> {
+    /// llama-server's, then llama-cpp-python's `/extras/tokenize/count`); `None` when none
+    /// answers.
+    /// Returns the count and the endpoint that gave it.
+    pub async fn count_tokens(&self, model: &str, text: &str) -> Option<(u64, &'static str)> {
         #[derive(Deserialize)]
         struct Tokens {
             #[serde(default)]
@@ -193,13 +241,23 @@ impl Client {
             tokens: Vec<Value>,
         }
         let bodies = [
-            serde_json::json!({"model": model, "prompt": text, "add_special_tokens": false}),
-            serde_json::json!({"content": text, "add_special": false}),
+            (
+                "/tokenize",
+                serde_json::json!({"model": model, "prompt": text, "add_special_tokens": false}),
+            ),
+            (
+                "/tokenize",
+                serde_json::json!({"content": text, "add_special": false}),
+            ),
+            (
+                "/extras/tokenize/count",
+                serde_json::json!({"model": model, "input": text}),
+            ),
         ];
-        for body in bodies {
+        for (path, body) in bodies {
             let Ok(response) = self
                 .http
-                .post(self.url("/tokenize"))
+                .post(self.url(path))
                 .timeout(self.timeout)
                 .header(CONTENT_TYPE, "application/json")
                 .body(body.to_string())
@@ -215,7 +273,7 @@ impl Client {
                 continue;
             };
             if let Ok(tokens) = serde_json::from_slice::<Tokens>(&bytes) {
-                return Some(tokens.count.unwrap_or(tokens.tokens.len() as u64));
+                return Some((tokens.count.unwrap_or(tokens.tokens.len() as u64), path));
             }
         }
         None
@@ -239,16 +297,11 @@ impl Client {
             .map_err(|e| format!("{}{path}: {}", self.base, error_chain(&e)))?;
         let text = String::from_utf8_lossy(&bytes);
         if !status.is_success() {
-            let message = serde_json::from_slice::<Value>(&bytes)
-                .ok()
-                .and_then(|v| {
-                    v["error"]["message"]
-                        .as_str()
-                        .or(v["message"].as_str())
-                        .map(str::to_owned)
-                })
-                .unwrap_or_else(|| head(&text));
-            return Err(format!("{}{path}: HTTP {status}: {message}", self.base));
+            return Err(format!(
+                "{}{path}: HTTP {status}: {}",
+                self.base,
+                server::message(&text)
+            ));
         }
         serde_json::from_slice(&bytes).map_err(|e| {
             format!(
@@ -305,7 +358,7 @@ impl Client {
             return Err(CollectError::Server(format!(
                 "{}{path}: HTTP {status}: {}",
                 self.base,
-                head(&String::from_utf8_lossy(&bytes))
+                server::message(&String::from_utf8_lossy(&bytes))
             )));
         }
         serde_json::from_slice(&bytes).map_err(|error| {
@@ -336,7 +389,7 @@ impl Client {
             let body = response.text().await.unwrap_or_default();
             return Err(RequestError::Status {
                 status: status.as_u16(),
-                body: head(&body),
+                body: server::message(&body),
             });
         }
         let mut reader = Reader::new(sent);

@@ -109,7 +109,7 @@ pub async fn run(
         before,
         samples,
         after,
-        tokenized,
+        counted,
     } = match measured {
         Ok(measured) => measured,
         Err(error) => {
@@ -131,11 +131,14 @@ pub async fn run(
 
     let mut warnings = Vec::new();
     let mut notes: Vec<String> = options.notes.iter().cloned().collect();
-    if tokenized {
-        notes.push(
-            "The server sent no usage report; output tokens were counted by its /tokenize.".into(),
-        );
+    notes.extend(target.notes());
+    if let Some(counted) = counted {
+        notes.push(format!(
+            "The server sent no usage report; output tokens were counted by its {counted}."
+        ));
     }
+    // What is missing is said on the terminal and in the record.
+    let mut gaps = Vec::new();
     let rates: Vec<f64> = samples.iter().map(decode_rate).collect::<Result<_, _>>()?;
     let cold = rates[0];
     let measured: Vec<f64> = rates[1..]
@@ -153,16 +156,20 @@ pub async fn run(
                     .into(),
             )
         })?;
-    let kv = kv_pool(after.as_ref(), log.as_deref());
+    let scraped = after.as_ref().ok();
+    let kv = kv_pool(scraped, log.as_deref());
     let kv_tokens = match kv {
         Some((tokens, source)) => {
             if source == KvSource::Blocks {
-                notes.push("kv_tokens is num_gpu_blocks × block_size (the server reports no kv_cache_size_tokens); exact only for single-group full-attention models".into());
+                gaps.push("kv_tokens is num_gpu_blocks × block_size (the server reports no kv_cache_size_tokens); exact only for single-group full-attention models".into());
             }
             Some(tokens)
         }
         None => {
-            warnings.push("the server reports no KV-cache pool (vllm:cache_config_info); kv_tokens and max_concurrency are left out".into());
+            gaps.push(format!(
+                "{}; kv_tokens and max_concurrency are left out",
+                metrics_gap(&after, "reports no KV-cache pool (vllm:cache_config_info)")
+            ));
             None
         }
     };
@@ -170,14 +177,15 @@ pub async fn run(
     let spec_acceptance = if spec_decode {
         let acceptance = before
             .as_ref()
+            .ok()
             .and_then(|m| m.spec)
-            .zip(after.as_ref().and_then(|m| m.spec))
+            .zip(scraped.and_then(|m| m.spec))
             .and_then(|(before, after)| before.acceptance_until(&after));
         if acceptance.is_none() {
-            warnings.push(
-                "the server reports no speculative-decoding counters; spec_acceptance is left out"
-                    .into(),
-            );
+            gaps.push(format!(
+                "{}; spec_acceptance is left out",
+                metrics_gap(&after, "reports no speculative-decoding counters")
+            ));
         }
         acceptance.map(|value| stats::round(value, 3))
     } else {
@@ -200,9 +208,17 @@ pub async fn run(
             (None, None)
         }
     };
-    if target.vllm_version.is_none() {
-        warnings.push("the server has no /version (not vLLM?); vllm_version is left out".into());
+    if target.vllm_version().is_none() {
+        gaps.push(format!(
+            "the server has no /version (it is {}); vllm_version is left out",
+            target.server.describe()
+        ));
     }
+    for gap in gaps {
+        notes.push(sentence(&gap));
+        warnings.push(gap);
+    }
+    let (vllm_version, server) = (target.vllm_version(), target.server.describe());
     let record = Run {
         id: options.id.clone(),
         status: RunStatus::Ok,
@@ -222,7 +238,8 @@ pub async fn run(
         decode_cold_sample: stats::round(cold, 1),
         decode_samples: measured,
         generated: options.today.clone(),
-        vllm_version: target.vllm_version,
+        vllm_version,
+        server: Some(server),
         kv_tokens,
         max_concurrency: kv_tokens
             .map(|tokens| data::rules::max_concurrency(tokens, max_model_len)),
@@ -242,11 +259,11 @@ pub async fn run(
 /// What the requests gave.
 struct Measured {
     target: Target,
-    before: Option<Metrics>,
+    before: Result<Metrics, String>,
     samples: Vec<Timing>,
-    after: Option<Metrics>,
-    /// Output tokens were counted by the server's tokenizer (no usage report).
-    tokenized: bool,
+    after: Result<Metrics, String>,
+    /// The tokenizer endpoint that counted the output tokens, when there was no usage report.
+    counted: Option<&'static str>,
 }
 
 /// The cold request and the samples, with the metrics scraped around the samples.
@@ -255,14 +272,15 @@ async fn measure(
     prompt: &str,
     progress: &Progress,
 ) -> Result<Measured, CollectError> {
-    let target = connect(&options.server).await?;
-    let body = decode_body(&target.model, prompt, options.max_tokens);
+    let mut target = connect(&options.server).await?;
+    progress.line(&format!("measuring {}", target.server.describe()));
+    let body = decode_body(&target, prompt, options.max_tokens);
     let mut samples = Vec::with_capacity(options.samples + 1);
-    let mut tokenized = false;
-    let mut before = None;
+    let mut counted = None;
+    let mut before = Err("not scraped".to_owned());
     for index in 0..=options.samples {
         if index == 1 {
-            before = scrape(&target).await?;
+            before = scrape(&target).await;
         }
         let what = if index == 0 {
             "cold request".to_owned()
@@ -271,54 +289,74 @@ async fn measure(
         };
         progress.step(&what);
         let mut timing = target
-            .client
-            .stream(Endpoint::Chat, &body)
+            .stream(Endpoint::Chat, &body, progress)
             .await
             .map_err(|error| CollectError::Request(format!("{what} failed: {error}")))?;
         if timing.output_tokens().is_none() {
             // No usage report: the server's tokenizer counts the text; chunks are not tokens.
-            let counted = target
+            let tokens = target
                 .client
                 .count_tokens(&target.model, &timing.text)
                 .await;
-            timing.usage = counted.map(|tokens| Usage {
+            timing.usage = tokens.map(|(tokens, _)| Usage {
                 prompt_tokens: None,
                 completion_tokens: Some(tokens),
             });
-            tokenized = counted.is_some();
+            counted = tokens.map(|(_, path)| path);
         }
         if let Some(rate) = timing.decode_rate() {
             progress.line(&format!(
-                "{what}: {rate:.1} tok/s, TTFT {:.1} ms",
-                timing.ttft.as_secs_f64() * 1e3
+                "{what}: {rate:.1} tok/s, TTFT {}",
+                crate::format::duration(timing.ttft.as_secs_f64())
             ));
         }
         progress.advance(1);
         samples.push(timing);
     }
-    let after = scrape(&target).await?;
+    let after = scrape(&target).await;
     Ok(Measured {
         target,
         before,
         samples,
         after,
-        tokenized,
+        counted,
     })
 }
 
-async fn scrape(target: &Target) -> Result<Option<Metrics>, CollectError> {
-    match target.client.metrics().await? {
-        Some(text) => metrics::parse(&text).map(Some).map_err(|error| {
-            CollectError::Server(format!("{}/metrics: {error}", target.client.base_url()))
-        }),
-        None => Ok(None),
+/// A clause as a sentence: capitalised, with a full stop.
+pub(super) fn sentence(clause: &str) -> String {
+    let mut chars = clause.chars();
+    let first = chars.next().map(|c| c.to_uppercase().to_string());
+    format!("{}{}.", first.unwrap_or_default(), chars.as_str())
+}
+
+/// A scrape of `/metrics`, or why there is none.
+async fn scrape(target: &Target) -> Result<Metrics, String> {
+    target
+        .client
+        .metrics()
+        .await
+        .map(|text| metrics::parse(&text))
+}
+
+/// Why a figure from `/metrics` is missing, in a sentence: no scrape, unreadable lines, or
+/// the server does not report it (`absent`).
+fn metrics_gap(scrape: &Result<Metrics, String>, absent: &str) -> String {
+    match scrape {
+        Err(why) => why.clone(),
+        Ok(metrics) => match metrics.problem() {
+            Some(problem) => format!("the server {absent}, and {problem}"),
+            None => format!("the server {absent}"),
+        },
     }
 }
 
 /// The decode request: the method's prompt through the chat template, thinking off, greedy,
 /// no ignore_eos (speculative decoding should see natural text).
-pub fn decode_body(model: &str, prompt: &str, max_tokens: u64) -> Value {
-    super::client::chat_stream(model, prompt, max_tokens, false)
+pub(crate) fn decode_body(target: &Target, prompt: &str, max_tokens: u64) -> Value {
+    target
+        .server
+        .chat_stream(&target.model, prompt, max_tokens, false)
 }
 
 fn decode_rate(timing: &Timing) -> Result<f64, CollectError> {

@@ -15,10 +15,13 @@ pub mod metrics;
 mod progress;
 mod prompt;
 mod quality;
+pub mod server;
 pub mod stream;
 mod sweep;
 
 use std::time::Duration;
+
+use serde_json::Value;
 
 use crate::data::{self, DataError, Record};
 use crate::profiles::ProfileError;
@@ -27,12 +30,14 @@ use crate::project::Layout;
 pub use capture::{
     Capture, CaptureOptions, Captured, Header, Scored, capture, load as load_capture, prompt_set,
 };
-pub use client::{Client, Endpoint};
+pub use client::{Client, Endpoint, Liveness};
 pub use decode::{RunOptions, run};
 pub use hardware::{Detected, hardware, merge};
 pub use launch::{Diagnosis, LaunchOptions, Phase, diagnose};
 pub use progress::Progress;
 pub use quality::{DivergenceOptions, JitterOptions, compare_captures, divergence, jitter};
+pub use server::{Kind as ServerKind, Server};
+use stream::{RequestError, Timing};
 pub use sweep::{Level, SweepOptions, request_body, run_level, sweep};
 
 /// Why a collection could not be done.
@@ -96,12 +101,79 @@ pub enum Outcome<T> {
     Failed(data::Failure),
 }
 
-/// The server and model a measurement talks to.
+/// The server and model a measurement talks to, and the fields the server refused.
 pub(crate) struct Target {
     pub client: Client,
     pub model: String,
     pub max_model_len: Option<u64>,
-    pub vllm_version: Option<String>,
+    pub server: Server,
+    /// Optional fields the server refused, each with its refusal; left out from then on.
+    pub refused: Vec<(String, String)>,
+}
+
+impl Target {
+    /// The server's vLLM version, when it is vLLM.
+    pub fn vllm_version(&self) -> Option<String> {
+        self.server.vllm_version()
+    }
+
+    /// `body` without the fields the server refused.
+    pub fn accepted(&self, mut body: Value) -> Value {
+        if let Some(fields) = body.as_object_mut() {
+            for (field, _) in &self.refused {
+                fields.remove(field);
+            }
+        }
+        body
+    }
+
+    /// Takes note of a refusal that names one optional field of `body`, saying so in one
+    /// line; whether there was one (the request is then worth sending again without it).
+    pub fn refuse(&mut self, body: &Value, error: &RequestError, progress: &Progress) -> bool {
+        let RequestError::Status {
+            status,
+            body: message,
+        } = error
+        else {
+            return false;
+        };
+        let Some(field) = server::rejected_field(body, message) else {
+            return false;
+        };
+        progress.line(&format!(
+            "the server refused the field {field} (HTTP {status}: {message}); sending without it"
+        ));
+        self.refused
+            .push((field, format!("HTTP {status}: {message}")));
+        true
+    }
+
+    /// Streams `body` (less the refused fields); a refusal naming an optional field drops it
+    /// and sends again.
+    pub async fn stream(
+        &mut self,
+        endpoint: Endpoint,
+        body: &Value,
+        progress: &Progress,
+    ) -> Result<Timing, RequestError> {
+        loop {
+            let body = self.accepted(body.clone());
+            match self.client.stream(endpoint, &body).await {
+                Err(error) if self.refuse(&body, &error, progress) => continue,
+                other => return other,
+            }
+        }
+    }
+
+    /// What the record should say of the server: the fields it refused.
+    pub fn notes(&self) -> Vec<String> {
+        self.refused
+            .iter()
+            .map(|(field, refusal)| {
+                format!("The server refused {field} ({refusal}); requests were sent without it.")
+            })
+            .collect()
+    }
 }
 
 /// Connects: the model list (the model asked for must be served), the version.
@@ -124,12 +196,13 @@ pub(crate) async fn connect(server: &ServerOptions) -> Result<Target, CollectErr
         })?,
     }
     .clone();
-    let vllm_version = client.version().await;
+    let server = client.identify(&model).await;
     Ok(Target {
         client,
         model: model.id,
         max_model_len: model.max_model_len,
-        vllm_version,
+        server,
+        refused: Vec::new(),
     })
 }
 

@@ -182,7 +182,9 @@ pub async fn jitter(
     let set = capture::prompt_set(root, &options.prompt_set)?;
     let target = connect(&options.server).await?;
     let client = &target.client;
-    let sampling = super::client::greedy(&target.model, json!({"stream": false}));
+    let sampling = target
+        .server
+        .greedy(&target.model, json!({"stream": false}));
     let mut continuations = Vec::new();
     for prompt in set.prompts.iter().take(options.prompts) {
         progress.step(&format!("continuation of {}", prompt.id));
@@ -245,7 +247,7 @@ pub async fn jitter(
     Ok(Jitter {
         label: options.label.clone(),
         model: target.model.clone(),
-        vllm_version: target.vllm_version.clone(),
+        vllm_version: target.vllm_version(),
         generated: options.today.clone(),
         prompts: continuations.len() as u64,
         repeats: options.repeats as u64,

@@ -8,12 +8,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::client::{Client, Endpoint};
+use futures_util::StreamExt;
+
+use super::client::{Client, Endpoint, Liveness};
 use super::decode::{failure, log_path, overrides_text};
 use super::launch::{self, LaunchOptions, Phase};
 use super::progress::Progress;
 use super::prompt::prompt;
-use super::stream::{RequestError, Timing};
+use super::server::Server;
+use super::stream::{RequestError, Timing, Usage};
 use super::{CollectError, Outcome, ServerOptions, connect, interrupted};
 use crate::data::{self, Date, Dimensions, Id, LevelStatus, Sweep, SweepLevel, Workload};
 use crate::profiles::{self, Setting};
@@ -60,11 +63,13 @@ pub struct Level {
     pub wall: Duration,
 }
 
-/// A streamed chat request of the sweep's workload. Every sampling field is explicit.
-pub fn request_body(model: &str, prompt: &str, workload: &Workload) -> Value {
-    let mut body =
-        super::client::chat_stream(model, prompt, workload.output_tokens, workload.thinking);
-    body["ignore_eos"] = json!(workload.ignore_eos);
+/// A streamed chat request of the sweep's workload, in `server`'s terms. Every sampling field
+/// it reads is explicit.
+pub fn request_body(server: &Server, model: &str, prompt: &str, workload: &Workload) -> Value {
+    let mut body = server.chat_stream(model, prompt, workload.output_tokens, workload.thinking);
+    if server.ignores_eos() {
+        body["ignore_eos"] = json!(workload.ignore_eos);
+    }
     body
 }
 
@@ -115,6 +120,51 @@ pub async fn run_level(
 }
 
 impl Level {
+    /// Why requests failed, each distinct cause once with its count, most frequent first:
+    /// `3 × HTTP 500: out of memory`.
+    pub fn causes(&self) -> Vec<String> {
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for error in &self.errors {
+            let cause = error.to_string();
+            match counts.iter_mut().find(|(c, _)| *c == cause) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((cause, 1)),
+            }
+        }
+        counts.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+        counts
+            .into_iter()
+            .map(|(cause, n)| format!("{n} × {cause}"))
+            .collect()
+    }
+
+    /// Counts the output tokens of the answers that came without a usage report, with the
+    /// server's tokenizer; the endpoint that counted, when one did.
+    pub async fn count_tokens(&mut self, client: &Client, model: &str) -> Option<&'static str> {
+        let mut counted = None;
+        let missing = self
+            .timings
+            .iter_mut()
+            .filter(|t| t.output_tokens().is_none());
+        let counts = futures_util::stream::iter(missing.map(|timing| async {
+            let tokens = client.count_tokens(model, &timing.text).await;
+            (timing, tokens)
+        }))
+        .buffer_unordered(8)
+        .collect::<Vec<_>>()
+        .await;
+        for (timing, tokens) in counts {
+            if let Some((tokens, path)) = tokens {
+                timing.usage = Some(Usage {
+                    prompt_tokens: None,
+                    completion_tokens: Some(tokens),
+                });
+                counted = Some(path);
+            }
+        }
+        counted
+    }
+
     /// The level as the results document records it.
     pub fn summary(&self, concurrency: u64, requests: u64) -> SweepLevel {
         let succeeded = self.timings.len() as u64;
@@ -219,55 +269,88 @@ pub async fn sweep(
         (Some(_), None) => return Err(CollectError::Usage("--launch needs --profile".into())),
         (None, _) => None,
     };
-    let target = connect(&options.server).await?;
+    let mut target = connect(&options.server).await?;
+    progress.line(&format!("measuring {}", target.server.describe()));
     let workload = &options.workload;
     let mut levels = Vec::new();
     let mut stopped = None;
+    let mut notes: Vec<String> = options.notes.iter().cloned().collect();
+    let mut counted = None;
+    let mut uncounted = false;
     for (index, &concurrency) in options.levels.iter().enumerate() {
         let requests = concurrency * workload.rounds;
-        let bodies = (0..requests)
-            .map(|n| {
-                let seed = (index as u64 + 1) * 1_000_000 + n;
-                request_body(
-                    &target.model,
-                    &prompt(workload.prompt_words, seed),
-                    workload,
-                )
-            })
-            .collect();
         progress.step(&format!("concurrency {concurrency}: {requests} requests"));
-        let level = tokio::select! {
-            level = run_level(&target.client, Endpoint::Chat, bodies, concurrency as usize, progress) => level,
-            () = interrupted() => {
-                stopped = Some(format!("interrupted (Ctrl-C) during concurrency {concurrency}"));
-                break;
+        let mut level = loop {
+            let bodies: Vec<Value> = (0..requests)
+                .map(|n| {
+                    let seed = (index as u64 + 1) * 1_000_000 + n;
+                    let body = request_body(
+                        &target.server,
+                        &target.model,
+                        &prompt(workload.prompt_words, seed),
+                        workload,
+                    );
+                    target.accepted(body)
+                })
+                .collect();
+            let probe = bodies[0].clone();
+            let level = tokio::select! {
+                level = run_level(&target.client, Endpoint::Chat, bodies, concurrency as usize, progress) => level,
+                () = interrupted() => {
+                    stopped = Some(format!("interrupted (Ctrl-C) during concurrency {concurrency}"));
+                    break None;
+                }
+            };
+            // Every request refused over one optional field: send the level again without it.
+            let refused = level.timings.is_empty()
+                && level
+                    .errors
+                    .first()
+                    .is_some_and(|error| target.refuse(&probe, error, progress));
+            if !refused {
+                break Some(level);
             }
         };
+        let Some(level) = level.as_mut() else {
+            break;
+        };
+        match level.count_tokens(&target.client, &target.model).await {
+            Some(path) => counted = Some(path),
+            None => uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none()),
+        }
         let summary = level.summary(concurrency, requests);
-        if let Some(error) = level.errors.first() {
-            progress.line(&format!(
-                "concurrency {concurrency}: {} of {requests} requests failed; the first: {error}",
-                level.errors.len()
-            ));
+        let causes = level.causes();
+        if !causes.is_empty() {
+            let failed = format!(
+                "concurrency {concurrency}: {} of {requests} requests failed ({})",
+                level.errors.len(),
+                causes.join("; ")
+            );
+            progress.line(&failed);
+            notes.push(format!("{failed}."));
         }
         progress.line(&level_line(&summary));
         let all_failed = summary.status == LevelStatus::Failed;
         levels.push(summary);
         if all_failed {
             let died = launched.as_mut().and_then(|server| server.exited());
-            let healthy = matches!(target.client.health().await, Ok(200));
-            if died.is_some() || !healthy {
+            let liveness = target.client.liveness().await;
+            let gone = match (&died, &liveness) {
+                (Some(_), _) | (None, Liveness::Gone(_)) => Some(format!(
+                    "the server stopped answering at concurrency {concurrency}"
+                )),
+                (None, Liveness::Unwell(why)) => Some(format!(
+                    "the server is unwell after concurrency {concurrency}: {why}"
+                )),
+                (None, Liveness::Alive) => None,
+            };
+            if let Some(gone) = gone {
                 if let (Some(server), true) = (launched.as_ref(), levels.len() == 1) {
                     // Nothing ever succeeded: the configuration failed under load.
-                    let diagnosis = server.diagnose(
-                        Phase::FirstRequest,
-                        &format!("stopped answering at concurrency {concurrency}"),
-                    );
+                    let diagnosis = server.diagnose(Phase::FirstRequest, &gone);
                     return failed_launch(diagnosis);
                 }
-                stopped = Some(format!(
-                    "the server stopped answering at concurrency {concurrency}"
-                ));
+                stopped = Some(gone);
                 break;
             }
         }
@@ -279,7 +362,29 @@ pub async fn sweep(
             None => CollectError::Server("no level finished".into()),
         });
     }
-    let mut notes: Vec<String> = options.notes.iter().cloned().collect();
+    notes.extend(target.notes());
+    let mut gaps = Vec::new();
+    match (counted, uncounted) {
+        (_, true) => gaps.push("the server sent no usage report and has no tokenizer endpoint; output tokens, decode and total tok/s are left out where it was missing".to_owned()),
+        (Some(path), false) => notes.push(format!("The server sent no usage report; output tokens were counted by its {path}.")),
+        (None, false) => {}
+    }
+    if !target.server.ignores_eos() && workload.ignore_eos {
+        gaps.push(format!(
+            "{} has no ignore_eos; answers end where the model stops",
+            target.server.describe()
+        ));
+    }
+    if target.vllm_version().is_none() {
+        gaps.push(format!(
+            "the server has no /version (it is {}); vllm_version is left out",
+            target.server.describe()
+        ));
+    }
+    for gap in gaps {
+        progress.line(&format!("warning: {gap}"));
+        notes.push(super::decode::sentence(&gap));
+    }
     if let Some(why) = &stopped {
         notes.push(format!("Stopped early: {why}; the levels before are kept."));
     }
@@ -289,7 +394,8 @@ pub async fn sweep(
         model: target.model.clone(),
         base_url: options.server.base_url.clone(),
         generated: options.today.clone(),
-        vllm_version: target.vllm_version.clone(),
+        vllm_version: target.vllm_version(),
+        server: Some(target.server.describe()),
         max_model_len: target.max_model_len,
         workload: workload.clone(),
         dimensions: dimensions(
@@ -336,7 +442,7 @@ const LINE: [&str; 4] = [
     "total_tok_s",
 ];
 
-/// One level in a line, for the terminal; durations under a second in milliseconds.
+/// One level in a line, for the terminal; durations with their own unit.
 fn level_line(level: &SweepLevel) -> String {
     let shown: Vec<String> = LINE
         .iter()
@@ -345,8 +451,7 @@ fn level_line(level: &SweepLevel) -> String {
             let value = (field.get)(level).and_then(|v| v.number());
             let text = match (value, field.unit) {
                 (None, _) => crate::format::MISSING.to_owned(),
-                (Some(s), "s") if s < 1.0 => format!("{:.1} ms", s * 1e3),
-                (Some(s), "s") => format!("{s:.2} s"),
+                (Some(s), "s") => crate::format::duration(s),
                 (Some(v), unit) => format!("{v:.1} {unit}"),
             };
             format!("{} {text}", data::figures::level_field(key).series)

@@ -375,6 +375,10 @@ pub struct Run {
     /// The server's vLLM version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vllm_version: Option<String>,
+    /// The server software and its version as it identified itself (`vLLM 0.11.0`,
+    /// `llama-cpp-python 0.3.36`); absent in records from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
     /// KV-cache pool in tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kv_tokens: Option<u64>,
@@ -503,6 +507,10 @@ pub struct Sweep {
     /// The server's vLLM version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vllm_version: Option<String>,
+    /// The server software and its version as it identified itself (`vLLM 0.11.0`,
+    /// `llama-cpp-python 0.3.36`); absent in records from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
     /// The configured context length in tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_model_len: Option<u64>,

@@ -75,6 +75,9 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
         Fact::new("vLLM", opt(run.vllm_version.clone())),
         Fact::new("Measured", run.generated.to_string()),
     ]);
+    if let Some(server) = &run.server {
+        figures.push(Fact::new("Server software", server.clone()));
+    }
     if let Some(notes) = &run.notes {
         figures.push(Fact::new("Notes", notes.clone()));
     }

@@ -136,6 +136,9 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
         ),
         Fact::new("Measured", sweep.generated.to_string()),
     ];
+    if let Some(server) = &sweep.server {
+        facts.push(Fact::new("Server software", server.clone()));
+    }
     if let Some(notes) = &sweep.notes {
         facts.push(Fact::new("Notes", notes.clone()));
     }
