@@ -827,3 +827,144 @@ fn a_server_that_is_not_vllm_leaves_out_what_it_does_not_expose() {
     );
     check_is_clean(&project);
 }
+
+#[test]
+fn a_refused_field_is_named_once_dropped_and_noted() {
+    let _timed = timed();
+    let script = Script {
+        refuse: Some("top_k".into()),
+        tokens: 40,
+        chunk_interval: Duration::from_millis(1),
+        ..Script::default()
+    };
+    let server = FakeVllm::start(script);
+    let project = Project::copy_of_repo();
+    fake_profile(&project, server.addr.port(), 32768);
+    let output = fake_run(&project, &server, "fake-refused", &["--precision", "BF16"]);
+    output.assert_success();
+    let said: Vec<&str> = output
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("the server refused"))
+        .collect();
+    assert_eq!(said.len(), 1, "{}", output.stderr);
+    assert!(
+        said[0].starts_with("the server refused the field top_k (HTTP 500: 1 validation error:")
+            && said[0].ends_with("; sending without it"),
+        "{}",
+        said[0]
+    );
+    assert_eq!(
+        server.requests(),
+        5,
+        "the refused one, the cold one, three samples"
+    );
+    let bodies = server.bodies();
+    assert_eq!(bodies[0]["top_k"], -1);
+    assert!(bodies[1..].iter().all(|b| b.get("top_k").is_none()));
+    let doc = project.results();
+    let run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "fake-refused")
+        .unwrap();
+    let notes = run.notes.as_deref().unwrap();
+    assert!(
+        notes.contains("The server refused top_k (HTTP 500: 1 validation error:"),
+        "{notes}"
+    );
+    assert_eq!(run.server.as_deref(), Some("vLLM 0.28.0"));
+
+    // A sweep sends its first level again without the field.
+    let output = project.run_with(&sweep_args(&server.url(), "refused", "1,2"), &[]);
+    output.assert_success();
+    let doc = project.results();
+    let sweep = doc.sweeps.iter().find(|s| s.label == "refused").unwrap();
+    let counts: Vec<_> = sweep
+        .levels
+        .iter()
+        .map(|l| (l.succeeded, l.failed))
+        .collect();
+    assert_eq!(counts, [(2, 0), (4, 0)]);
+    assert!(
+        sweep
+            .notes
+            .as_deref()
+            .unwrap()
+            .contains("The server refused top_k")
+    );
+    check_is_clean(&project);
+}
+
+#[test]
+fn a_server_without_health_is_alive_and_a_failed_level_names_its_cause_once() {
+    let _timed = timed();
+    let script = Script {
+        health: false,
+        version: None,
+        usage: false,
+        fail: vec![1, 2],
+        tokens: 30,
+        chunk_interval: Duration::from_millis(1),
+        ..Script::default()
+    };
+    let server = FakeVllm::start(script);
+    let project = Project::copy_of_repo();
+    let output = project.run_with(&sweep_args(&server.url(), "no health", "1,2"), &[]);
+    output.assert_success();
+    assert!(!output.stderr.contains("stopped"), "{}", output.stderr);
+    let cause = "concurrency 1: 2 of 2 requests failed (2 × HTTP 500: scripted failure)";
+    assert_eq!(output.stderr.matches(cause).count(), 1, "{}", output.stderr);
+    let doc = project.results();
+    let sweep = doc.sweeps.iter().find(|s| s.label == "no health").unwrap();
+    let statuses: Vec<_> = sweep.levels.iter().map(|l| l.status).collect();
+    assert_eq!(statuses, [LevelStatus::Failed, LevelStatus::Ok]);
+    let notes = sweep.notes.as_deref().unwrap();
+    assert!(notes.contains(&format!("{cause}.")), "{notes}");
+    // No usage report: the fake's /tokenize counted every answer, 30 tokens.
+    assert_eq!(sweep.levels[1].output_tokens, Some(30));
+    assert!(notes.contains("counted by its /tokenize"), "{notes}");
+    assert!(notes.contains("The server has no /version"), "{notes}");
+    assert_eq!(sweep.vllm_version, None);
+}
+
+#[test]
+fn metrics_that_cannot_be_read_cost_no_measurement() {
+    let _timed = timed();
+    let openmetrics = include_str!("fixtures/metrics/openmetrics.txt");
+    let broken = openmetrics.replace(
+        "num_gpu_blocks=\"23136\"} 1.0",
+        "num_gpu_blocks=\"23136\" 1.0",
+    );
+    for (text, kv_tokens) in [(openmetrics.to_owned(), Some(370_189)), (broken, None)] {
+        let server = FakeVllm::start(Script {
+            metrics_text: Some(text),
+            tokens: 40,
+            chunk_interval: Duration::from_millis(1),
+            ..Script::default()
+        });
+        let project = Project::copy_of_repo();
+        fake_profile(&project, server.addr.port(), 32768);
+        let output = fake_run(&project, &server, "fake-metrics", &["--precision", "BF16"]);
+        output.assert_success();
+        let doc = project.results();
+        let run = doc
+            .runs
+            .iter()
+            .find(|r| r.id.as_str() == "fake-metrics")
+            .unwrap();
+        assert_eq!(run.kv_tokens, kv_tokens);
+        if kv_tokens.is_none() {
+            let warning = "warning: the server reports no KV-cache pool (vllm:cache_config_info), and one /metrics line could not be read (line 3: expected label=\"value\" in \"1.0\"); kv_tokens and max_concurrency are left out";
+            assert!(output.stderr.contains(warning), "{}", output.stderr);
+            assert!(
+                run.notes
+                    .as_deref()
+                    .unwrap()
+                    .contains("one /metrics line could not be read"),
+                "{:?}",
+                run.notes
+            );
+        }
+    }
+}

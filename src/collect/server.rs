@@ -179,13 +179,15 @@ fn names(message: &str, field: &str) -> bool {
 }
 
 /// A server's error body in one line: its `error.message`, `message` or FastAPI's `detail`
-/// (each validation problem as `field: message`), else the text itself; at most 200 characters.
+/// (each validation problem as `field: message`), else the text itself; its first paragraph
+/// (a traceback often follows), at most 200 characters.
 pub fn message(body: &str) -> String {
     let text = match serde_json::from_str::<Value>(body) {
         Ok(value) => from_json(&value).unwrap_or_else(|| body.to_owned()),
         Err(_) => body.to_owned(),
     };
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let paragraph = text.trim().split("\n\n").next().unwrap_or_default();
+    let line = paragraph.split_whitespace().collect::<Vec<_>>().join(" ");
     match line.char_indices().nth(200) {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line,
@@ -318,6 +320,16 @@ mod tests {
             "boom at line 2"
         );
         assert_eq!(message("plain\ntext"), "plain text");
+        // llama-cpp-python's answer to top_k -1: the validation error, not the traceback.
+        let llama = r#"{"error":{"message":"1 validation error:\n  {'type': 'greater_than_equal', 'loc': ('body', 'top_k'), 'msg': 'Input should be greater than or equal to 0', 'input': -1, 'ctx': {'ge': 0}}\n\n  File \"app.py\", line 376, in create_chat_completion","type":"internal_server_error"}}"#;
+        assert_eq!(
+            message(llama),
+            "1 validation error: {'type': 'greater_than_equal', 'loc': ('body', 'top_k'), 'msg': 'Input should be greater than or equal to 0', 'input': -1, 'ctx': {'ge': 0}}"
+        );
+        assert_eq!(
+            rejected_field(&body, &message(llama)).as_deref(),
+            Some("top_k")
+        );
         assert_eq!(message(&"x".repeat(300)).chars().count(), 201);
     }
 }

@@ -61,6 +61,13 @@ pub struct Script {
     pub perturbation: f64,
     /// Answers without prompt_logprobs, as llama.cpp's server does.
     pub no_prompt_logprobs: bool,
+    /// A request field answered with HTTP 500 and a validation error naming it, as
+    /// llama-cpp-python answers `top_k: -1`.
+    pub refuse: Option<String>,
+    /// Whether `/health` exists (llama-cpp-python has none: 404).
+    pub health: bool,
+    /// `/metrics` served as is, instead of the scripted families.
+    pub metrics_text: Option<String>,
 }
 
 impl Default for Script {
@@ -85,6 +92,9 @@ impl Default for Script {
             touch_on_first_request: None,
             perturbation: 0.0,
             no_prompt_logprobs: false,
+            refuse: None,
+            health: true,
+            metrics_text: None,
         }
     }
 }
@@ -145,7 +155,7 @@ impl FakeVllm {
             .unwrap();
         let addr = listener.local_addr().unwrap();
         let app = Router::new()
-            .route("/health", get(|| async { StatusCode::OK }))
+            .route("/health", get(health))
             .route("/version", get(version))
             .route("/v1/models", get(models))
             .route("/metrics", get(metrics))
@@ -202,6 +212,13 @@ impl Drop for FakeVllm {
     }
 }
 
+async fn health(State(shared): State<Arc<Shared>>) -> StatusCode {
+    match shared.script.health {
+        true => StatusCode::OK,
+        false => StatusCode::NOT_FOUND,
+    }
+}
+
 async fn version(State(shared): State<Arc<Shared>>) -> Response {
     match &shared.script.version {
         Some(version) => json_response(json!({ "version": version })),
@@ -219,6 +236,9 @@ async fn models(State(shared): State<Arc<Shared>>) -> Response {
 
 async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
     let script = &shared.script;
+    if let Some(text) = &script.metrics_text {
+        return text.clone().into_response();
+    }
     let mut text = String::from(
         "# HELP vllm:num_requests_running Number of requests.\n# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine=\"0\",model_name=\"m\"} 0.0\n",
     );
@@ -411,6 +431,18 @@ async fn chat(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     if script.fail.contains(&number) {
         finish(&shared);
         return (StatusCode::INTERNAL_SERVER_ERROR, "scripted failure").into_response();
+    }
+    if let Some(field) = script
+        .refuse
+        .as_ref()
+        .filter(|f| request.get(f.as_str()).is_some())
+    {
+        finish(&shared);
+        let message = format!(
+            "1 validation error:\n  {{'type': 'greater_than_equal', 'loc': ('body', '{field}'), 'msg': 'Input should be greater than or equal to 0'}}\n\n  File \"app.py\", line 376"
+        );
+        let body = json!({"error": {"message": message, "type": "internal_server_error"}});
+        return (StatusCode::INTERNAL_SERVER_ERROR, json_response(body)).into_response();
     }
     let chat = request.get("messages").is_some();
     let max_tokens = request["max_tokens"].as_u64().unwrap_or(16);
