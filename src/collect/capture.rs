@@ -190,6 +190,7 @@ pub async fn capture(
         None => None,
     };
     let target = connect(&options.server).await?;
+    target.require_scoring("collect capture")?;
     let header = Header {
         capture: options.id.clone(),
         server: options.server.base_url.clone(),

@@ -181,6 +181,7 @@ pub async fn jitter(
     }
     let set = capture::prompt_set(root, &options.prompt_set)?;
     let target = connect(&options.server).await?;
+    target.require_scoring("collect jitter")?;
     let client = &target.client;
     let sampling = target
         .server

@@ -1,0 +1,233 @@
+//! Collection against a real llama.cpp server: llama-cpp-python's OpenAI server with a tiny
+//! GGUF model the test writes itself (tests/support/tiny_gguf.py), so nothing is downloaded.
+//! Needs `pip install -r tests/requirements.txt`, which `.ci/run` does.
+
+mod support;
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use support::{Project, repo};
+
+/// The model's alias on the server.
+const MODEL: &str = "tiny";
+
+/// A running llama-cpp-python server; dropping it stops it.
+struct LlamaServer {
+    child: Child,
+    url: String,
+}
+
+impl LlamaServer {
+    fn start(dir: &Path) -> Self {
+        let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+        let present = Command::new(&python)
+            .args(["-c", "import llama_cpp.server, gguf"])
+            .status()
+            .is_ok_and(|status| status.success());
+        assert!(
+            present,
+            "llama-cpp-python and gguf are needed: pip install -r tests/requirements.txt"
+        );
+        let model = dir.join("tiny.gguf");
+        let made = Command::new(&python)
+            .arg(repo().join("tests/support/tiny_gguf.py"))
+            .arg(&model)
+            .status()
+            .unwrap();
+        assert!(made.success(), "tiny_gguf.py failed");
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let log = std::fs::File::create(dir.join("server.log")).unwrap();
+        // Requests queue instead of interrupting each other (llama-cpp-python's default
+        // cancels a running request when the next one arrives).
+        let child = Command::new(&python)
+            .args(["-m", "llama_cpp.server", "--model"])
+            .arg(&model)
+            .args([
+                "--model_alias",
+                MODEL,
+                "--n_ctx",
+                "2048",
+                "--n_threads",
+                "1",
+            ])
+            .args(["--interrupt_requests", "False", "--host", "127.0.0.1"])
+            .args(["--port", &port.to_string()])
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let server = Self {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        };
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "llama-cpp-python did not listen within 60 s: {}",
+                std::fs::read_to_string(dir.join("server.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        server
+    }
+}
+
+impl Drop for LlamaServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn run_and_sweep_against_llama_cpp_python() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = LlamaServer::start(dir.path());
+    let project = Project::copy_of_repo();
+    project.write(
+        "profiles/tiny.env",
+        "IMAGE=none\nMODEL=tiny\nPORT=8000\nMAX_MODEL_LEN=2048\n",
+    );
+
+    let run = project.run(&[
+        "collect",
+        "run",
+        "--id",
+        "tiny-llama",
+        "--profile",
+        "tiny",
+        "--base-url",
+        &server.url,
+        "--shape",
+        "Dense, tiny",
+        "--precision",
+        "F32",
+        "--max-tokens",
+        "48",
+    ]);
+    run.assert_success();
+    assert!(
+        run.stderr.contains("measuring llama-cpp-python 0.3."),
+        "{}",
+        run.stderr
+    );
+    // Greedy in llama.cpp's terms: top_k 0, never vLLM's -1, which it refuses.
+    assert!(!run.stderr.contains("refused"), "{}", run.stderr);
+    let doc = project.results();
+    let record = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "tiny-llama")
+        .unwrap();
+    assert!(
+        record
+            .server
+            .as_deref()
+            .unwrap()
+            .starts_with("llama-cpp-python 0.3.")
+    );
+    assert_eq!(record.decode_samples.len(), 3);
+    assert!(record.decode_tok_s > 0.0);
+    assert_eq!(
+        (record.vllm_version.as_deref(), record.kv_tokens),
+        (None, None)
+    );
+    let notes = record.notes.as_deref().unwrap();
+    for said in [
+        "output tokens were counted by its /extras/tokenize/count",
+        "The server has no /metrics (HTTP 404 Not Found); kv_tokens and max_concurrency are left out.",
+        "The server has no /version (it is llama-cpp-python 0.3.",
+    ] {
+        assert!(notes.contains(said), "{said:?} in {notes}");
+    }
+
+    let sweep = project.run(&[
+        "collect",
+        "sweep",
+        "--label",
+        "tiny llama",
+        "--levels",
+        "1,2",
+        "--prompt-words",
+        "40",
+        "--output-tokens",
+        "24",
+        "--rounds",
+        "2",
+        "--ignore-eos",
+        "--base-url",
+        &server.url,
+    ]);
+    sweep.assert_success();
+    let doc = project.results();
+    let record = doc.sweeps.iter().find(|s| s.label == "tiny llama").unwrap();
+    let levels: Vec<_> = record
+        .levels
+        .iter()
+        .map(|l| (l.concurrency, l.succeeded, l.failed, l.output_tokens))
+        .collect();
+    // The model never writes EOS, so every answer is the 24 tokens asked for, as the
+    // server's own tokenizer counted them.
+    assert_eq!(levels, [(1, 2, 0, Some(24)), (2, 4, 0, Some(24))]);
+    assert!(
+        record
+            .levels
+            .iter()
+            .all(|l| l.decode_tok_s_per_stream.is_some())
+    );
+    let notes = record.notes.as_deref().unwrap();
+    assert!(
+        notes.contains("counted by its /extras/tokenize/count"),
+        "{notes}"
+    );
+    // It has no ignore_eos, so the record says so rather than sending a field it ignores.
+    assert!(
+        notes.contains(
+            "llama-cpp-python 0.3.36 has no ignore_eos; answers end where the model stops."
+        ),
+        "{notes}"
+    );
+    assert!(record.workload.ignore_eos);
+
+    // Quality captures need teacher-forced prompt_logprobs, which it does not have: refused
+    // with the reason, before any request.
+    project.write(
+        "data/prompts.jsonl",
+        &std::fs::read_to_string(repo().join("data/prompts.jsonl")).unwrap(),
+    );
+    let capture = project.run(&[
+        "collect",
+        "capture",
+        "--id",
+        "tiny-cap",
+        "--base-url",
+        &server.url,
+        "--max-tokens",
+        "8",
+    ]);
+    assert!(!capture.status.success(), "{}", capture.stderr);
+    assert!(
+        capture.stderr.contains("llama-cpp-python 0.3.")
+            && capture.stderr.contains("never prompt_logprobs"),
+        "{}",
+        capture.stderr
+    );
+    assert!(
+        !project
+            .root
+            .path()
+            .join("data/captures/tiny-cap.jsonl.gz")
+            .exists()
+    );
+    let check = project.run(&["check"]);
+    check.assert_success();
+}
