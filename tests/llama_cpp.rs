@@ -192,7 +192,7 @@ fn run_and_sweep_against_llama_cpp_python() {
     // It has no ignore_eos, so the record says so rather than sending a field it ignores.
     assert!(
         notes.contains(
-            "llama-cpp-python 0.3.36 has no ignore_eos; answers end where the model stops."
+            "The server (llama-cpp-python 0.3.36) has no ignore_eos; answers end where the model stops."
         ),
         "{notes}"
     );

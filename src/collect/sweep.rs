@@ -371,7 +371,7 @@ pub async fn sweep(
     }
     if !target.server.ignores_eos() && workload.ignore_eos {
         gaps.push(format!(
-            "{} has no ignore_eos; answers end where the model stops",
+            "the server ({}) has no ignore_eos; answers end where the model stops",
             target.server.describe()
         ));
     }
