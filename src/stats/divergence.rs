@@ -36,11 +36,21 @@ pub struct Position {
     pub logprob_b: f64,
 }
 
-/// The smallest tail mass B is given when A's tail is positive and B's is not, so a side
-/// that claims all the shared mass does not make the divergence infinite.
-const TAIL_FLOOR: f64 = 1e-10;
+/// A stored logprob type and its resolution: the relative spacing of its values.
+pub trait Logprob: Copy + Into<f64> {
+    /// Machine epsilon of the type.
+    const EPSILON: f64;
+}
 
-impl<L: Copy + Into<f64>> Side<'_, L> {
+impl Logprob for f32 {
+    const EPSILON: f64 = f32::EPSILON as f64;
+}
+
+impl Logprob for f64 {
+    const EPSILON: f64 = f64::EPSILON;
+}
+
+impl<L: Logprob> Side<'_, L> {
     /// Its tokens with logprobs, the reference token included.
     fn tokens(&self, reference: u32) -> impl Iterator<Item = (u32, f64)> + '_ {
         let listed = self.top.iter().any(|(token, _)| *token == reference);
@@ -67,21 +77,29 @@ impl<L: Copy + Into<f64>> Side<'_, L> {
 }
 
 /// Compares the two sides at a position whose reference token is `reference`.
-pub fn compare<L: Copy + Into<f64>>(reference: u32, a: Side<L>, b: Side<L>) -> Position {
+///
+/// B's tail is floored at the resolution of its stored floats: the spacing of values at the
+/// magnitude of its largest logprob (epsilon × that), times the shared terms summed. Below
+/// it, B's tail is rounding, and a smaller floor would let rounding that leaves B's shared
+/// mass at 1 or more inflate the tail term past the exact KL.
+pub fn compare<L: Logprob>(reference: u32, a: Side<L>, b: Side<L>) -> Position {
     let mut kl = 0.0;
-    let (mut shared_a, mut shared_b) = (0.0, 0.0);
+    let (mut shared_a, mut shared_b, mut shared, mut magnitude) = (0.0, 0.0, 0usize, 1f64);
     for (token, logprob_a) in a.tokens(reference) {
         if let Some(logprob_b) = b.logprob(token, reference) {
             let p = logprob_a.exp();
             shared_a += p;
             shared_b += logprob_b.exp();
+            shared += 1;
+            magnitude = magnitude.max(logprob_b.abs());
             kl += p * (logprob_a - logprob_b);
         }
     }
     let tail_a = (1.0 - shared_a).max(0.0);
     let tail_b = (1.0 - shared_b).max(0.0);
     if tail_a > 0.0 {
-        kl += tail_a * (tail_a / tail_b.max(TAIL_FLOOR)).ln();
+        let resolution = L::EPSILON * magnitude * (shared + 1) as f64;
+        kl += tail_a * (tail_a / tail_b.max(resolution)).ln();
     }
     Position {
         kl: kl.max(0.0),
@@ -245,10 +263,7 @@ pub const BOOTSTRAP_RESAMPLES: usize = 1000;
 /// The teacher-forced block: both sides scored the same reference continuation.
 pub fn teacher_forced(prompts: &[Prompt]) -> TeacherForced {
     let c = common(prompts);
-    let mut ci = bootstrap_ci95(prompts, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED);
-    // The interval brackets the mean even when rounding says otherwise.
-    ci[0] = ci[0].min(c.kld_mean);
-    ci[1] = ci[1].max(c.kld_mean);
+    let ci = bootstrap_ci95(prompts, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED);
     let mut per_category: IndexMap<String, Vec<&Position>> = IndexMap::new();
     for prompt in prompts {
         per_category
@@ -415,6 +430,37 @@ mod tests {
     }
 
     #[test]
+    fn the_bootstrap_interval_of_a_hand_worked_case() {
+        let prompt = |kl: f64, n: usize| Prompt {
+            category: "c".into(),
+            positions: vec![
+                Position {
+                    kl,
+                    support_mass: 1.0,
+                    top1_agree: true,
+                    dp: 0.0,
+                    logprob_a: -1.0,
+                    logprob_b: -1.0,
+                };
+                n
+            ],
+        };
+        // Two one-position prompts, KL 0 and 1: a resample of two is {0, 0}, a mix or {1, 1},
+        // with means 0, 0.5 and 1 at 1/4, 1/2, 1/4. The 2.5th percentile is 0, the 97.5th 1.
+        let block = teacher_forced(&[prompt(0.0, 1), prompt(1.0, 1)]);
+        assert_eq!(block.kld_mean_ci95, [0.0, 1.0]);
+        // Position-weighted: a one-position prompt of KL 4 and a ten-position one of KL 0.
+        // Resamples {4, 4} mean 4, a mix 4/11, {0, 0} mean 0: the interval is [0, 4], and the
+        // mean, 4/11, lies inside it by the data alone.
+        let block = teacher_forced(&[prompt(4.0, 1), prompt(0.0, 10)]);
+        assert_eq!(block.kld_mean_ci95, [0.0, 4.0]);
+        assert!((block.common.kld_mean - 4.0 / 11.0).abs() < 1e-12);
+        // A single prompt resamples to itself: the interval is the mean, exactly.
+        let block = teacher_forced(&[prompt(0.3, 5)]);
+        assert_eq!(block.kld_mean_ci95, [0.3, 0.3]);
+    }
+
+    #[test]
     fn first_divergences() {
         assert_eq!(first_divergence(&[1, 2, 3], &[1, 2, 3]), None);
         assert_eq!(first_divergence(&[1, 2, 3], &[1, 9, 3]), Some(1));
@@ -459,6 +505,20 @@ mod properties {
             .collect()
     }
 
+    fn softmax(logits: &[f64]) -> Vec<f64> {
+        let max = logits.iter().cloned().fold(f64::MIN, f64::max);
+        let total: f64 = logits.iter().map(|x| (x - max).exp()).sum();
+        logits.iter().map(|x| (x - max).exp() / total).collect()
+    }
+
+    /// Log-softmax as a server computes it in float32.
+    fn log_softmax_f32(logits: &[f64]) -> Vec<f32> {
+        let logits: Vec<f32> = logits.iter().map(|&x| x as f32).collect();
+        let max = logits.iter().cloned().fold(f32::MIN, f32::max);
+        let total: f32 = logits.iter().map(|x| (x - max).exp()).sum();
+        logits.iter().map(|x| x - max - total.ln()).collect()
+    }
+
     fn exact(p: &[f64], q: &[f64]) -> f64 {
         p.iter().zip(q).map(|(a, b)| a * (a / b).ln()).sum()
     }
@@ -496,6 +556,39 @@ mod properties {
             prop_assert!(position.kl.abs() < 1e-12);
             prop_assert!(position.top1_agree);
             prop_assert_eq!(position.dp, 0.0);
+        }
+
+        #[test]
+        fn peaked_float32_logprobs_never_overstate(
+            a_logits in proptest::collection::vec(-4.0f64..4.0, 6..12),
+            b_noise in proptest::collection::vec(-0.5f64..0.5, 12),
+            a_tail in 6.0f64..14.0,
+            b_tail in 16.0f64..24.0,
+            k in 2usize..5,
+        ) {
+            // Token 0 dominates both sides; tokens k.. are each side's tail, thin on A and
+            // far thinner on B, so B's f32 logprobs can claim all the shared mass.
+            let n = a_logits.len();
+            let mut a: Vec<f64> = a_logits.clone();
+            let mut b: Vec<f64> = a_logits.iter().zip(&b_noise).map(|(x, e)| x + e).collect();
+            a[0] += 20.0;
+            b[0] += 20.0;
+            for t in k..n {
+                a[t] += a[0] - a_tail - a_logits[t];
+                b[t] += b[0] - b_tail - a_logits[t];
+            }
+            let (p, q) = (softmax(&a), softmax(&b));
+            let (la, lb) = (log_softmax_f32(&a), log_softmax_f32(&b));
+            let top = |l: &[f32]| -> Vec<(u32, f32)> { (0..k).map(|t| (t as u32, l[t])).collect() };
+            let (ta, tb) = (top(&la), top(&lb));
+            let position = compare(
+                0,
+                Side { top: &ta, reference: la[0] as f64 },
+                Side { top: &tb, reference: lb[0] as f64 },
+            );
+            let exact = exact(&p, &q);
+            // The shared terms carry f32 rounding of about 1e-7 each.
+            prop_assert!(position.kl <= exact + 1e-6, "{} > {}", position.kl, exact);
         }
     }
 }
