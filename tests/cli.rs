@@ -248,3 +248,31 @@ fn completions_are_generated() {
     output.assert_success();
     assert!(output.stdout.contains("benchsite"));
 }
+
+#[test]
+fn errors_name_project_files_relative_to_the_project() {
+    let project = Project::copy_of_repo();
+    let output = project.run(&[
+        "collect",
+        "capture",
+        "--id",
+        "x",
+        "--prompts",
+        "data/nope.jsonl",
+        "--base-url",
+        "http://127.0.0.1:9",
+    ]);
+    assert!(!output.status.success());
+    assert!(
+        output
+            .stderr
+            .starts_with("error: data/nope.jsonl: No such file or directory"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        !output.stderr.contains(project.root_str()),
+        "{}",
+        output.stderr
+    );
+}

@@ -120,6 +120,13 @@ fn run_and_sweep_against_llama_cpp_python() {
         "{}",
         run.stderr
     );
+    // Paths as the README writes them, relative to the project, not under --root's absolute.
+    assert!(
+        run.stderr
+            .contains("recorded runs \"tiny-llama\" in data/results.json"),
+        "{}",
+        run.stderr
+    );
     // Greedy in llama.cpp's terms: top_k 0, never vLLM's -1, which it refuses.
     assert!(!run.stderr.contains("refused"), "{}", run.stderr);
     let doc = project.results();

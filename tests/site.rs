@@ -626,3 +626,24 @@ fn check_covers_content_and_templates() {
         "check wrote a site"
     );
 }
+
+#[test]
+fn generation_top1_agreement_is_shown_as_the_methods_not_a_finding() {
+    let project = Project::copy_of_repo();
+    project.run(&["build"]).assert_success();
+    let doc = project.results();
+    let d = doc
+        .divergence
+        .iter()
+        .find(|d| d.generation.top1_agree == 1.0)
+        .expect("a seed comparison with generation top-1 of 1");
+    let page = project.page(&format!("quality/{}/index.html", d.slug()));
+    let row = page
+        .split("<tr")
+        .find(|row| row.contains("Top-1 agreement"))
+        .unwrap();
+    assert!(
+        row.contains("(by construction: before the first difference)"),
+        "{row}"
+    );
+}

@@ -323,7 +323,7 @@ pub fn run(root: &Path, args: CollectArgs) -> CommandOutcome {
     // A machine newly declared in benchsite.toml starts with an empty document.
     if args.machine.is_some() && !layout.results().exists() {
         data::save(&layout.results(), &data::Results::empty(scaffold::today()))?;
-        eprintln!("created {}", layout.results().display());
+        eprintln!("created {}", super::shown(&layout.root, &layout.results()));
     }
     match args.command {
         CollectCommand::Hardware { dry_run } => hardware(&layout, dry_run),
@@ -527,7 +527,7 @@ fn write<R: Record + Serialize>(
     eprintln!(
         "recorded {} {key:?} in {}",
         R::ARRAY,
-        layout.results().display()
+        super::shown(&layout.root, &layout.results())
     );
     Ok(())
 }
@@ -545,7 +545,10 @@ fn hardware(layout: &Layout, dry_run: bool) -> CommandOutcome {
         collect::merge(&mut doc.hardware, found.hardware);
         Ok(())
     })?;
-    eprintln!("recorded hardware in {}", layout.results().display());
+    eprintln!(
+        "recorded hardware in {}",
+        super::shown(&layout.root, &layout.results())
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -593,7 +596,10 @@ async fn capture(layout: &Layout, args: CaptureArgs) -> CommandOutcome {
     let outcome = collect::capture(&layout.root, &options, &progress).await;
     progress.finish();
     let (path, captured) = outcome?;
-    println!("captured {captured} prompts into {}", path.display());
+    println!(
+        "captured {captured} prompts into {}",
+        super::shown(&layout.root, &path)
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -82,10 +82,29 @@ pub fn run() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", relative(&cli.root, &format!("{error:#}")));
             ExitCode::FAILURE
         }
     }
+}
+
+/// `text` with the project's paths relative to it, as the README writes them
+/// (`data/results.json`, not `/abs/project/data/results.json`).
+pub(crate) fn relative(root: &std::path::Path, text: &str) -> String {
+    let root = root.to_string_lossy();
+    let root = root.trim_end_matches('/');
+    if root.is_empty() || root == "." {
+        return text.to_owned();
+    }
+    text.replace(&format!("{root}/"), "")
+}
+
+/// A path of the project as the user reads it: relative to the project.
+pub(crate) fn shown(root: &std::path::Path, path: &std::path::Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 fn init(dir: &std::path::Path) -> Outcome {

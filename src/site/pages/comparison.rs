@@ -43,7 +43,16 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
         both(
             "Top-1 agreement",
             figure(tf.top1_agree),
-            figure(g.top1_agree),
+            // The compared positions end before the first differing token, where both
+            // greedy picks agree: 1 is the method's, not a finding.
+            if g.top1_agree == 1.0 {
+                format!(
+                    "{} (by construction: before the first difference)",
+                    figure(1.0)
+                )
+            } else {
+                figure(g.top1_agree)
+            },
         ),
         both("dp_mean_abs", figure(tf.dp_mean_abs), figure(g.dp_mean_abs)),
     ]);
