@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use benchsite::data::{self, FailureStatus, LevelStatus};
 use fake_vllm::{FakeVllm, Script};
-use support::{Output, Project};
+use support::{Output, Project, repo};
 
 /// `collect run` of the fake profile (a dense 7B) against `server`, with `extra` arguments.
 fn fake_run(project: &Project, server: &FakeVllm, id: &str, extra: &[&str]) -> Output {
@@ -185,7 +185,8 @@ fn ttft_and_latency_of_one_request() {
         "Fake-Model-7B",
         "hello",
         &data::Workload {
-            prompt_words: 1,
+            prompt_words: Some(1),
+            prompt_tokens: None,
             output_tokens: 100,
             rounds: 1,
             ignore_eos: false,
@@ -967,4 +968,125 @@ fn metrics_that_cannot_be_read_cost_no_measurement() {
             );
         }
     }
+}
+
+#[test]
+fn vllm_bench_result_files_become_one_sweep_with_each_figure_sourced() {
+    let project = Project::copy_of_repo();
+    let dir = repo().join("tests/fixtures/vllm-bench");
+    let detailed = dir.join("openai-chat-infqps-concurrency2-Qwen3-8B-20251203-141500.json");
+    let summary = dir.join("openai-chat-infqps-concurrency8-Qwen3-8B-20251203-141900.json");
+    let output = project.run(&[
+        "collect",
+        "import",
+        "vllm-bench",
+        summary.to_str().unwrap(),
+        detailed.to_str().unwrap(),
+        "--label",
+        "qwen3-8b vllm bench",
+    ]);
+    output.assert_success();
+    assert!(
+        output.stdout.contains("2 levels imported"),
+        "{}",
+        output.stdout
+    );
+    let doc = project.results();
+    let sweep = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "qwen3-8b vllm bench")
+        .unwrap();
+    assert_eq!(sweep.model, "Qwen/Qwen3-8B");
+    assert_eq!(sweep.generated.to_string(), "2025-12-03");
+    let [two, eight] = &sweep.levels[..] else {
+        panic!("{:?}", sweep.levels)
+    };
+    // --save-detailed, by hand: the failed third request is left out; TTFTs 0.1, 0.2, 0.3
+    // (p95 at rank 1.9: 0.29), latencies 1.1, 2.2, 1.3 (p50 1.3, p95 1.3 + 0.9 × 0.9 = 2.11),
+    // per-request rates 10/1.0, 20/2.0, 15/1.0 (mean 11.67), outputs 11, 21, 16.
+    assert_eq!(
+        (two.concurrency, two.requests, two.succeeded, two.failed),
+        (2, 4, 3, 1)
+    );
+    assert_eq!((two.ttft_p50_s, two.ttft_p95_s), (Some(0.2), Some(0.29)));
+    assert_eq!(
+        (two.latency_p50_s, two.latency_p95_s),
+        (Some(1.3), Some(2.11))
+    );
+    assert_eq!(two.decode_tok_s_per_stream, Some(11.7));
+    assert_eq!(
+        (two.output_tokens, two.prompt_tokens),
+        (Some(16), Some(100))
+    );
+    assert_eq!(two.total_tok_s, Some(20.0));
+    assert!(
+        two.source
+            .as_deref()
+            .unwrap()
+            .contains("recomputed from the per-request ttfts")
+    );
+    // Summary only: median_ttft_ms, no p95_ttft_ms (percentiles 50,90,99), latencies kept,
+    // 1000 / mean_tpot_ms 8.0 = 125, totals over 16 completed.
+    assert_eq!((eight.ttft_p50_s, eight.ttft_p95_s), (Some(0.14), None));
+    assert_eq!(
+        (eight.latency_p50_s, eight.latency_p95_s),
+        (Some(2.0), Some(2.0))
+    );
+    assert_eq!(eight.decode_tok_s_per_stream, Some(125.0));
+    assert_eq!(
+        (eight.output_tokens, eight.prompt_tokens),
+        (Some(256), Some(101))
+    );
+    let source = eight.source.as_deref().unwrap();
+    assert!(source.contains("summary fields only"), "{source}");
+    assert!(source.contains("not in the file: p95_ttft_ms"), "{source}");
+    assert!(
+        sweep
+            .source
+            .as_deref()
+            .unwrap()
+            .starts_with("vllm bench serve --save-result: ")
+    );
+    check_is_clean(&project);
+    // Its page says where the figures came from.
+    project.run(&["build"]).assert_success();
+    let page = project.page(&format!("sweeps/{}/index.html", sweep.slug()));
+    assert!(
+        page.contains("summary fields only"),
+        "the level sources on the page"
+    );
+
+    // One file per level; and the file's own fault is named.
+    let twice = project.run(&[
+        "collect",
+        "import",
+        "vllm-bench",
+        summary.to_str().unwrap(),
+        summary.to_str().unwrap(),
+        "--label",
+        "twice",
+    ]);
+    assert!(
+        twice.stderr.contains("both ran at --max-concurrency 8"),
+        "{}",
+        twice.stderr
+    );
+    project.write(
+        "data/no-concurrency.json",
+        r#"{"completed": 3, "max_concurrency": null}"#,
+    );
+    let bad = project.run(&[
+        "collect",
+        "import",
+        "vllm-bench",
+        "data/no-concurrency.json",
+        "--label",
+        "bad",
+    ]);
+    assert!(
+        bad.stderr.contains("error: data/no-concurrency.json: max_concurrency is null: run vllm bench serve with --max-concurrency"),
+        "{}",
+        bad.stderr
+    );
 }

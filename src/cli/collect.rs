@@ -1,6 +1,6 @@
 //! `benchsite collect`: measure a running server and record the results.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -49,6 +49,38 @@ enum CollectCommand {
     },
     /// Record by hand a configuration that did not run.
     Failure(FailureArgs),
+    /// Import results other tools wrote, as records of this report.
+    #[command(subcommand)]
+    Import(ImportCommand),
+}
+
+/// The tools whose result files can be imported.
+#[derive(Debug, Subcommand)]
+enum ImportCommand {
+    /// The result files of `vllm bench serve --save-result` (optionally --save-detailed) for
+    /// one workload at several --max-concurrency values: one sweep, a level per file.
+    VllmBench(ImportArgs),
+}
+
+#[derive(Debug, Args)]
+struct ImportArgs {
+    /// The result files (JSON, or JSON lines from --append-result).
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// The sweep's label; its slug is the permanent page unless --id is given.
+    #[arg(long)]
+    label: String,
+    /// The permanent page's slug, when not the label's.
+    #[arg(long)]
+    id: Option<String>,
+    /// A dimension of the sweep (repeatable), e.g. --dim mtp=on.
+    #[arg(long = "dim", value_name = "KEY=VALUE")]
+    dims: Vec<String>,
+    /// Free text for the record.
+    #[arg(long)]
+    notes: Option<String>,
+    #[command(flatten)]
+    writing: Writing,
 }
 
 /// How to reach the server.
@@ -333,7 +365,28 @@ pub fn run(root: &Path, args: CollectArgs) -> CommandOutcome {
         CollectCommand::Capture(args) => runtime()?.block_on(capture(&layout, *args)),
         CollectCommand::Divergence(args) => divergence(&layout, args),
         CollectCommand::Jitter(args) => runtime()?.block_on(jitter(&layout, *args)),
+        CollectCommand::Import(ImportCommand::VllmBench(args)) => import(&layout, args),
     }
+}
+
+fn import(layout: &Layout, args: ImportArgs) -> CommandOutcome {
+    let options = collect::ImportOptions {
+        label: args.label,
+        id: args.id.as_deref().map(id).transpose()?,
+        files: args.files.iter().map(|f| layout.root.join(f)).collect(),
+        notes: args.notes,
+        today: scaffold::today(),
+        dimensions: dimensions(&args.dims)?,
+    };
+    let sweep = collect::import_vllm_bench(&layout.root, &options)?;
+    let line = format!(
+        "sweep {:?}: {} levels imported from vllm bench serve",
+        sweep.label,
+        sweep.levels.len()
+    );
+    write(layout, sweep, &args.writing)?;
+    println!("{line}");
+    Ok(ExitCode::SUCCESS)
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -447,7 +500,8 @@ async fn sweep(layout: &Layout, args: SweepArgs) -> CommandOutcome {
         id: args.id.as_deref().map(id).transpose()?,
         levels: args.levels,
         workload: Workload {
-            prompt_words: args.prompt_words,
+            prompt_words: Some(args.prompt_words),
+            prompt_tokens: None,
             output_tokens: args.output_tokens,
             rounds: args.rounds.max(1),
             ignore_eos: args.ignore_eos,

@@ -10,6 +10,7 @@ mod capture;
 pub mod client;
 mod decode;
 mod hardware;
+mod import;
 mod launch;
 pub mod metrics;
 mod progress;
@@ -33,6 +34,7 @@ pub use capture::{
 pub use client::{Client, Endpoint, Liveness};
 pub use decode::{RunOptions, run};
 pub use hardware::{Detected, hardware, merge};
+pub use import::{ImportOptions, vllm_bench as import_vllm_bench};
 pub use launch::{Diagnosis, LaunchOptions, Phase, diagnose};
 pub use progress::Progress;
 pub use quality::{DivergenceOptions, JitterOptions, compare_captures, divergence, jitter};

@@ -216,6 +216,7 @@ impl Level {
                 .then(|| stats::round(total_output / wall, 1)),
             latency_p50_s: seconds(latencies.clone(), 0.5),
             latency_p95_s: seconds(latencies, 0.95),
+            source: None,
         }
     }
 }
@@ -287,7 +288,7 @@ pub async fn sweep(
                     let body = request_body(
                         &target.server,
                         &target.model,
-                        &prompt(workload.prompt_words, seed),
+                        &prompt(workload.prompt_words.unwrap_or(1), seed),
                         workload,
                     );
                     target.accepted(body)
@@ -407,6 +408,7 @@ pub async fn sweep(
         ),
         levels,
         notes: (!notes.is_empty()).then(|| notes.join(" ")),
+        source: None,
     };
     Ok(match stopped {
         Some(why) => Outcome::Partial { record, why },

@@ -150,6 +150,14 @@ fn check_run(out: &mut Vec<Problem>, at: &str, run: &Run) {
 }
 
 fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
+    let workload = &sweep.workload;
+    if workload.prompt_words.is_none() && workload.prompt_tokens.is_none() {
+        out.push(Problem::new(
+            format!("{at}/workload"),
+            "a prompt length: prompt_words or prompt_tokens",
+            "neither",
+        ));
+    }
     let mut previous: Option<u64> = None;
     for (index, level) in sweep.levels.iter().enumerate() {
         let at = format!("{at}/levels/{index}");
@@ -164,7 +172,8 @@ fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
         }
         previous = Some(level.concurrency);
         let requests = level.concurrency * sweep.workload.rounds;
-        if level.requests != requests {
+        // An imported sweep's request counts are its tool's (`--num-prompts`), not rounds'.
+        if sweep.source.is_none() && level.requests != requests {
             out.push(Problem::new(
                 format!("{at}/requests"),
                 format!(
@@ -199,7 +208,8 @@ fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
                 format!("{:?}", level.status.as_str()),
             ));
         }
-        if !status_failed {
+        // An imported level has what its tool wrote; its `source` names what is not there.
+        if !status_failed && level.source.is_none() {
             for figure in super::figures::measured() {
                 if (figure.field.get)(level).is_none() {
                     out.push(Problem::new(

@@ -235,6 +235,13 @@ pub const RUN: &[Field<Run>] = &[
         get: |r| r.vllm_version.as_deref().and_then(text),
     },
     Field {
+        key: "server",
+        label: "Server software",
+        unit: "",
+        role: Role::Setting,
+        get: |r| r.server.as_deref().and_then(text),
+    },
+    Field {
         key: "generated",
         label: "Measured",
         unit: "",
@@ -442,6 +449,7 @@ mod tests {
         run.sort();
         assert_eq!(run, keys(schema, "Run"));
         let mut level: Vec<String> = LEVEL.iter().map(|f| f.field.key.to_owned()).collect();
+        level.push("source".into());
         level.sort();
         assert_eq!(level, keys(schema, "SweepLevel"));
     }

@@ -522,6 +522,9 @@ pub struct Sweep {
     /// Anything a reader should know.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// The tool and files an imported sweep came from (`vllm bench serve`, `guidellm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// What distinguishes this sweep: model, prompt, output, seqs, vision, graphs, mtp, ...
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub dimensions: Dimensions,
@@ -531,9 +534,14 @@ pub struct Sweep {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Workload {
-    /// Prompt length in words.
+    /// Prompt length in words (benchsite's own sweeps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
-    pub prompt_words: u64,
+    pub prompt_words: Option<u64>,
+    /// Prompt length in tokens, for sweeps whose tool set it in tokens (imported ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub prompt_tokens: Option<u64>,
     /// Output tokens asked for.
     #[schemars(range(min = 1))]
     pub output_tokens: u64,
@@ -611,6 +619,10 @@ pub struct SweepLevel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
     pub latency_p95_s: Option<f64>,
+    /// How an imported level's figures were obtained: recomputed from per-request data, or
+    /// taken from the tool's summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 impl Sweep {

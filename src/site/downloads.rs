@@ -146,7 +146,9 @@ fn sweep_levels(doc: &Results, write: &mut Write<'_>) {
                 let mut row = vec![
                     s.label.clone(),
                     s.model.clone(),
-                    s.workload.prompt_words.to_string(),
+                    s.workload
+                        .prompt_words
+                        .map_or_else(String::new, |w| w.to_string()),
                     s.workload.output_tokens.to_string(),
                     s.workload.rounds.to_string(),
                 ];

@@ -117,8 +117,12 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
         Fact::new(
             "Workload",
             format!(
-                "{} prompt words, {} output tokens{}, {} round{} per level, thinking {}",
-                count(w.prompt_words),
+                "{}, {} output tokens{}, {} round{} per level, thinking {}",
+                match (w.prompt_words, w.prompt_tokens) {
+                    (Some(words), _) => format!("{} prompt words", count(words)),
+                    (None, Some(tokens)) => format!("{} prompt tokens", count(tokens)),
+                    (None, None) => "prompt length not recorded".to_owned(),
+                },
                 count(w.output_tokens),
                 if w.ignore_eos { " (ignore_eos)" } else { "" },
                 w.rounds,
@@ -138,6 +142,17 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
     ];
     if let Some(server) = &sweep.server {
         facts.push(Fact::new("Server software", server.clone()));
+    }
+    if let Some(source) = &sweep.source {
+        facts.push(Fact::new("Imported from", source.clone()));
+    }
+    for level in &sweep.levels {
+        if let Some(source) = &level.source {
+            facts.push(Fact::new(
+                format!("Concurrency {}", level.concurrency),
+                source.clone(),
+            ));
+        }
     }
     if let Some(notes) = &sweep.notes {
         facts.push(Fact::new("Notes", notes.clone()));

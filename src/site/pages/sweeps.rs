@@ -100,10 +100,9 @@ pub fn table_of(c: &Catalog, records: impl IntoIterator<Item = usize>) -> Table 
                     cells: vec![
                         Cell::link(&sweep.label, c.sweep_url(sweep)),
                         Cell::text(&sweep.model),
-                        Cell::number(
-                            count(sweep.workload.prompt_words),
-                            sweep.workload.prompt_words as f64,
-                        ),
+                        opt_cell(sweep.workload.prompt_words.map(|w| w as f64), |w| {
+                            count(w as u64)
+                        }),
                         Cell::number(
                             count(sweep.workload.output_tokens),
                             sweep.workload.output_tokens as f64,
