@@ -1068,7 +1068,7 @@ fn vllm_bench_result_files_become_one_sweep_with_each_figure_sourced() {
         "twice",
     ]);
     assert!(
-        twice.stderr.contains("both ran at --max-concurrency 8"),
+        twice.stderr.contains("both ran at concurrency 8: one result per level"),
         "{}",
         twice.stderr
     );
@@ -1088,5 +1088,107 @@ fn vllm_bench_result_files_become_one_sweep_with_each_figure_sourced() {
         bad.stderr.contains("error: data/no-concurrency.json: max_concurrency is null: run vllm bench serve with --max-concurrency"),
         "{}",
         bad.stderr
+    );
+}
+
+#[test]
+fn a_guidellm_report_becomes_one_sweep_of_its_concurrency_levels() {
+    let project = Project::copy_of_repo();
+    let report = repo().join("tests/fixtures/guidellm/benchmarks.json");
+    let output = project.run(&[
+        "collect",
+        "import",
+        "guidellm",
+        report.to_str().unwrap(),
+        "--label",
+        "guidellm qwen3-8b",
+    ]);
+    output.assert_success();
+    let doc = project.results();
+    let sweep = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "guidellm qwen3-8b")
+        .unwrap();
+    assert_eq!(
+        (
+            sweep.model.as_str(),
+            sweep.base_url.as_str(),
+            sweep.generated.to_string()
+        ),
+        (
+            "Qwen/Qwen3-8B",
+            "http://127.0.0.1:8000",
+            "2026-12-03".to_owned()
+        )
+    );
+    // The throughput benchmark has no fixed concurrency: left out.
+    let [sync, four] = &sweep.levels[..] else {
+        panic!("{:?}", sweep.levels)
+    };
+    // Synchronous, from its two request records, by hand: TTFT 0.1 and 0.2 (p95 0.195),
+    // latency to the last token 1.1 and 1.0, rates 10/1.0 and 20/0.8 (mean 17.5), 32 tokens
+    // in 2.4 s.
+    assert_eq!((sync.concurrency, sync.requests, sync.failed), (1, 2, 0));
+    assert_eq!(
+        (sync.ttft_p50_s, sync.ttft_p95_s),
+        (Some(0.15), Some(0.195))
+    );
+    assert_eq!(
+        (sync.latency_p50_s, sync.latency_p95_s),
+        (Some(1.05), Some(1.095))
+    );
+    assert_eq!(sync.decode_tok_s_per_stream, Some(17.5));
+    assert_eq!(
+        (sync.output_tokens, sync.prompt_tokens),
+        (Some(16), Some(51))
+    );
+    assert_eq!(sync.total_tok_s, Some(13.3));
+    assert!(
+        sync.source
+            .as_deref()
+            .unwrap()
+            .contains("recomputed from 2 per-request records")
+    );
+    // Four streams, summary only: medians and p95 of the distributions, 1000 / mean ITL
+    // (20, 40, 60, 80 ms: 50) = 20 tok/s, 104 tokens in 2.5 s; one errored request.
+    assert_eq!(
+        (four.concurrency, four.requests, four.succeeded, four.failed),
+        (4, 5, 4, 1)
+    );
+    assert_eq!(
+        (four.ttft_p50_s, four.latency_p50_s, four.latency_p95_s),
+        (Some(0.3), Some(1.81), Some(2.31))
+    );
+    assert_eq!(
+        (four.decode_tok_s_per_stream, four.total_tok_s),
+        (Some(20.0), Some(41.6))
+    );
+    assert!(
+        four.source
+            .as_deref()
+            .unwrap()
+            .contains("summary distributions only")
+    );
+    check_is_clean(&project);
+
+    project.write(
+        "data/rates.json",
+        r#"{"benchmarks": [{"config": {"strategy": {"type_": "constant", "rate": 2.0}}}]}"#,
+    );
+    let rates = project.run(&[
+        "collect",
+        "import",
+        "guidellm",
+        "data/rates.json",
+        "--label",
+        "r",
+    ]);
+    assert!(
+        rates.stderr.contains(
+            "error: data/rates.json: no synchronous or concurrent benchmark (found: constant)"
+        ),
+        "{}",
+        rates.stderr
     );
 }

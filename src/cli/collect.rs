@@ -60,11 +60,15 @@ enum ImportCommand {
     /// The result files of `vllm bench serve --save-result` (optionally --save-detailed) for
     /// one workload at several --max-concurrency values: one sweep, a level per file.
     VllmBench(ImportArgs),
+    /// A guidellm JSON report (`--output json`): each synchronous or concurrent-streams
+    /// benchmark is a level of one sweep.
+    Guidellm(ImportArgs),
 }
 
 #[derive(Debug, Args)]
 struct ImportArgs {
-    /// The result files (JSON, or JSON lines from --append-result).
+    /// The result files (vllm bench: JSON, or JSON lines from --append-result; guidellm: its
+    /// JSON report).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// The sweep's label; its slug is the permanent page unless --id is given.
@@ -365,11 +369,16 @@ pub fn run(root: &Path, args: CollectArgs) -> CommandOutcome {
         CollectCommand::Capture(args) => runtime()?.block_on(capture(&layout, *args)),
         CollectCommand::Divergence(args) => divergence(&layout, args),
         CollectCommand::Jitter(args) => runtime()?.block_on(jitter(&layout, *args)),
-        CollectCommand::Import(ImportCommand::VllmBench(args)) => import(&layout, args),
+        CollectCommand::Import(ImportCommand::VllmBench(args)) => {
+            import(&layout, collect::ImportTool::VllmBench, args)
+        }
+        CollectCommand::Import(ImportCommand::Guidellm(args)) => {
+            import(&layout, collect::ImportTool::Guidellm, args)
+        }
     }
 }
 
-fn import(layout: &Layout, args: ImportArgs) -> CommandOutcome {
+fn import(layout: &Layout, tool: collect::ImportTool, args: ImportArgs) -> CommandOutcome {
     let options = collect::ImportOptions {
         label: args.label,
         id: args.id.as_deref().map(id).transpose()?,
@@ -378,11 +387,12 @@ fn import(layout: &Layout, args: ImportArgs) -> CommandOutcome {
         today: scaffold::today(),
         dimensions: dimensions(&args.dims)?,
     };
-    let sweep = collect::import_vllm_bench(&layout.root, &options)?;
+    let sweep = collect::import(&layout.root, tool, &options)?;
     let line = format!(
-        "sweep {:?}: {} levels imported from vllm bench serve",
+        "sweep {:?}: {} levels imported ({})",
         sweep.label,
-        sweep.levels.len()
+        sweep.levels.len(),
+        sweep.source.as_deref().unwrap_or_default()
     );
     write(layout, sweep, &args.writing)?;
     println!("{line}");

@@ -34,7 +34,7 @@ pub use capture::{
 pub use client::{Client, Endpoint, Liveness};
 pub use decode::{RunOptions, run};
 pub use hardware::{Detected, hardware, merge};
-pub use import::{ImportOptions, vllm_bench as import_vllm_bench};
+pub use import::{ImportOptions, Tool as ImportTool, import};
 pub use launch::{Diagnosis, LaunchOptions, Phase, diagnose};
 pub use progress::Progress;
 pub use quality::{DivergenceOptions, JitterOptions, compare_captures, divergence, jitter};
