@@ -348,41 +348,93 @@ fn refusals_say_why() {
     );
 }
 
-#[test]
-fn jitter_of_a_deterministic_server_is_zero_over_the_counted_positions() {
-    let server = FakeVllm::start(Script::default());
-    let project = project();
-    let url = server.url();
-    let output = project.run(&[
+fn jitter_args<'a>(label: &'a str, url: &'a str, repeats: &'a str) -> Vec<&'a str> {
+    vec![
         "collect",
         "jitter",
         "--label",
-        "fake jitter",
+        label,
         "--prompts",
         "3",
         "--repeats",
-        "4",
+        repeats,
         "--max-tokens",
-        "10",
+        "12",
         "--top-k",
         "5",
         "--prompt-set",
         "data/small.jsonl",
         "--base-url",
-        &url,
-    ]);
-    output.assert_success();
+        url,
+    ]
+}
+
+#[test]
+fn jitter_of_a_deterministic_server_is_zero_over_the_counted_positions() {
+    let server = FakeVllm::start(Script::default());
+    let project = project();
+    let url = server.url();
+    project
+        .run(&jitter_args("fake jitter", &url, "4"))
+        .assert_success();
     let doc = project.results();
     let jitter = doc
         .jitter
         .iter()
         .find(|j| j.label == "fake jitter")
         .unwrap();
-    assert_eq!(jitter.positions, 3 * 3 * 10);
+    assert_eq!(jitter.positions, 3 * 3 * 12);
     assert_eq!(
         (jitter.kld_mean, jitter.kld_max, jitter.top1_flip_rate),
         (0.0, 0.0, 0.0)
     );
+}
+
+#[test]
+fn jitter_of_a_noisy_server_is_the_noises_kl() {
+    // Each prompt is scored twice; the second scoring to arrive is shifted by 0.3. Which of
+    // the two is the first repeat depends on arrival, so each prompt contributes KL(p‖q) or
+    // KL(q‖p), worked out here on the full distributions' top-5 plus tails.
+    let server = FakeVllm::start(Script {
+        jitter: 0.3,
+        ..Script::default()
+    });
+    let project = project();
+    let url = server.url();
+    project
+        .run(&jitter_args("noisy", &url, "2"))
+        .assert_success();
+    let doc = project.results();
+    let jitter = doc.jitter.iter().find(|j| j.label == "noisy").unwrap();
+    let (mut low, mut high, mut flips) = (0.0, 0.0, 0);
+    for (_, _, text) in &PROMPTS[..3] {
+        let prompt = tokenize_messages(
+            &[serde_json::json!({"role": "user", "content": text})],
+            false,
+        );
+        let mut context = prompt.clone();
+        let (mut forward, mut backward) = (0.0, 0.0);
+        for token in greedy(&prompt) {
+            let (p, q) = (distribution(&context, 0.0), distribution(&context, 0.3));
+            forward += expected_kl(&p, &q, token);
+            backward += expected_kl(&q, &p, token);
+            flips += usize::from(top(&p, 1)[0].0 != top(&q, 1)[0].0);
+            context.push(token);
+        }
+        low += f64::min(forward, backward);
+        high += f64::max(forward, backward);
+    }
+    let n = (3 * TOKENS) as f64;
+    assert_eq!(jitter.positions, 3 * TOKENS as u64);
+    let (low, high) = (low / n, high / n);
+    assert!(low > 1e-3, "the noise shows: {low}");
+    // float32 logprobs: agreement to about 1e-6.
+    assert!(
+        low - 1e-6 <= jitter.kld_mean && jitter.kld_mean <= high + 1e-6,
+        "{} outside [{low}, {high}]",
+        jitter.kld_mean
+    );
+    assert!((jitter.top1_flip_rate - flips as f64 / n).abs() < 1e-12);
 }
 
 #[test]

@@ -43,6 +43,8 @@ pub struct Script {
     pub kv_tokens: Option<u64>,
     /// Draft tokens proposed and accepted per request, if speculative.
     pub spec: Option<(u64, u64)>,
+    /// The first request's drafted and accepted tokens, when they differ from `spec`'s.
+    pub first_spec: Option<(u64, u64)>,
     /// Whether the usage chunk is sent.
     pub usage: bool,
     /// Request numbers (1-based) that get an HTTP 500.
@@ -61,6 +63,9 @@ pub struct Script {
     pub perturbation: f64,
     /// Answers without prompt_logprobs, as llama.cpp's server does.
     pub no_prompt_logprobs: bool,
+    /// Run-to-run noise: every second scoring of the same prompt (by arrival) is shifted by
+    /// this much more than `perturbation`.
+    pub jitter: f64,
     /// A request field answered with HTTP 500 and a validation error naming it, as
     /// llama-cpp-python answers `top_k: -1`.
     pub refuse: Option<String>,
@@ -83,6 +88,7 @@ impl Default for Script {
             max_seqs: 64,
             kv_tokens: Some(131_072),
             spec: None,
+            first_spec: None,
             usage: true,
             fail: Vec::new(),
             cut: Vec::new(),
@@ -92,19 +98,11 @@ impl Default for Script {
             touch_on_first_request: None,
             perturbation: 0.0,
             no_prompt_logprobs: false,
+            jitter: 0.0,
             refuse: None,
             health: true,
             metrics_text: None,
         }
-    }
-}
-
-impl Script {
-    /// The decode rate a client should measure for an answer of `tokens` tokens:
-    /// (tokens − 1) over the span from the first to the last token chunk.
-    pub fn decode_rate(&self, tokens: u64) -> f64 {
-        let chunks = tokens.div_ceil(self.tokens_per_chunk);
-        (tokens - 1) as f64 / ((chunks - 1) as f64 * self.chunk_interval.as_secs_f64())
     }
 }
 
@@ -116,6 +114,8 @@ struct Shared {
     in_flight: AtomicUsize,
     peak: AtomicUsize,
     bodies: Mutex<Vec<Value>>,
+    /// Scorings so far, by prompt.
+    scorings: Mutex<std::collections::HashMap<Vec<u32>, u64>>,
     die: watch::Sender<bool>,
 }
 
@@ -148,6 +148,7 @@ impl FakeVllm {
             in_flight: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
             bodies: Mutex::new(Vec::new()),
+            scorings: Mutex::new(std::collections::HashMap::new()),
             die,
         });
         let listener = runtime
@@ -246,9 +247,14 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
         text.push_str(&format!("# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n# TYPE vllm:cache_config_info gauge\nvllm:cache_config_info{{block_size=\"16\",cache_dtype=\"fp8\",engine=\"0\",kv_cache_size_tokens=\"{kv}\",num_gpu_blocks=\"{}\"}} 1.0\n", kv / 16));
     }
     if let Some((drafted, accepted)) = script.spec {
-        let done = shared.finished.load(Ordering::SeqCst) as f64;
-        text.push_str(&format!("# HELP vllm:spec_decode_num_draft_tokens_total Draft tokens.\n# TYPE vllm:spec_decode_num_draft_tokens_total counter\nvllm:spec_decode_num_draft_tokens_total{{engine=\"0\",model_name=\"m\"}} {:.1}\n", done * drafted as f64));
-        text.push_str(&format!("# HELP vllm:spec_decode_num_accepted_tokens_total Accepted tokens.\n# TYPE vllm:spec_decode_num_accepted_tokens_total counter\nvllm:spec_decode_num_accepted_tokens_total{{engine=\"0\",model_name=\"m\"}} {:.1}\n", done * accepted as f64));
+        let done = shared.finished.load(Ordering::SeqCst);
+        let (first_drafted, first_accepted) = script.first_spec.unwrap_or((drafted, accepted));
+        let total = |first: u64, each: u64| match done {
+            0 => 0.0,
+            n => (first + (n - 1) * each) as f64,
+        };
+        text.push_str(&format!("# HELP vllm:spec_decode_num_draft_tokens_total Draft tokens.\n# TYPE vllm:spec_decode_num_draft_tokens_total counter\nvllm:spec_decode_num_draft_tokens_total{{engine=\"0\",model_name=\"m\"}} {:.1}\n", total(first_drafted, drafted)));
+        text.push_str(&format!("# HELP vllm:spec_decode_num_accepted_tokens_total Accepted tokens.\n# TYPE vllm:spec_decode_num_accepted_tokens_total counter\nvllm:spec_decode_num_accepted_tokens_total{{engine=\"0\",model_name=\"m\"}} {:.1}\n", total(first_accepted, accepted)));
     }
     text.into_response()
 }
@@ -363,9 +369,16 @@ async fn completions(State(shared): State<Arc<Shared>>, body: Bytes) -> Response
                 json!({"choices": [{"index": 0, "text": "x", "logprobs": null}]}),
             );
         }
+        let arrival = {
+            let mut scorings = shared.scorings.lock().unwrap();
+            let count = scorings.entry(prompt.clone()).or_insert(0);
+            *count += 1;
+            *count
+        };
+        let shift = script.perturbation + if arrival % 2 == 0 { script.jitter } else { 0.0 };
         let mut entries = vec![Value::Null];
         for t in 1..prompt.len() {
-            let logprobs = distribution(&prompt[..t], script.perturbation);
+            let logprobs = distribution(&prompt[..t], shift);
             let actual = prompt[t];
             let mut entry = serde_json::Map::new();
             for (rank, (token, logprob)) in top(&logprobs, logprobs.len()).iter().enumerate() {
