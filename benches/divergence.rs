@@ -1,6 +1,7 @@
 //! `collect divergence` at full size: two captures of 96 prompts × 256 positions × top-20,
 //! read from their gzip files, both blocks computed, the bootstrap's 1000 resamples included.
-//! Also the capture file size per prompt.
+//! Each position's top-20 holds 95% of a normalised distribution; b shares 15 of a's ids, so
+//! the tail path runs. Also the capture file size per prompt.
 //!
 //! `cargo bench --bench divergence`
 
@@ -53,12 +54,25 @@ fn main() {
         for (index, tokens) in continuations.iter().enumerate() {
             let mut scored = Scored::default();
             for &token in tokens {
-                // A peaked distribution whose top-20 holds the token; b's logprobs jittered.
-                let mut top: Vec<(u32, f32)> = (0..TOP_K as u32)
-                    .map(|rank| {
-                        let id = if rank == 0 { token } else { rng.u32(..VOCAB) };
-                        let logprob = -0.2 - f64::from(rank) * 0.45 + (noisy.f64() - 0.5) * noise;
-                        (id, logprob as f32)
+                // A peaked distribution: 95% of the mass on the top-20 (normalised log-softmax
+                // of its logits), the rest in the tail. b's logprobs are jittered, and its
+                // last five ranks are other tokens, so the shared support is partial and the
+                // tail terms are computed.
+                let logits: Vec<f64> = (0..TOP_K)
+                    .map(|rank| -(rank as f64) * 0.45 + (noisy.f64() - 0.5) * noise)
+                    .collect();
+                let total = logits.iter().map(|l| l.exp()).sum::<f64>().ln();
+                let mut top: Vec<(u32, f32)> = logits
+                    .iter()
+                    .enumerate()
+                    .map(|(rank, logit)| {
+                        let shared = rng.u32(..VOCAB);
+                        let token_id = match rank {
+                            0 => token,
+                            15.. if id == "b" => noisy.u32(..VOCAB),
+                            _ => shared,
+                        };
+                        (token_id, (logit - total + 0.95f64.ln()) as f32)
                     })
                     .collect();
                 top.dedup_by_key(|(id, _)| *id);
