@@ -104,7 +104,13 @@ fn measure(runtime: &tokio::runtime::Runtime, port: u16, server_name: &str, serv
     println!("\n{server_name}");
     println!(
         "{:>11} {:>9} {:>12} {:>10} {:>11} {:>15} {:>11}",
-        "concurrency", "requests", "tokens/s", "requests/s", "client CPU", "client µs/token", "server CPU"
+        "concurrency",
+        "requests",
+        "tokens/s",
+        "requests/s",
+        "client CPU",
+        "client µs/token",
+        "server CPU"
     );
     for (concurrency, requests) in [(1, 1500), (16, 6000), (64, 12000)] {
         let bodies = vec![body.clone(); requests];
@@ -188,11 +194,16 @@ fn per_token_server(port: u16) {
                                 Some((Ok::<_, std::convert::Infallible>(event), n + 1))
                             }
                         });
-                        ([("content-type", "text/event-stream")], Body::from_stream(stream))
+                        (
+                            [("content-type", "text/event-stream")],
+                            Body::from_stream(stream),
+                        )
                     }
                 }),
             );
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .unwrap();
         let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
             let _ = tcp.set_nodelay(true);
         });

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use benchsite::data::{self, FailureStatus, LevelStatus};
 use fake_vllm::{FakeVllm, Script};
-use support::{Output, Project, repo};
+use support::{Output, Project, free_port, repo};
 
 /// `collect run` of the fake profile (a dense 7B) against `server`, with `extra` arguments.
 fn fake_run(project: &Project, server: &FakeVllm, id: &str, extra: &[&str]) -> Output {
@@ -585,14 +585,6 @@ esac
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 fn launch_run(project: &Project, mode: &str, id: &str) -> Output {

@@ -4,12 +4,11 @@
 
 mod support;
 
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{Project, repo};
+use support::{Project, free_port, repo};
 
 /// The model's alias on the server.
 const MODEL: &str = "tiny";
@@ -38,11 +37,7 @@ impl LlamaServer {
             .status()
             .unwrap();
         assert!(made.success(), "tiny_gguf.py failed");
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let log = std::fs::File::create(dir.join("server.log")).unwrap();
         // Requests queue instead of interrupting each other (llama-cpp-python's default
         // cancels a running request when the next one arrives).

@@ -71,20 +71,27 @@ struct ImportArgs {
     /// JSON report).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// The sweep's label; its slug is the permanent page unless --id is given.
+    #[command(flatten)]
+    record: Labelled,
+    #[command(flatten)]
+    writing: Writing,
+}
+
+/// What names and describes a labelled record made from files, not a server.
+#[derive(Debug, Args)]
+struct Labelled {
+    /// The record's label; its slug is the permanent page unless --id is given.
     #[arg(long)]
     label: String,
     /// The permanent page's slug, when not the label's.
     #[arg(long)]
     id: Option<String>,
-    /// A dimension of the sweep (repeatable), e.g. --dim mtp=on.
+    /// A dimension (repeatable), e.g. --dim kv=fp8.
     #[arg(long = "dim", value_name = "KEY=VALUE")]
     dims: Vec<String>,
     /// Free text for the record.
     #[arg(long)]
     notes: Option<String>,
-    #[command(flatten)]
-    writing: Writing,
 }
 
 /// How to reach the server.
@@ -269,18 +276,8 @@ struct DivergenceArgs {
     /// The other side's capture id.
     #[arg(long)]
     b: String,
-    /// The record's label.
-    #[arg(long)]
-    label: String,
-    /// The permanent page's slug, when not the label's.
-    #[arg(long)]
-    id: Option<String>,
-    /// A dimension (repeatable), e.g. --dim kv=fp8.
-    #[arg(long = "dim", value_name = "KEY=VALUE")]
-    dims: Vec<String>,
-    /// Free text for the record.
-    #[arg(long)]
-    notes: Option<String>,
+    #[command(flatten)]
+    record: Labelled,
     #[command(flatten)]
     writing: Writing,
 }
@@ -380,12 +377,12 @@ pub fn run(root: &Path, args: CollectArgs) -> CommandOutcome {
 
 fn import(layout: &Layout, tool: collect::ImportTool, args: ImportArgs) -> CommandOutcome {
     let options = collect::ImportOptions {
-        label: args.label,
-        id: args.id.as_deref().map(id).transpose()?,
+        label: args.record.label,
+        id: args.record.id.as_deref().map(id).transpose()?,
         files: args.files.iter().map(|f| layout.root.join(f)).collect(),
-        notes: args.notes,
+        notes: args.record.notes,
         today: scaffold::today(),
-        dimensions: dimensions(&args.dims)?,
+        dimensions: dimensions(&args.record.dims)?,
     };
     let sweep = collect::import(&layout.root, tool, &options)?;
     let line = format!(
@@ -669,12 +666,12 @@ async fn capture(layout: &Layout, args: CaptureArgs) -> CommandOutcome {
 
 fn divergence(layout: &Layout, args: DivergenceArgs) -> CommandOutcome {
     let options = collect::DivergenceOptions {
-        label: args.label,
-        id: args.id.as_deref().map(id).transpose()?,
+        label: args.record.label,
+        id: args.record.id.as_deref().map(id).transpose()?,
         a: args.a,
         b: args.b,
-        dimensions: dimensions(&args.dims)?,
-        notes: args.notes,
+        dimensions: dimensions(&args.record.dims)?,
+        notes: args.record.notes,
         today: scaffold::today(),
     };
     let record = collect::divergence(&layout.root, &options)?;

@@ -11,6 +11,15 @@ pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A port of 127.0.0.1 nothing listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// The corpus's valid base document.
 pub fn valid_minimal() -> Vec<u8> {
     std::fs::read(repo().join("tests/fixtures/valid/minimal.json")).unwrap()
