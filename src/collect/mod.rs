@@ -1,8 +1,10 @@
-//! `benchsite collect`: measuring a running OpenAI-compatible server (vLLM first) and
-//! recording the results in `data/results.json` through the one atomic writer.
+//! `benchsite collect`: measuring a running OpenAI-compatible server (vLLM, llama.cpp's
+//! llama-server, llama-cpp-python, others for what they expose) and recording the results in
+//! `data/results.json` through the one atomic writer.
 //!
 //! [`run`] measures single-stream decode speed, [`sweep`] a concurrency sweep, [`hardware`]
-//! reads the machine; each returns the record, which [`save`] writes. With a [`LaunchOptions`]
+//! reads the machine, [`import`] reads other tools' result files; each returns the record,
+//! which [`save`] writes. With a [`LaunchOptions`]
 //! the server is started from its profile first, and a server that does not come up becomes a
 //! failure record.
 
@@ -196,7 +198,7 @@ impl Target {
     }
 }
 
-/// Connects: the model list (the model asked for must be served), the version.
+/// Connects: the model list (the model asked for must be served), then which server it is.
 pub(crate) async fn connect(server: &ServerOptions) -> Result<Target, CollectError> {
     let client = Client::new(&server.base_url, server.api_key.as_deref(), server.timeout)?;
     let models = client.models().await?;
