@@ -20,7 +20,9 @@ struct LlamaServer {
 }
 
 impl LlamaServer {
-    fn start(dir: &Path) -> Self {
+    /// Starts the server; `interrupt` keeps llama-cpp-python's default of cancelling a
+    /// running request when the next one arrives.
+    fn start(dir: &Path, interrupt: bool) -> Self {
         let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
         let present = Command::new(&python)
             .args(["-c", "import llama_cpp.server, gguf"])
@@ -52,7 +54,11 @@ impl LlamaServer {
                 "--n_threads",
                 "1",
             ])
-            .args(["--interrupt_requests", "False", "--host", "127.0.0.1"])
+            .args([
+                "--interrupt_requests",
+                if interrupt { "True" } else { "False" },
+            ])
+            .args(["--host", "127.0.0.1"])
             .args(["--port", &port.to_string()])
             .stdout(log.try_clone().unwrap())
             .stderr(log)
@@ -86,7 +92,7 @@ impl Drop for LlamaServer {
 #[test]
 fn run_and_sweep_against_llama_cpp_python() {
     let dir = tempfile::tempdir().unwrap();
-    let server = LlamaServer::start(dir.path());
+    let server = LlamaServer::start(dir.path(), false);
     let project = Project::copy_of_repo();
     project.write(
         "profiles/tiny.env",
@@ -232,4 +238,38 @@ fn run_and_sweep_against_llama_cpp_python() {
     );
     let check = project.run(&["check"]);
     check.assert_success();
+}
+
+#[test]
+fn a_sweep_says_why_llama_cpp_python_cut_its_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = LlamaServer::start(dir.path(), true);
+    let project = Project::copy_of_repo();
+    let sweep = project.run(&[
+        "collect",
+        "sweep",
+        "--label",
+        "interrupted",
+        "--levels",
+        "2",
+        "--prompt-words",
+        "40",
+        "--output-tokens",
+        "64",
+        "--rounds",
+        "2",
+        "--base-url",
+        &server.url,
+    ]);
+    sweep.assert_success();
+    let doc = project.results();
+    let record = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "interrupted")
+        .unwrap();
+    assert!(record.levels[0].failed > 0, "{:?}", record.levels[0]);
+    let hint = "llama-cpp-python cancels a running request when the next one arrives unless it is started with --interrupt_requests False";
+    assert!(sweep.stderr.contains(hint), "{}", sweep.stderr);
+    assert!(record.notes.as_deref().unwrap().contains(hint));
 }

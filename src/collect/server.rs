@@ -9,6 +9,8 @@
 
 use serde_json::{Value, json};
 
+use super::stream::RequestError;
+
 /// The kinds of server benchsite tells apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -136,6 +138,15 @@ impl Server {
             body["chat_template_kwargs"] = json!({"enable_thinking": thinking});
         }
         body
+    }
+
+    /// What this server is known to do that explains failures at `concurrency`, if anything:
+    /// llama-cpp-python cancels a running request when the next one arrives, by default.
+    pub fn hint(&self, concurrency: u64, errors: &[RequestError]) -> Option<&'static str> {
+        let cut = |e: &RequestError| matches!(e, RequestError::NoToken | RequestError::Cut);
+        (self.kind == Kind::LlamaCppPython && concurrency > 1 && errors.iter().any(cut)).then_some(
+            "llama-cpp-python cancels a running request when the next one arrives unless it is started with --interrupt_requests False; its answers at concurrency above 1 need that.",
+        )
     }
 
     /// Whether the server reads `ignore_eos` (vLLM and llama-server do).

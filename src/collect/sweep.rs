@@ -329,6 +329,12 @@ pub async fn sweep(
             );
             progress.line(&failed);
             notes.push(format!("{failed}."));
+            if let Some(hint) = target.server.hint(concurrency, &level.errors) {
+                if !notes.iter().any(|n| n == hint) {
+                    notes.push(hint.to_owned());
+                }
+                progress.line(hint);
+            }
         }
         progress.line(&level_line(&summary));
         let all_failed = summary.status == LevelStatus::Failed;
