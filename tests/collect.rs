@@ -1192,3 +1192,73 @@ fn a_guidellm_report_becomes_one_sweep_of_its_concurrency_levels() {
         rates.stderr
     );
 }
+
+#[test]
+fn a_llama_server_is_named_and_asked_for_greedy_in_its_terms() {
+    let _timed = timed();
+    let server = FakeVllm::start(Script {
+        version: None,
+        llama_server: Some("b6500-1a2b3c4".into()),
+        kv_tokens: None,
+        tokens: 40,
+        chunk_interval: Duration::from_millis(1),
+        ..Script::default()
+    });
+    let project = Project::copy_of_repo();
+    fake_profile(&project, server.addr.port(), 32768);
+    let output = fake_run(
+        &project,
+        &server,
+        "fake-llama-server",
+        &["--precision", "Q4_K_M"],
+    );
+    output.assert_success();
+    assert!(
+        output
+            .stderr
+            .contains("measuring llama.cpp llama-server b6500-1a2b3c4"),
+        "{}",
+        output.stderr
+    );
+    for body in server.bodies() {
+        assert_eq!(
+            (body["top_k"].as_i64(), body["repeat_penalty"].as_f64()),
+            (Some(0), Some(1.0))
+        );
+        assert!(body.get("repetition_penalty").is_none(), "{body}");
+        assert_eq!(body["chat_template_kwargs"]["enable_thinking"], false);
+    }
+    let doc = project.results();
+    let run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "fake-llama-server")
+        .unwrap();
+    assert_eq!(
+        run.server.as_deref(),
+        Some("llama.cpp llama-server b6500-1a2b3c4")
+    );
+    assert_eq!(run.vllm_version, None);
+    // Capture needs prompt_logprobs, which llama-server does not give: refused up front.
+    project.write(
+        "data/prompts.jsonl",
+        &std::fs::read_to_string(repo().join("data/prompts.jsonl")).unwrap(),
+    );
+    let requests = server.requests();
+    let capture = project.run(&[
+        "collect",
+        "capture",
+        "--id",
+        "c",
+        "--base-url",
+        &server.url(),
+    ]);
+    assert!(
+        capture
+            .stderr
+            .contains("llama.cpp llama-server b6500-1a2b3c4 cannot"),
+        "{}",
+        capture.stderr
+    );
+    assert_eq!(server.requests(), requests);
+}

@@ -71,6 +71,9 @@ pub struct Script {
     pub refuse: Option<String>,
     /// Whether `/health` exists (llama-cpp-python has none: 404).
     pub health: bool,
+    /// Answers `/props` with this `build_info` and lists the model as `owned_by: llamacpp`,
+    /// as llama.cpp's llama-server does.
+    pub llama_server: Option<String>,
     /// `/metrics` served as is, instead of the scripted families.
     pub metrics_text: Option<String>,
 }
@@ -101,6 +104,7 @@ impl Default for Script {
             jitter: 0.0,
             refuse: None,
             health: true,
+            llama_server: None,
             metrics_text: None,
         }
     }
@@ -158,6 +162,7 @@ impl FakeVllm {
         let app = Router::new()
             .route("/health", get(health))
             .route("/version", get(version))
+            .route("/props", get(props))
             .route("/v1/models", get(models))
             .route("/metrics", get(metrics))
             .route("/tokenize", post(tokenize))
@@ -220,6 +225,15 @@ async fn health(State(shared): State<Arc<Shared>>) -> StatusCode {
     }
 }
 
+async fn props(State(shared): State<Arc<Shared>>) -> Response {
+    match &shared.script.llama_server {
+        Some(build) => json_response(
+            json!({"build_info": build, "total_slots": 1, "default_generation_settings": {"n_ctx": shared.script.max_model_len}}),
+        ),
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
 async fn version(State(shared): State<Arc<Shared>>) -> Response {
     match &shared.script.version {
         Some(version) => json_response(json!({ "version": version })),
@@ -231,7 +245,7 @@ async fn models(State(shared): State<Arc<Shared>>) -> Response {
     let script = &shared.script;
     json_response(json!({
         "object": "list",
-        "data": [{"id": script.model, "object": "model", "owned_by": "vllm", "max_model_len": script.max_model_len}],
+        "data": [{"id": script.model, "object": "model", "owned_by": if script.llama_server.is_some() { "llamacpp" } else { "vllm" }, "max_model_len": script.max_model_len}],
     }))
 }
 
