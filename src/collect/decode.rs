@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::launch::{self, LaunchOptions, Phase};
 use super::metrics::{self, KvSource, Metrics};
 use super::progress::Progress;
-use super::stream::{Timing, Usage};
+use super::stream::Timing;
 use super::{CollectError, Endpoint, Outcome, ServerOptions, Target, connect, interrupted};
 use crate::data::{self, Date, Failure, Id, Results, Run, RunStatus};
 use crate::profiles::{self, Setting};
@@ -133,9 +133,7 @@ pub async fn run(
     let mut notes: Vec<String> = options.notes.iter().cloned().collect();
     notes.extend(target.notes());
     if let Some(counted) = counted {
-        notes.push(format!(
-            "The server sent no usage report; output tokens were counted by its {counted}."
-        ));
+        notes.push(super::counted_note(counted));
     }
     // What is missing is said on the terminal and in the record.
     let mut gaps = Vec::new();
@@ -208,14 +206,9 @@ pub async fn run(
             (None, None)
         }
     };
-    if target.vllm_version().is_none() {
-        gaps.push(format!(
-            "the server has no /version (it is {}); vllm_version is left out",
-            target.server.describe()
-        ));
-    }
+    gaps.extend(target.version_gap());
     for gap in gaps {
-        notes.push(sentence(&gap));
+        notes.push(super::sentence(&gap));
         warnings.push(gap);
     }
     let (vllm_version, server) = (target.vllm_version(), target.server.describe());
@@ -292,17 +285,8 @@ async fn measure(
             .stream(Endpoint::Chat, &body, progress)
             .await
             .map_err(|error| CollectError::Request(format!("{what} failed: {error}")))?;
-        if timing.output_tokens().is_none() {
-            // No usage report: the server's tokenizer counts the text; chunks are not tokens.
-            let tokens = target
-                .client
-                .count_tokens(&target.model, &timing.text)
-                .await;
-            timing.usage = tokens.map(|(tokens, _)| Usage {
-                prompt_tokens: None,
-                completion_tokens: Some(tokens),
-            });
-            counted = tokens.map(|(_, path)| path);
+        if let Some(path) = target.count_tokens(&mut timing).await {
+            counted = Some(path);
         }
         if let Some(rate) = timing.decode_rate() {
             progress.line(&format!(
@@ -321,13 +305,6 @@ async fn measure(
         after,
         counted,
     })
-}
-
-/// A clause as a sentence: capitalised, with a full stop.
-pub(super) fn sentence(clause: &str) -> String {
-    let mut chars = clause.chars();
-    let first = chars.next().map(|c| c.to_uppercase().to_string());
-    format!("{}{}.", first.unwrap_or_default(), chars.as_str())
 }
 
 /// A scrape of `/metrics`, or why there is none.

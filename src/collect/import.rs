@@ -15,10 +15,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::CollectError;
-use crate::data::{Date, Dimensions, Id, LevelStatus, Sweep, SweepLevel, Workload};
+use super::sweep::{Request, counted, figures};
+use crate::data::{Date, Id, Sweep, SweepLevel, Workload};
 use crate::stats;
 
-/// What `collect import vllm-bench` records.
+/// What `collect import` records.
 #[derive(Debug, Clone)]
 pub struct ImportOptions {
     /// The sweep's label.
@@ -61,7 +62,6 @@ struct Loaded {
 
 /// One level read from a tool's results, with what the record takes from it.
 struct Imported {
-    concurrency: u64,
     level: SweepLevel,
     model: Option<String>,
     date: Option<Date>,
@@ -122,14 +122,14 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
             tool.name()
         )));
     }
-    levels.sort_by_key(|l| l.concurrency);
+    levels.sort_by_key(|l| l.level.concurrency);
     if let Some(pair) = levels
         .windows(2)
-        .find(|w| w[0].concurrency == w[1].concurrency)
+        .find(|w| w[0].level.concurrency == w[1].level.concurrency)
     {
         return Err(CollectError::Usage(format!(
             "{} and {} both ran at concurrency {}: one result per level",
-            pair[0].file, pair[1].file, pair[0].concurrency
+            pair[0].file, pair[1].file, pair[0].level.concurrency
         )));
     }
     let model = levels[0].model.clone().unwrap_or_else(|| "unknown".into());
@@ -165,15 +165,13 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
         ignore_eos: false,
         thinking: false,
     };
-    let mut dimensions = Dimensions::new();
-    dimensions.insert("model".into(), model.clone());
-    if let Some(tokens) = workload.prompt_tokens {
-        dimensions.insert("prompt".into(), format!("{tokens} tok"));
-    }
-    dimensions.insert("output".into(), format!("{} tok", workload.output_tokens));
-    for (key, value) in &options.dimensions {
-        dimensions.insert(key.clone(), value.clone());
-    }
+    let dimensions = super::sweep::dimensions(
+        &model,
+        workload.prompt_tokens,
+        &workload,
+        None,
+        &options.dimensions,
+    );
     let mut files: Vec<&str> = loaded.iter().map(|r| r.file.as_str()).collect();
     files.dedup();
     let mut notes: Vec<String> = options.notes.iter().cloned().collect();
@@ -210,30 +208,6 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
 fn date_of(text: &str) -> Option<Date> {
     let day = text.get(..8)?;
     Date::new(&format!("{}-{}-{}", &day[..4], &day[4..6], &day[6..8])).ok()
-}
-
-/// An empty level of `concurrency` with its request counts.
-fn counted(concurrency: u64, completed: u64, failed: u64) -> SweepLevel {
-    SweepLevel {
-        concurrency,
-        requests: completed + failed,
-        succeeded: completed,
-        failed,
-        status: if completed > 0 {
-            LevelStatus::Ok
-        } else {
-            LevelStatus::Failed
-        },
-        prompt_tokens: None,
-        output_tokens: None,
-        ttft_p50_s: None,
-        ttft_p95_s: None,
-        decode_tok_s_per_stream: None,
-        total_tok_s: None,
-        latency_p50_s: None,
-        latency_p95_s: None,
-        source: None,
-    }
 }
 
 /// One `vllm bench serve` result object as a level.
@@ -303,7 +277,7 @@ fn vllm_level(result: &Loaded) -> Result<Imported, CollectError> {
                 prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
             })
             .collect();
-        recompute(&mut level, &requests);
+        figures(&mut level, &requests);
         level.source = Some(format!(
             "{file}: recomputed from the per-request ttfts, {}output_lens{} (--save-detailed); total tok/s is output_throughput",
             if latencies.is_some() {
@@ -366,7 +340,6 @@ fn vllm_level(result: &Loaded) -> Result<Imported, CollectError> {
         ));
     }
     Ok(Imported {
-        concurrency,
         level,
         model: json["model_id"].as_str().map(str::to_owned),
         date: json["date"].as_str().and_then(date_of),
@@ -454,7 +427,7 @@ fn guidellm_level(file: &str, benchmark: &Value, concurrency: u64) -> Imported {
                 })
             })
             .collect();
-        recompute(&mut level, &requests);
+        figures(&mut level, &requests);
         level.source = Some(format!(
             "{file}: recomputed from {} per-request records{}: TTFT to the first token, latency to the last token; total tok/s is output_token_count over the benchmark's duration",
             requests.len(),
@@ -483,7 +456,6 @@ fn guidellm_level(file: &str, benchmark: &Value, concurrency: u64) -> Imported {
     }
     let backend = &benchmark["config"]["backend"];
     Imported {
-        concurrency,
         level,
         model: find_text(backend, "model").or_else(|| find_text(&benchmark["config"], "model")),
         date: benchmark["start_time"].as_f64().and_then(date_of_epoch),
@@ -521,40 +493,6 @@ fn date_of_epoch(seconds: f64) -> Option<Date> {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     Date::new(&format!("{year:04}-{month:02}-{day:02}")).ok()
-}
-
-/// One successful request, in seconds and tokens.
-struct Request {
-    ttft: f64,
-    /// Request start to the last token.
-    latency: Option<f64>,
-    output: Option<f64>,
-    prompt: Option<f64>,
-}
-
-/// A level's figures from its requests, by the project's own definitions: percentiles by
-/// [`stats::quantile`], the decode rate as the mean of (output − 1) / (latency − TTFT).
-fn recompute(level: &mut SweepLevel, requests: &[Request]) {
-    let q = |values: &[f64], at: f64| stats::quantile(values, at).map(|v| stats::round(v, 4));
-    let median_count = |values: &[f64]| stats::median(values).map(|v| v.round() as u64);
-    let ttft: Vec<f64> = requests.iter().map(|r| r.ttft).collect();
-    let latency: Vec<f64> = requests.iter().filter_map(|r| r.latency).collect();
-    let output: Vec<f64> = requests.iter().filter_map(|r| r.output).collect();
-    let prompt: Vec<f64> = requests.iter().filter_map(|r| r.prompt).collect();
-    let rates: Vec<f64> = requests
-        .iter()
-        .filter_map(|r| {
-            let (tokens, end) = (r.output?, r.latency?);
-            (tokens > 1.0 && end > r.ttft).then(|| (tokens - 1.0) / (end - r.ttft))
-        })
-        .collect();
-    level.ttft_p50_s = q(&ttft, 0.5);
-    level.ttft_p95_s = q(&ttft, 0.95);
-    level.latency_p50_s = q(&latency, 0.5);
-    level.latency_p95_s = q(&latency, 0.95);
-    level.decode_tok_s_per_stream = stats::mean(&rates).map(|v| stats::round(v, 1));
-    level.output_tokens = median_count(&output);
-    level.prompt_tokens = median_count(&prompt);
 }
 
 #[cfg(test)]

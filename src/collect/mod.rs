@@ -41,7 +41,7 @@ pub use launch::{Diagnosis, LaunchOptions, Phase, diagnose};
 pub use progress::Progress;
 pub use quality::{DivergenceOptions, JitterOptions, compare_captures, divergence, jitter};
 pub use server::{Kind as ServerKind, Server};
-use stream::{RequestError, Timing};
+use stream::{RequestError, Timing, Usage};
 pub use sweep::{Level, SweepOptions, request_body, run_level, sweep};
 
 /// Why a collection could not be done.
@@ -187,6 +187,30 @@ impl Target {
         )))
     }
 
+    /// Counts the output tokens of an answer that came without a usage report, with the
+    /// server's tokenizer (chunks are not tokens); the endpoint that counted, when one did.
+    pub async fn count_tokens(&self, timing: &mut Timing) -> Option<&'static str> {
+        if timing.output_tokens().is_some() {
+            return None;
+        }
+        let (tokens, path) = self.client.count_tokens(&self.model, &timing.text).await?;
+        timing.usage = Some(Usage {
+            prompt_tokens: None,
+            completion_tokens: Some(tokens),
+        });
+        Some(path)
+    }
+
+    /// The warning, when the server gives no vLLM version.
+    pub fn version_gap(&self) -> Option<String> {
+        self.vllm_version().is_none().then(|| {
+            format!(
+                "the server has no /version (it is {}); vllm_version is left out",
+                self.server.describe()
+            )
+        })
+    }
+
     /// What the record should say of the server: the fields it refused.
     pub fn notes(&self) -> Vec<String> {
         self.refused
@@ -196,6 +220,18 @@ impl Target {
             })
             .collect()
     }
+}
+
+/// The note of a record whose output tokens the server's tokenizer at `path` counted.
+pub(crate) fn counted_note(path: &str) -> String {
+    format!("The server sent no usage report; output tokens were counted by its {path}.")
+}
+
+/// A clause as a sentence: capitalised, with a full stop.
+pub(crate) fn sentence(clause: &str) -> String {
+    let mut chars = clause.chars();
+    let first = chars.next().map(|c| c.to_uppercase().to_string());
+    format!("{}{}.", first.unwrap_or_default(), chars.as_str())
 }
 
 /// Connects: the model list (the model asked for must be served), then which server it is.

@@ -16,8 +16,8 @@ use super::launch::{self, LaunchOptions, Phase};
 use super::progress::Progress;
 use super::prompt::prompt;
 use super::server::Server;
-use super::stream::{RequestError, Timing, Usage};
-use super::{CollectError, Outcome, ServerOptions, connect, interrupted};
+use super::stream::{RequestError, Timing};
+use super::{CollectError, Outcome, ServerOptions, Target, connect, interrupted};
 use crate::data::{self, Date, Dimensions, Id, LevelStatus, Sweep, SweepLevel, Workload};
 use crate::profiles::{self, Setting};
 use crate::project::Layout;
@@ -139,86 +139,99 @@ impl Level {
     }
 
     /// Counts the output tokens of the answers that came without a usage report, with the
-    /// server's tokenizer; the endpoint that counted, when one did.
-    pub async fn count_tokens(&mut self, client: &Client, model: &str) -> Option<&'static str> {
-        let mut counted = None;
-        let missing = self
-            .timings
-            .iter_mut()
-            .filter(|t| t.output_tokens().is_none());
-        let counts = futures_util::stream::iter(missing.map(|timing| async {
-            let tokens = client.count_tokens(model, &timing.text).await;
-            (timing, tokens)
-        }))
-        .buffer_unordered(8)
-        .collect::<Vec<_>>()
-        .await;
-        for (timing, tokens) in counts {
-            if let Some((tokens, path)) = tokens {
-                timing.usage = Some(Usage {
-                    prompt_tokens: None,
-                    completion_tokens: Some(tokens),
-                });
-                counted = Some(path);
-            }
-        }
-        counted
+    /// server's tokenizer, eight at a time; the endpoint that counted, when one did.
+    pub(crate) async fn count_tokens(&mut self, target: &Target) -> Option<&'static str> {
+        futures_util::stream::iter(self.timings.iter_mut().map(|t| target.count_tokens(t)))
+            .buffer_unordered(8)
+            .filter_map(std::future::ready)
+            .collect::<Vec<_>>()
+            .await
+            .pop()
     }
 
     /// The level as the results document records it.
     pub fn summary(&self, concurrency: u64, requests: u64) -> SweepLevel {
-        let succeeded = self.timings.len() as u64;
-        let seconds =
-            |values: Vec<f64>, q: f64| stats::quantile(&values, q).map(|v| stats::round(v, 4));
-        let ttfts: Vec<f64> = self.timings.iter().map(|t| t.ttft.as_secs_f64()).collect();
-        let latencies: Vec<f64> = self
+        let answered: Vec<Request> = self
             .timings
             .iter()
-            .map(|t| t.latency.as_secs_f64())
+            .map(|t| Request {
+                ttft: t.ttft.as_secs_f64(),
+                latency: Some(t.latency.as_secs_f64()),
+                output: t.output_tokens().map(|n| n as f64),
+                prompt: t.usage.and_then(|u| u.prompt_tokens).map(|n| n as f64),
+            })
             .collect();
-        let median_count = |counts: Vec<f64>| stats::median(&counts).map(|v| v.round() as u64);
-        let output: Vec<f64> = self
-            .timings
-            .iter()
-            .filter_map(|t| t.output_tokens())
-            .map(|n| n as f64)
-            .collect();
-        let prompt: Vec<f64> = self
-            .timings
-            .iter()
-            .filter_map(|t| t.usage.and_then(|u| u.prompt_tokens))
-            .map(|n| n as f64)
-            .collect();
-        let rates: Vec<f64> = self
-            .timings
-            .iter()
-            .filter_map(Timing::decode_rate)
-            .collect();
-        let total_output: f64 = output.iter().sum();
+        let succeeded = answered.len() as u64;
+        let mut level = counted(concurrency, succeeded, requests - succeeded);
+        figures(&mut level, &answered);
+        let total_output: f64 = answered.iter().filter_map(|r| r.output).sum();
         let wall = self.wall.as_secs_f64();
-        let ok = succeeded > 0;
-        SweepLevel {
-            concurrency,
-            requests,
-            succeeded,
-            failed: requests - succeeded,
-            status: if ok {
-                LevelStatus::Ok
-            } else {
-                LevelStatus::Failed
-            },
-            prompt_tokens: median_count(prompt),
-            output_tokens: median_count(output),
-            ttft_p50_s: seconds(ttfts.clone(), 0.5),
-            ttft_p95_s: seconds(ttfts, 0.95),
-            decode_tok_s_per_stream: stats::mean(&rates).map(|v| stats::round(v, 1)),
-            total_tok_s: (ok && wall > 0.0 && total_output > 0.0)
-                .then(|| stats::round(total_output / wall, 1)),
-            latency_p50_s: seconds(latencies.clone(), 0.5),
-            latency_p95_s: seconds(latencies, 0.95),
-            source: None,
-        }
+        level.total_tok_s = (!answered.is_empty() && wall > 0.0 && total_output > 0.0)
+            .then(|| stats::round(total_output / wall, 1));
+        level
     }
+}
+
+/// One request that succeeded, as a level's figures read it: seconds and tokens.
+pub(super) struct Request {
+    /// Request sent → first token.
+    pub ttft: f64,
+    /// Request sent → last token.
+    pub latency: Option<f64>,
+    /// Output tokens.
+    pub output: Option<f64>,
+    /// Prompt tokens.
+    pub prompt: Option<f64>,
+}
+
+/// A level of `concurrency` with its request counts and no figures yet.
+pub(super) fn counted(concurrency: u64, succeeded: u64, failed: u64) -> SweepLevel {
+    SweepLevel {
+        concurrency,
+        requests: succeeded + failed,
+        succeeded,
+        failed,
+        status: if succeeded > 0 {
+            LevelStatus::Ok
+        } else {
+            LevelStatus::Failed
+        },
+        prompt_tokens: None,
+        output_tokens: None,
+        ttft_p50_s: None,
+        ttft_p95_s: None,
+        decode_tok_s_per_stream: None,
+        total_tok_s: None,
+        latency_p50_s: None,
+        latency_p95_s: None,
+        source: None,
+    }
+}
+
+/// A level's figures from the requests that succeeded, by the project's own definitions:
+/// TTFT and latency p50/p95 by [`stats::quantile`], the decode rate as the mean of
+/// (output − 1) / (latency − TTFT), the median token counts. Total tok/s is the caller's.
+pub(super) fn figures(level: &mut SweepLevel, answered: &[Request]) {
+    let q = |values: &[f64], at: f64| stats::quantile(values, at).map(|v| stats::round(v, 4));
+    let median_count = |values: &[f64]| stats::median(values).map(|v| v.round() as u64);
+    let ttft: Vec<f64> = answered.iter().map(|r| r.ttft).collect();
+    let latency: Vec<f64> = answered.iter().filter_map(|r| r.latency).collect();
+    let output: Vec<f64> = answered.iter().filter_map(|r| r.output).collect();
+    let prompt: Vec<f64> = answered.iter().filter_map(|r| r.prompt).collect();
+    let rates: Vec<f64> = answered
+        .iter()
+        .filter_map(|r| {
+            let (tokens, end) = (r.output?, r.latency?);
+            (tokens > 1.0 && end > r.ttft).then(|| (tokens - 1.0) / (end - r.ttft))
+        })
+        .collect();
+    level.ttft_p50_s = q(&ttft, 0.5);
+    level.ttft_p95_s = q(&ttft, 0.95);
+    level.latency_p50_s = q(&latency, 0.5);
+    level.latency_p95_s = q(&latency, 0.95);
+    level.decode_tok_s_per_stream = stats::mean(&rates).map(|v| stats::round(v, 1));
+    level.output_tokens = median_count(&output);
+    level.prompt_tokens = median_count(&prompt);
 }
 
 /// Runs the sweep; see the module documentation.
@@ -315,7 +328,7 @@ pub async fn sweep(
         let Some(level) = level.as_mut() else {
             break;
         };
-        match level.count_tokens(&target.client, &target.model).await {
+        match level.count_tokens(&target).await {
             Some(path) => counted = Some(path),
             None => uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none()),
         }
@@ -373,7 +386,7 @@ pub async fn sweep(
     let mut gaps = Vec::new();
     match (counted, uncounted) {
         (_, true) => gaps.push("the server sent no usage report and has no tokenizer endpoint; output tokens, decode and total tok/s are left out where it was missing".to_owned()),
-        (Some(path), false) => notes.push(format!("The server sent no usage report; output tokens were counted by its {path}.")),
+        (Some(path), false) => notes.push(super::counted_note(path)),
         (None, false) => {}
     }
     if !target.server.ignores_eos() && workload.ignore_eos {
@@ -382,15 +395,10 @@ pub async fn sweep(
             target.server.describe()
         ));
     }
-    if target.vllm_version().is_none() {
-        gaps.push(format!(
-            "the server has no /version (it is {}); vllm_version is left out",
-            target.server.describe()
-        ));
-    }
+    gaps.extend(target.version_gap());
     for gap in gaps {
         progress.line(&format!("warning: {gap}"));
-        notes.push(super::decode::sentence(&gap));
+        notes.push(super::sentence(&gap));
     }
     if let Some(why) = &stopped {
         notes.push(format!("Stopped early: {why}; the levels before are kept."));
@@ -407,7 +415,7 @@ pub async fn sweep(
         workload: workload.clone(),
         dimensions: dimensions(
             &target.model,
-            &levels,
+            levels.iter().find_map(|l| l.prompt_tokens),
             workload,
             effective.as_ref().map(|(e, _)| e),
             &options.dimensions,
@@ -474,11 +482,12 @@ fn level_line(level: &SweepLevel) -> String {
     )
 }
 
-/// What distinguishes the sweep: the model, prompt and output lengths, and from the profile
-/// the sequences, vision, CUDA graphs and MTP; then the ones given by hand.
-fn dimensions(
+/// What distinguishes the sweep: the model, prompt (in tokens, as measured) and output
+/// lengths, and from the profile the sequences, vision, CUDA graphs and MTP; then the ones
+/// given by hand.
+pub(super) fn dimensions(
     model: &str,
-    levels: &[SweepLevel],
+    prompt_tokens: Option<u64>,
     workload: &Workload,
     effective: Option<&profiles::Effective>,
     given: &[(String, String)],
@@ -486,7 +495,7 @@ fn dimensions(
     let on = |yes: bool| crate::format::switch(yes).to_owned();
     let mut dims = Dimensions::new();
     dims.insert("model".into(), model.to_owned());
-    if let Some(tokens) = levels.iter().find_map(|l| l.prompt_tokens) {
+    if let Some(tokens) = prompt_tokens {
         dims.insert("prompt".into(), format!("{tokens} tok"));
     }
     dims.insert("output".into(), format!("{} tok", workload.output_tokens));
