@@ -195,16 +195,8 @@ impl Client {
 
     /// `GET /version`: vLLM's version, when the server is vLLM.
     pub async fn version(&self) -> Option<String> {
-        #[derive(Deserialize)]
-        struct Version {
-            version: String,
-        }
-        let response = self.get("/version").await.ok()?;
-        if !response.status().is_success() {
-            return None;
-        }
-        let version: Version = self.json("/version", response).await.ok()?;
-        Some(version.version)
+        let answer = self.get_json("/version").await?;
+        answer["version"].as_str().map(str::to_owned)
     }
 
     /// `GET /metrics` as text, asked for as Prometheus asks; or why there is none, in a

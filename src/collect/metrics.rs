@@ -7,6 +7,8 @@
 //! tried, prom_text_format_parser, prometheus-parse, openmetrics-parser and nom-openmetrics,
 //! each reject or misread one of these cases.)
 
+use super::stream::head;
+
 /// The `Accept` header Prometheus itself sends when it scrapes.
 pub const ACCEPT: &str = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
 
@@ -95,7 +97,6 @@ pub fn samples(text: &str) -> (Vec<Sample>, Vec<String>) {
     let mut samples = Vec::new();
     let mut problems = Vec::new();
     for (index, line) in text.lines().enumerate() {
-        let line = line.trim_end_matches('\r');
         if line.trim().is_empty() || line.starts_with('#') {
             // HELP, TYPE, UNIT, EOF and comments: nothing to take from them.
             continue;
@@ -215,10 +216,6 @@ fn number(text: &str) -> Option<f64> {
         "NaN" => Some(f64::NAN),
         _ => text.parse().ok(),
     }
-}
-
-fn head(text: &str) -> String {
-    super::stream::head(text)
 }
 
 /// Reads a scrape: the figures it has, and the lines it could not read.

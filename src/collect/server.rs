@@ -150,7 +150,7 @@ impl Server {
     }
 
     /// Whether the server reads `ignore_eos` (vLLM and llama-server do).
-    pub fn ignores_eos(&self) -> bool {
+    pub fn reads_ignore_eos(&self) -> bool {
         matches!(self.kind, Kind::Vllm | Kind::LlamaServer)
     }
 }

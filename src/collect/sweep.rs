@@ -67,7 +67,7 @@ pub struct Level {
 /// it reads is explicit.
 pub fn request_body(server: &Server, model: &str, prompt: &str, workload: &Workload) -> Value {
     let mut body = server.chat_stream(model, prompt, workload.output_tokens, workload.thinking);
-    if server.ignores_eos() {
+    if server.reads_ignore_eos() {
         body["ignore_eos"] = json!(workload.ignore_eos);
     }
     body
@@ -389,7 +389,7 @@ pub async fn sweep(
         (Some(path), false) => notes.push(super::counted_note(path)),
         (None, false) => {}
     }
-    if !target.server.ignores_eos() && workload.ignore_eos {
+    if !target.server.reads_ignore_eos() && workload.ignore_eos {
         gaps.push(format!(
             "the server ({}) has no ignore_eos; answers end where the model stops",
             target.server.describe()
