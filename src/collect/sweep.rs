@@ -294,7 +294,7 @@ pub async fn sweep(
     for (index, &concurrency) in options.levels.iter().enumerate() {
         let requests = concurrency * workload.rounds;
         progress.step(&format!("concurrency {concurrency}: {requests} requests"));
-        let mut level = loop {
+        let Some(mut level) = (loop {
             let bodies: Vec<Value> = (0..requests)
                 .map(|n| {
                     let seed = (index as u64 + 1) * 1_000_000 + n;
@@ -324,8 +324,7 @@ pub async fn sweep(
             if !refused {
                 break Some(level);
             }
-        };
-        let Some(level) = level.as_mut() else {
+        }) else {
             break;
         };
         match level.count_tokens(&target).await {
