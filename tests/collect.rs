@@ -970,6 +970,7 @@ fn metrics_that_cannot_be_read_cost_no_measurement() {
 
 #[test]
 fn vllm_bench_result_files_become_one_sweep_with_each_figure_sourced() {
+    let _timed = timed();
     let project = Project::copy_of_repo();
     let dir = repo().join("tests/fixtures/vllm-bench");
     let detailed = dir.join("openai-chat-infqps-concurrency2-Qwen3-8B-20251203-141500.json");
@@ -1093,6 +1094,7 @@ fn vllm_bench_result_files_become_one_sweep_with_each_figure_sourced() {
 
 #[test]
 fn a_guidellm_report_becomes_one_sweep_of_its_concurrency_levels() {
+    let _timed = timed();
     let project = Project::copy_of_repo();
     let report = repo().join("tests/fixtures/guidellm/benchmarks.json");
     let output = project.run(&[
