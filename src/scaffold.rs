@@ -57,9 +57,46 @@ KV_CACHE_DTYPE=auto
 ENFORCE_EAGER=0
 "#;
 
-/// Writes a new project into `dir`, which must be empty or absent. `today` dates the empty
-/// results document.
-pub fn init(dir: &Path, today: Date) -> Result<Vec<PathBuf>, InitError> {
+/// The benchsite a new report's Pages workflow installs: `cargo install --locked --git URL
+/// --tag TAG`.
+#[derive(Debug, Clone)]
+pub struct Pinned {
+    /// The git repository of benchsite.
+    pub git: String,
+    /// The tag installed from it.
+    pub tag: String,
+}
+
+impl Default for Pinned {
+    /// This build's own repository and release tag.
+    fn default() -> Self {
+        Pinned {
+            git: env!("CARGO_PKG_REPOSITORY").to_owned(),
+            tag: format!("v{}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
+
+/// The command the Pages workflow builds a report with, `BASE_URL` being the Pages address.
+pub const PAGES_BUILD: &str = r#"benchsite build --base-url "$BASE_URL""#;
+
+const PAGES_WORKFLOW: &str = include_str!("scaffold/pages.yml");
+const README: &str = include_str!("scaffold/README.md");
+const TITLE: &str = "LLM serving report";
+
+/// `template` with each `{{name}}` replaced by its value.
+fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    values
+        .iter()
+        .fold(template.to_owned(), |text, (name, value)| {
+            text.replace(&format!("{{{{{name}}}}}"), value)
+        })
+}
+
+/// Writes a new project into `dir`, which must be empty or absent: settings, a home page, a
+/// profile, an empty results document dated `today`, the default templates, a README, a
+/// `.gitignore` and the GitHub Pages workflow that installs `pinned`.
+pub fn init(dir: &Path, today: Date, pinned: &Pinned) -> Result<Vec<PathBuf>, InitError> {
     if let Ok(mut entries) = std::fs::read_dir(dir)
         && entries.next().is_some()
     {
@@ -73,7 +110,25 @@ pub fn init(dir: &Path, today: Date) -> Result<Vec<PathBuf>, InitError> {
         (PathBuf::from("data/results.json"), data::to_json(&results)),
         (
             PathBuf::from(".gitignore"),
-            "/site\n/.site.*\ndata/.*.lock\n".to_owned(),
+            "/site/\n/.site.*\ndata/.*.lock\ndata/.*.tmp\n".to_owned(),
+        ),
+        (
+            PathBuf::from("README.md"),
+            fill(
+                README,
+                &[("title", TITLE), ("git", &pinned.git), ("tag", &pinned.tag)],
+            ),
+        ),
+        (
+            PathBuf::from(".github/workflows/pages.yml"),
+            fill(
+                PAGES_WORKFLOW,
+                &[
+                    ("git", &pinned.git),
+                    ("tag", &pinned.tag),
+                    ("build", PAGES_BUILD),
+                ],
+            ),
         ),
     ];
     for (name, text) in DEFAULT_TEMPLATES {
@@ -136,7 +191,7 @@ mod tests {
     fn init_refuses_a_folder_with_files() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("x"), "").unwrap();
-        let error = init(dir.path(), today()).unwrap_err();
+        let error = init(dir.path(), today(), &Pinned::default()).unwrap_err();
         assert!(error.to_string().contains("is not empty"), "{error}");
     }
 }

@@ -43,6 +43,12 @@ enum Command {
     Init {
         /// The new project's folder (created if absent; must be empty).
         dir: PathBuf,
+        /// The git repository its Pages workflow installs benchsite from.
+        #[arg(long, value_name = "URL", default_value = env!("CARGO_PKG_REPOSITORY"))]
+        benchsite_git: String,
+        /// The tag of that repository it installs (default: this version's, v<version>).
+        #[arg(long, value_name = "TAG")]
+        benchsite_tag: Option<String>,
     },
     /// Show launch profiles.
     Profile(profile::ProfileArgs),
@@ -67,7 +73,17 @@ pub fn run() -> ExitCode {
         Command::Check => check::run(&cli.root),
         Command::Diff(args) => diff::run(&cli.root, args),
         Command::Schema => print_schema(),
-        Command::Init { dir } => init(&dir),
+        Command::Init {
+            dir,
+            benchsite_git,
+            benchsite_tag,
+        } => {
+            let pinned = benchsite::scaffold::Pinned {
+                git: benchsite_git,
+                tag: benchsite_tag.unwrap_or_else(|| benchsite::scaffold::Pinned::default().tag),
+            };
+            init(&dir, &pinned)
+        }
         Command::Profile(args) => profile::run(&cli.root, args),
         Command::Completions { shell } => {
             clap_complete::generate(
@@ -107,10 +123,14 @@ pub(crate) fn shown(root: &std::path::Path, path: &std::path::Path) -> String {
         .to_string()
 }
 
-fn init(dir: &std::path::Path) -> Outcome {
-    let written = benchsite::scaffold::init(dir, benchsite::scaffold::today())?;
+fn init(dir: &std::path::Path, pinned: &benchsite::scaffold::Pinned) -> Outcome {
+    let written = benchsite::scaffold::init(dir, benchsite::scaffold::today(), pinned)?;
     println!("wrote {} files into {}", written.len(), dir.display());
-    println!("next: benchsite build --root {0}", dir.display());
+    println!(
+        "its Pages workflow installs benchsite {} from {}",
+        pinned.tag, pinned.git
+    );
+    println!("next: benchsite serve --open --root {0}", dir.display());
     Ok(ExitCode::SUCCESS)
 }
 
