@@ -51,6 +51,10 @@ pub struct Config {
     /// The language of the pages (`lang` attribute).
     #[serde(default = "default_language")]
     pub language: String,
+    /// Whether the site has search (`/search/`, the header's search box and the index under
+    /// `pagefind/`).
+    #[serde(default = "default_true")]
+    pub search: bool,
     /// Defaults for `benchsite collect`.
     #[serde(default)]
     pub collect: CollectDefaults,
@@ -234,6 +238,10 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         ));
     }
     Ok(config)
+}
+
+fn default_true() -> bool {
+    true
 }
 
 #[cfg(test)]

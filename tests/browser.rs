@@ -1,6 +1,7 @@
 //! The site in a real headless Chromium (Debian's `chromium`), driven by playwright-core:
-//! every built page loads without a console error, every chart renders, and the sort buttons
-//! reorder a table; a page served by `benchsite serve` reloads itself after an edit and shows
+//! every built page loads without a console error and without an axe-core violation (light,
+//! dark, 390 px), every chart renders with its CSV download, the sort buttons reorder a
+//! table, the filters follow the URL, the search finds record pages; a page served by `benchsite serve` reloads itself after an edit and shows
 //! a broken one as an overlay. Needs Debian's `chromium` and node; the npm packages are
 //! installed from `tests/browser/package-lock.json` on first use.
 
@@ -26,7 +27,10 @@ fn browser_ready() {
         "{chromium} is missing: the browser tests need Debian's chromium (`apt-get install chromium`)"
     );
     let folder = repo().join("tests/browser");
-    if !folder.join("node_modules/playwright-core").exists() {
+    if ["playwright-core", "axe-core"]
+        .iter()
+        .any(|package| !folder.join("node_modules").join(package).exists())
+    {
         let status = Command::new("npm")
             .args(["ci", "--no-audit", "--no-fund", "--prefix"])
             .arg(&folder)
@@ -36,7 +40,7 @@ fn browser_ready() {
             });
         assert!(
             status.success(),
-            "`npm ci --prefix tests/browser` failed ({status}): the browser tests need playwright-core from the npm registry"
+            "`npm ci --prefix tests/browser` failed ({status}): the browser tests need playwright-core and axe-core from the npm registry"
         );
     }
     *ready = true;

@@ -333,3 +333,40 @@ fn a_machine_page_holds_its_hardware_notes_and_tables_name_their_machine() {
         out.stderr
     );
 }
+
+#[test]
+fn the_tables_filter_by_machine_and_the_search_finds_machine_pages() {
+    let project = built();
+    let seed = common::seed();
+    for page in ["runs/index.html", "sweeps/index.html", "quality/index.html"] {
+        let html = project.page(page);
+        let select = html
+            .split("<select name=\"machine\">")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{page}: no machine filter"));
+        let select = &select[..select.find("</select>").unwrap()];
+        for (slug, ..) in common::MACHINES {
+            assert!(
+                select.contains(&format!("<option value=\"{slug}\">")),
+                "{page}: {slug}"
+            );
+        }
+        for (slug, ..) in common::MACHINES {
+            assert!(
+                html.contains(&format!("data-machine=\"{slug}\"")),
+                "{page}: {slug}"
+            );
+        }
+    }
+    let entry: serde_json::Value =
+        serde_json::from_str(&project.page("pagefind/pagefind-entry.json")).unwrap();
+    let models = std::fs::read_dir(project.root.path().join("site/models"))
+        .unwrap()
+        .count();
+    let per_machine =
+        seed.runs.len() + seed.sweeps.len() + seed.divergence.len() + seed.failures.len();
+    assert_eq!(
+        entry["languages"]["en"]["page_count"],
+        3 * per_machine + models + common::MACHINES.len()
+    );
+}

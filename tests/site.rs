@@ -79,6 +79,8 @@ fn every_page_kind_exists_at_its_url() {
         "failures/index.html",
         "quality/index.html",
         "method/index.html",
+        "search/index.html",
+        "pagefind/pagefind-entry.json",
         "404.html",
         "sitemap.xml",
         "robots.txt",
@@ -258,6 +260,8 @@ fn heatmap_cells_are_the_per_category_means() {
         .sum();
     assert_eq!(cells.len(), expected);
     for cell in cells {
+        // A clipped cell is an object with its value and its mark.
+        let cell = cell.get("value").unwrap_or(cell);
         let column = cell[0].as_f64().unwrap() as usize;
         let row = cell[1].as_f64().unwrap() as usize;
         let value = cell[2].as_f64().unwrap();
@@ -593,7 +597,7 @@ fn check_covers_content_and_templates() {
     assert!(
         output
             .stdout
-            .contains("site: 45 pages, every template renders"),
+            .contains("site: 46 pages, every template renders"),
         "{}",
         output.stdout
     );
@@ -646,4 +650,172 @@ fn generation_top1_agreement_is_shown_as_the_methods_not_a_finding() {
         row.contains("(by construction: before the first difference)"),
         "{row}"
     );
+}
+
+/// The `<select name="...">` of a page's filter form and its choices (value, text).
+fn filter_choices(page: &str, name: &str) -> Option<Vec<(String, String)>> {
+    let start = page.find(&format!("<select name=\"{name}\">"))?;
+    let select = &page[start..start + page[start..].find("</select>")?];
+    Some(
+        select
+            .split("<option value=\"")
+            .skip(2)
+            .map(|option| {
+                let (value, rest) = option.split_once("\">").unwrap();
+                let text = rest.rsplit_once(" (").unwrap().0;
+                (value.to_owned(), text.to_owned())
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn the_index_tables_filter_by_what_their_rows_differ_in() {
+    let project = built_seed(&[]);
+    let seed = seed();
+    let runs = project.page("runs/index.html");
+    // Runs: two models... every model of the seed, its precisions, spec on and off.
+    let mut models: Vec<String> = seed.runs.iter().map(|r| r.model.clone()).collect();
+    models.sort();
+    models.dedup();
+    let choices = filter_choices(&runs, "model").expect("a model filter");
+    assert_eq!(
+        choices
+            .iter()
+            .map(|(_, text)| text.clone())
+            .collect::<Vec<_>>(),
+        models
+    );
+    assert_eq!(
+        filter_choices(&runs, "spec").unwrap(),
+        [("off".into(), "off".into()), ("on".into(), "on".into())]
+    );
+    let precisions = filter_choices(&runs, "precision").unwrap();
+    assert!(
+        precisions.contains(&("fp8-official".into(), "FP8 (official)".into())),
+        "{precisions:?}"
+    );
+    // One KV-cache dtype among the seed's runs and one machine: no filter for either.
+    assert!(filter_choices(&runs, "kv").is_none());
+    assert!(filter_choices(&runs, "machine").is_none());
+    // Each row says what it is filtered by, and the form waits for the script.
+    for run in &seed.runs {
+        let row = format!(
+            "<tr id=\"run-{}\" data-model=\"{}\" data-precision=\"{}\" data-spec=\"{}\">",
+            run.id,
+            data::slugify(&run.model),
+            data::slugify(&run.precision),
+            if run.spec_decode { "on" } else { "off" }
+        );
+        assert!(runs.contains(&row), "{row}");
+    }
+    assert!(runs.contains("<form class=\"filters\" hidden>"));
+    // Comparisons filter by their dimensions: fp8 KV, NVFP4, MTP.
+    let quality = project.page("quality/index.html");
+    let kv = filter_choices(&quality, "kv").unwrap();
+    assert_eq!(
+        kv,
+        [
+            ("fp8".into(), "fp8".into()),
+            ("none".into(), "not recorded".into())
+        ]
+    );
+    assert!(filter_choices(&quality, "precision").is_some());
+    assert!(filter_choices(&quality, "spec").is_some());
+    // Sweeps differ in model and MTP.
+    let sweeps = project.page("sweeps/index.html");
+    assert!(filter_choices(&sweeps, "model").is_some());
+    assert_eq!(
+        filter_choices(&sweeps, "spec").unwrap(),
+        [("off".into(), "off".into()), ("on".into(), "on".into())]
+    );
+}
+
+#[test]
+fn the_search_index_holds_every_record_page() {
+    let project = built_seed(&[]);
+    let seed = seed();
+    let entry: serde_json::Value =
+        serde_json::from_str(&project.page("pagefind/pagefind-entry.json")).unwrap();
+    let models = std::fs::read_dir(project.root.path().join("site/models"))
+        .unwrap()
+        .count();
+    let searched =
+        seed.runs.len() + seed.sweeps.len() + seed.divergence.len() + seed.failures.len() + models;
+    assert_eq!(entry["languages"]["en"]["page_count"], searched);
+    for file in [
+        "pagefind.js",
+        "pagefind-ui.js",
+        "pagefind-ui.css",
+        "wasm.en.pagefind",
+    ] {
+        assert!(
+            project
+                .root
+                .path()
+                .join("site/pagefind")
+                .join(file)
+                .exists(),
+            "{file}"
+        );
+    }
+    let search = project.page("search/index.html");
+    assert!(search.contains("pagefind/pagefind-ui.js"), "{search}");
+    // Every page's header has the box that opens it.
+    for page in [
+        "index.html",
+        "runs/qwen36-moe-default/index.html",
+        "method/index.html",
+    ] {
+        assert!(
+            project
+                .page(page)
+                .contains(r#"<form class="site-search" role="search" action="/search/""#),
+            "{page}"
+        );
+    }
+    // A record page is found by its marked head: title, summary, facts, narrative.
+    let run = project.page("runs/qwen36-moe-default/index.html");
+    let head = run.find("data-pagefind-body").unwrap();
+    assert!(run[head..].find("<h1>qwen36-moe-default</h1>").is_some());
+}
+
+#[test]
+fn search_can_be_left_out() {
+    let project = Project::copy_of_repo();
+    let settings = std::fs::read_to_string(project.root.path().join("benchsite.toml")).unwrap();
+    project.write("benchsite.toml", &format!("search = false\n{settings}"));
+    build(&project, &[]).assert_success();
+    let site = project.root.path().join("site");
+    assert!(!site.join("pagefind").exists());
+    assert!(!site.join("search").exists());
+    assert!(!project.page("index.html").contains("site-search"));
+}
+
+#[test]
+fn every_chart_has_its_data_as_csv_and_says_what_it_shows() {
+    let project = built_seed(&[]);
+    let quality = project.page("quality/index.html");
+    let charts = quality.matches("<figure class=\"chart\"").count();
+    assert_eq!(charts, 2);
+    assert_eq!(
+        quality
+            .matches("<a class=\"download\" href=\"data:text/csv;charset=utf-8,")
+            .count(),
+        charts
+    );
+    // The heatmap's CSV starts with its table's header, its label with what it shows.
+    assert!(
+        quality
+            .contains("download=\"kl-divergence-by-prompt-category-teacher-forced-kld-mean.csv\"")
+    );
+    assert!(quality.contains("href=\"data:text/csv;charset=utf-8,Comparison%2C"));
+    let seed = seed();
+    assert!(quality.contains(&format!(
+        "aria-label=\"Heatmap of teacher-forced kld_mean in nats for {} comparisons by",
+        seed.divergence.len()
+    )));
+    // The suspect row's cells above the scale are clipped and marked.
+    assert!(quality.contains("above the scale are clipped and marked ▲"));
+    assert!(quality.contains("\\\"formatter\\\":\\\"▲ ") || quality.contains("\"formatter\":\"▲ "));
 }

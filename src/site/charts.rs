@@ -132,28 +132,32 @@ pub fn lines_by_category(
 
 /// A heatmap: `cells[row][column]`, `None` where there is no value. The colour scale spans
 /// the rows marked `in_scale`, so one outlier row (a suspect measurement) cannot wash out the
-/// rest; its cells take the top colour.
+/// rest: its cells above the scale are clipped to the top colour, outlined and labelled "▲".
+/// The legend shows the scale's real bounds, in `unit`.
 pub fn heatmap(
     rows: &[String],
     columns: &[String],
     cells: &[Vec<Option<f64>>],
     in_scale: &[bool],
+    unit: &str,
 ) -> String {
+    let max = heatmap_max(cells, in_scale);
+    // The handles show values with as many decimals as the top of the scale has.
+    let decimals = crate::format::decimals(max).min(6) as u8;
     let mut data = Vec::new();
-    let mut max: f64 = 0.0;
     for (row, values) in cells.iter().enumerate() {
         for (column, value) in values.iter().enumerate() {
-            if let Some(value) = value {
-                if in_scale.get(row).copied().unwrap_or(true) {
-                    max = max.max(*value);
-                }
-                data.push(
-                    [column as f64, row as f64, *value]
-                        .into_iter()
-                        .map(DataPoint::from)
-                        .collect::<Vec<_>>(),
-                );
-            }
+            let Some(value) = *value else { continue };
+            let point = serde_json::json!([column, row, value]);
+            data.push(if value > max {
+                serde_json::json!({
+                    "value": point,
+                    "itemStyle": {"borderColor": "#d1242f", "borderWidth": 2},
+                    "label": {"formatter": format!("▲ {}", crate::format::figure(value))},
+                })
+            } else {
+                point
+            });
         }
     }
     let chart = Chart::new()
@@ -163,7 +167,7 @@ pub fn heatmap(
                 .left("3%")
                 .right("4%")
                 .top(10)
-                .bottom(70)
+                .bottom(80)
                 .contain_label(true),
         )
         .x_axis(
@@ -183,7 +187,8 @@ pub fn heatmap(
         .visual_map(
             VisualMap::new()
                 .min(0)
-                .max(if max > 0.0 { max } else { 1.0 })
+                .max(max)
+                .precision(decimals)
                 .calculable(true)
                 .orient(Orient::Horizontal)
                 .left("center")
@@ -191,12 +196,36 @@ pub fn heatmap(
         )
         .series(
             Heatmap::new()
-                .name("kld_mean")
+                .name(unit)
                 .label(Label::new().show(true))
                 .emphasis(Emphasis::new().item_style(ItemStyle::new().border_width(1)))
-                .data(data),
+                .data(Vec::<Vec<DataPoint>>::new()),
         );
-    to_json(&chart)
+    let mut option = serde_json::to_value(&chart).expect("a chart is JSON");
+    option["series"][0]["data"] = serde_json::Value::Array(data);
+    let clipped = if cells.iter().flatten().any(|v| v.is_some_and(|v| v > max)) {
+        " · ▲ above: clipped"
+    } else {
+        ""
+    };
+    // charming writes visualMap as a list of one.
+    option["visualMap"][0]["text"] = serde_json::json!([
+        format!("{} {unit}{clipped}", crate::format::figure(max)),
+        format!("0 {unit}"),
+    ]);
+    finish(option)
+}
+
+/// The top of a heatmap's colour scale: the largest value of the rows in scale (1 when there
+/// is none).
+pub fn heatmap_max(cells: &[Vec<Option<f64>>], in_scale: &[bool]) -> f64 {
+    let max = cells
+        .iter()
+        .enumerate()
+        .filter(|(row, _)| in_scale.get(*row).copied().unwrap_or(true))
+        .flat_map(|(_, values)| values.iter().flatten())
+        .fold(0.0_f64, |max, v| max.max(*v));
+    if max > 0.0 { max } else { 1.0 }
 }
 
 /// Points of one group on a scatter chart, with the band of its noise floor.
@@ -209,8 +238,15 @@ pub struct ScatterGroup {
     pub floor: Option<f64>,
 }
 
-/// A scatter chart of labelled points, each group with its noise band.
+/// A scatter chart of labelled points, each group with its noise band. Point labels that
+/// would overlap are moved apart or hidden (the tooltip and the table name every point), the
+/// bands are named in the tooltip rather than over each other at y = 0, and both axes end
+/// with headroom past the largest value so no label is clipped.
 pub fn scatter(groups: &[ScatterGroup], x_name: &str, y_name: &str) -> String {
+    let xs = groups.iter().flat_map(|g| g.points.iter().map(|p| p.0));
+    let ys = groups
+        .iter()
+        .flat_map(|g| g.points.iter().map(|p| p.1).chain(g.floor));
     let mut chart = Chart::new()
         .tooltip(Tooltip::new().trigger(Trigger::Item))
         .legend(Legend::new().bottom(0))
@@ -226,14 +262,18 @@ pub fn scatter(groups: &[ScatterGroup], x_name: &str, y_name: &str) -> String {
                 .type_(AxisType::Value)
                 .name(x_name)
                 .name_location(NameLocation::Middle)
-                .name_gap(28),
+                .name_gap(28)
+                .min(0)
+                .max(headroom(xs.fold(0.0, f64::max))),
         )
         .y_axis(
             Axis::new()
                 .type_(AxisType::Value)
                 .name(y_name)
                 .name_location(NameLocation::Middle)
-                .name_gap(50),
+                .name_gap(50)
+                .min(0)
+                .max(headroom(ys.fold(0.0, f64::max))),
         );
     for group in groups {
         let points: Vec<Vec<f64>> = group.points.iter().map(|&(x, y, _)| vec![x, y]).collect();
@@ -244,8 +284,8 @@ pub fn scatter(groups: &[ScatterGroup], x_name: &str, y_name: &str) -> String {
                 .data(points),
         );
     }
-    // charming's markArea takes its bounds as strings; the band and the point labels are
-    // added to the option as JSON.
+    // charming has no labelLayout and takes markArea bounds as strings; the labels, their
+    // layout and the bands are added to the option as JSON.
     let mut option = serde_json::to_value(&chart).expect("a chart is JSON");
     if let Some(series) = option.get_mut("series").and_then(|s| s.as_array_mut()) {
         for (series, group) in series.iter_mut().zip(groups) {
@@ -255,26 +295,56 @@ pub fn scatter(groups: &[ScatterGroup], x_name: &str, y_name: &str) -> String {
                 .map(|(x, y, label)| serde_json::json!({"value": [x, y], "name": label}))
                 .collect();
             series["label"] =
-                serde_json::json!({"show": true, "position": "right", "formatter": "{b}"});
+                serde_json::json!({"show": true, "position": "top", "formatter": "{b}"});
+            series["labelLayout"] =
+                serde_json::json!({"moveOverlap": "shiftY", "hideOverlap": true});
             if let Some(floor) = group.floor {
                 series["markArea"] = serde_json::json!({
-                    "silent": true,
                     "itemStyle": {"opacity": 0.15},
-                    "label": {"show": true, "position": "insideTopLeft"},
+                    "label": {"show": false},
+                    "tooltip": {"formatter": format!("{} noise floor: 0 to {}", group.name, crate::format::figure(floor))},
                     "data": [[{"name": format!("{} noise floor", group.name), "yAxis": 0}, {"yAxis": floor}]],
                 });
             }
         }
     }
+    finish(option)
+}
+
+/// An axis end past `max` with room for a label: the first round number (1, 1.2, 1.5, 2,
+/// 2.5, 3, 3.5, 4, 5, 6, 7, 8 or 10 times a power of ten) at or above `max` plus 12%.
+pub fn headroom(max: f64) -> f64 {
+    if !(max > 0.0 && max.is_finite()) {
+        return 1.0;
+    }
+    let target = max * 1.12;
+    let power = target.log10().floor() as i32;
+    let magnitude = 10f64.powi(power);
+    let multiple = [
+        1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0,
+    ]
+    .into_iter()
+    .find(|m| m * magnitude >= target)
+    .unwrap_or(10.0);
+    // Rounded to the digits of the step, so 0.1 × 3 is 0.3, not 0.30000000000000004.
+    let digits = (1 - power).max(0);
+    let scale = 10f64.powi(digits);
+    (multiple * magnitude * scale).round() / scale
+}
+
+/// The option with the toolbox every chart has ("save as image", a PNG), serialised for a
+/// `<script type="application/json">` element: `<` is escaped so no data string can close
+/// the element.
+fn finish(mut option: serde_json::Value) -> String {
+    option["toolbox"] = serde_json::json!({
+        "right": 10,
+        "feature": {"saveAsImage": {"type": "png", "pixelRatio": 2, "title": "Save as PNG"}},
+    });
     option.to_string().replace('<', "\\u003c")
 }
 
-/// Serialises an option for a `<script type="application/json">` element: `<` is escaped so
-/// no data string can close the element.
 fn to_json(chart: &Chart) -> String {
-    serde_json::to_string(chart)
-        .expect("a chart is JSON")
-        .replace('<', "\\u003c")
+    finish(serde_json::to_value(chart).expect("a chart is JSON"))
 }
 
 #[cfg(test)]
@@ -287,6 +357,67 @@ mod tests {
         assert!(!json.contains("</script>"), "{json}");
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(value["xAxis"]["data"][0], "</script><b>");
+    }
+
+    #[test]
+    fn axes_end_at_a_round_number_past_the_largest_value() {
+        assert_eq!(headroom(289.0), 350.0);
+        assert_eq!(headroom(300.0), 350.0);
+        assert_eq!(headroom(0.1528), 0.2);
+        assert_eq!(headroom(0.0021), 0.0025);
+        assert_eq!(headroom(9.0), 12.0);
+        assert_eq!(headroom(0.0), 1.0);
+    }
+
+    #[test]
+    fn heatmap_legend_shows_the_real_scale_and_marks_clipped_cells() {
+        let json = heatmap(
+            &["a".into(), "suspect".into()],
+            &["code".into(), "math".into()],
+            &[vec![Some(0.1528), Some(0.02)], vec![Some(5.0), Some(0.1)]],
+            &[true, false],
+            "nats",
+        );
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let map = &value["visualMap"][0];
+        assert_eq!(map["max"], 0.1528);
+        assert_eq!(map["precision"], 4.0);
+        assert_eq!(map["text"][0], "0.1528 nats · ▲ above: clipped");
+        let data = value["series"][0]["data"].as_array().unwrap();
+        let clipped: Vec<_> = data.iter().filter(|d| d.get("label").is_some()).collect();
+        assert_eq!(clipped.len(), 1, "{data:?}");
+        assert_eq!(clipped[0]["value"][2], 5.0);
+        assert_eq!(clipped[0]["label"]["formatter"], "▲ 5.0");
+        assert_eq!(data.len(), 4);
+    }
+
+    #[test]
+    fn every_chart_saves_as_png() {
+        for json in [
+            bars(&["a".into()], &[1.0], "tok/s"),
+            scatter(&[], "x", "y"),
+            heatmap(&[], &[], &[], &[], "nats"),
+        ] {
+            let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(value["toolbox"]["feature"]["saveAsImage"]["type"], "png");
+        }
+    }
+
+    #[test]
+    fn scatter_labels_avoid_each_other_and_fit_the_axes() {
+        let json = scatter(
+            &[ScatterGroup {
+                name: "m".into(),
+                points: vec![(289.0, 0.01, "a".into()), (280.0, 0.011, "b".into())],
+                floor: Some(0.004),
+            }],
+            "tok/s",
+            "nats",
+        );
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(value["xAxis"]["max"], 350.0);
+        assert_eq!(value["series"][0]["labelLayout"]["hideOverlap"], true);
+        assert_eq!(value["series"][0]["markArea"]["label"]["show"], false);
     }
 
     #[test]

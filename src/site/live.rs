@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::links::Scans;
 use super::render::Inputs;
 use super::{Options, Site, SiteError, content};
+use super::{routes, search};
 
 /// The last good site of a project and what it was rendered from.
 pub struct Live {
@@ -141,6 +142,16 @@ impl Live {
             }
             self.scans.rescan_indexed(site, renderer.urls(), &paths);
             return Err(error);
+        }
+        // A searched page changed: the index is made again from every searched page, in the
+        // build's order, so the preview's search is the build's.
+        if let Some(language) = inputs.search_language()
+            && paths.iter().any(|path| routes::searched(path))
+        {
+            let index = super::search_index(site, language)?;
+            site.files
+                .retain(|path, _| !path.starts_with(&format!("{}/", search::FOLDER)));
+            site.files.extend(index);
         }
         Ok(Rebuild {
             pages: paths.len(),

@@ -9,6 +9,7 @@
 mod charts;
 mod content;
 mod downloads;
+mod filters;
 mod links;
 mod live;
 mod markdown;
@@ -17,6 +18,7 @@ mod output;
 mod pages;
 mod render;
 mod routes;
+mod search;
 mod shortcodes;
 mod sitemap;
 mod templates;
@@ -72,6 +74,9 @@ pub enum SiteError {
     /// Pages link to files the site does not have.
     #[error("broken links:\n{}", .0.join("\n"))]
     Links(Vec<String>),
+    /// The search index could not be built.
+    #[error("the search index: {0}")]
+    Search(String),
     /// The site could not be written; the previous one is untouched.
     #[error("cannot write {}: {source}", path.display())]
     Write {
@@ -147,6 +152,24 @@ pub fn check(root: &Path, report: project::CheckReport) -> Result<Site, SiteErro
 /// build leaves the previous site as it was. Memory does not grow with the site's size.
 pub fn build(root: &Path, out: &Path, options: &Options) -> Result<Built, SiteError> {
     render::Inputs::read(root, options)?.build(out)
+}
+
+/// The search index of a rendered site's searched pages, built alone (a build builds it
+/// beside the rendering): the files under `pagefind/`. For measuring what indexing costs.
+pub fn search_index(site: &Site, language: &str) -> Result<Vec<PageFile>, SiteError> {
+    let searched: Vec<(&String, &Bytes)> = site
+        .files
+        .iter()
+        .filter(|(path, _)| routes::searched(path))
+        .collect();
+    let indexer = search::Indexer::start(searched.len(), language);
+    for (rank, (path, html)) in searched.into_iter().enumerate() {
+        indexer.add(
+            rank,
+            search::Record::of(path, std::str::from_utf8(html).unwrap_or_default()),
+        );
+    }
+    indexer.finish()
 }
 
 /// HTML-escapes text for element content and quoted attribute values.

@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 use super::content::{self, Content, Place, Source};
 use super::pages::Catalog;
 use super::routes::{self, Job};
+use super::search;
 use super::shortcodes::View;
 use super::views::Link;
 use super::{
@@ -141,6 +142,11 @@ impl Inputs {
         self.content.sources[index] = source;
     }
 
+    /// The search index's language, when the site has search.
+    pub fn search_language(&self) -> Option<&str> {
+        self.config.search.then_some(self.config.language.as_str())
+    }
+
     /// A renderer of the project's results.
     pub fn renderer(&self) -> Renderer<'_> {
         Renderer::new(self, self.results())
@@ -249,6 +255,8 @@ struct SiteContext {
     author: String,
     language: String,
     base_path: String,
+    /// Whether pages show the search box.
+    search: bool,
     nav: Vec<Link>,
     schema_version: u32,
     data_generated: String,
@@ -311,6 +319,7 @@ impl<'a> Renderer<'a> {
             urls.clone(),
             &inputs.baselines,
             config.regression_threshold,
+            config.search,
         );
         let nav = routes::ROUTES
             .iter()
@@ -339,6 +348,7 @@ impl<'a> Renderer<'a> {
             author: config.author.clone(),
             language: config.language.clone(),
             base_path: urls.base_path.clone(),
+            search: config.search,
             nav,
             schema_version: data::SCHEMA_VERSION,
             data_generated: results.generated.to_string(),
@@ -465,14 +475,34 @@ impl<'a> Renderer<'a> {
             *per_kind.entry(job.route.kind).or_default() += 1;
         }
         jobs.sort_by_key(|job| per_kind[job.route.kind]);
+        // The searched pages, ranked by path, are indexed beside the rendering (not for
+        // `check`'s sample).
+        let indexing = self.catalog.search && sample.is_none();
+        let mut searched: Vec<String> = jobs
+            .iter()
+            .filter(|job| indexing && job.route.search)
+            .map(|job| format!("{}index.html", job.path()))
+            .collect();
+        searched.sort();
+        let indexer =
+            indexing.then(|| search::Indexer::start(searched.len(), &self.config.language));
         // Pages are independent: render them on every core, each written as it is done.
         jobs.par_iter().try_for_each(|job| {
             let (path, bytes) = match sample {
                 Some(sample) if job.route.is_index() => sample.render_job(job, &narrative),
                 _ => self.render_job(job, &narrative),
             }?;
+            if let (Some(indexer), Ok(rank)) = (&indexer, searched.binary_search(&path)) {
+                let html = std::str::from_utf8(&bytes).unwrap_or_default();
+                indexer.add(rank, search::Record::of(&path, html));
+            }
             put(path, bytes)
         })?;
+        if let Some(indexer) = indexer {
+            for (path, bytes) in indexer.finish()? {
+                put(path, bytes)?;
+            }
+        }
         let not_found = self.render_template(
             "404.html",
             &PageContext {

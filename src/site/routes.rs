@@ -49,6 +49,8 @@ pub struct Route {
     pub nav: Option<&'static str>,
     /// Its line on the home page's list of sections, with what it holds.
     pub section: Option<fn(&Catalog) -> String>,
+    /// Whether its pages are in the site search.
+    pub search: bool,
     /// Renders one of its pages.
     pub render: Render,
 }
@@ -93,6 +95,7 @@ pub static HOME: Route = Route {
     pages: Pages::One { shown: always },
     nav: None,
     section: None,
+    search: false,
     render: pages::home::render,
 };
 
@@ -109,6 +112,7 @@ pub static RUNS: Route = Route {
             c.doc.runs.len()
         )
     }),
+    search: false,
     render: pages::runs::render,
 };
 
@@ -124,6 +128,7 @@ pub static RUN: Route = Route {
     },
     nav: None,
     section: None,
+    search: true,
     render: pages::run::render,
 };
 
@@ -135,6 +140,7 @@ pub static SWEEPS: Route = Route {
     pages: Pages::One { shown: always },
     nav: Some("Sweeps"),
     section: Some(|c| format!("{} concurrency sweeps", c.doc.sweeps.len())),
+    search: false,
     render: pages::sweeps::render,
 };
 
@@ -150,6 +156,7 @@ pub static SWEEP: Route = Route {
     },
     nav: None,
     section: None,
+    search: true,
     render: pages::sweep::render,
 };
 
@@ -167,6 +174,7 @@ pub static QUALITY: Route = Route {
             c.doc.jitter.len()
         )
     }),
+    search: false,
     render: pages::quality::render,
 };
 
@@ -182,6 +190,7 @@ pub static COMPARISON: Route = Route {
     },
     nav: None,
     section: None,
+    search: true,
     render: pages::comparison::render,
 };
 
@@ -193,6 +202,7 @@ pub static FAILURES: Route = Route {
     pages: Pages::One { shown: always },
     nav: Some("Failures"),
     section: Some(|c| format!("{} configurations that did not run", c.doc.failures.len())),
+    search: false,
     render: pages::failures::render,
 };
 
@@ -208,6 +218,7 @@ pub static FAILURE: Route = Route {
     },
     nav: None,
     section: None,
+    search: true,
     render: pages::failure::render,
 };
 
@@ -228,6 +239,7 @@ pub static MODEL: Route = Route {
     },
     nav: None,
     section: None,
+    search: true,
     render: pages::model::render,
 };
 
@@ -250,6 +262,7 @@ pub static MACHINE: Route = Route {
     },
     nav: None,
     section: None,
+    search: true,
     render: pages::machine::render,
 };
 
@@ -266,6 +279,7 @@ pub static ABLATIONS: Route = Route {
             c.ablation_count()
         )
     }),
+    search: false,
     render: pages::ablations::render,
 };
 
@@ -279,6 +293,7 @@ pub static CHANGES: Route = Route {
     },
     nav: Some("Changes"),
     section: None,
+    search: false,
     render: pages::changes::render,
 };
 
@@ -290,7 +305,22 @@ pub static FREE: Route = Route {
     pages: Pages::Free,
     nav: None,
     section: None,
+    search: false,
     render: pages::free::render,
+};
+
+/// The site search, reached from the search box of every page.
+pub static SEARCH: Route = Route {
+    kind: "search",
+    folder: "search",
+    template: "search.html",
+    pages: Pages::One {
+        shown: |c| c.search,
+    },
+    nav: None,
+    section: None,
+    search: false,
+    render: pages::search::render,
 };
 
 /// Every page kind, in the order of the navigation and the home page's sections.
@@ -308,11 +338,26 @@ pub static ROUTES: &[&Route] = &[
     &MACHINE,
     &ABLATIONS,
     &CHANGES,
+    &SEARCH,
     &FREE,
 ];
 
+/// Whether the page at `path` (`runs/x/index.html`) is a page of a searched kind.
+pub fn searched(path: &str) -> bool {
+    let mut parts = path.split('/');
+    let (Some(folder), Some(key), Some("index.html"), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    !key.is_empty()
+        && ROUTES.iter().any(|route| {
+            route.search && route.folder == folder && matches!(route.pages, Pages::PerRecord { .. })
+        })
+}
+
 /// Folders of the site that hold files rather than pages.
-pub const FILE_FOLDERS: [&str; 2] = ["data", "assets"];
+pub const FILE_FOLDERS: [&str; 3] = ["data", "assets", super::search::FOLDER];
 
 /// The kind whose record pages live in `folder`, for a narrative `content/<folder>/<key>.md`.
 pub fn records_in(folder: &str) -> Option<&'static Route> {

@@ -32,6 +32,7 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         include_str!("../../templates/ablations.html"),
     ),
     ("changes.html", include_str!("../../templates/changes.html")),
+    ("search.html", include_str!("../../templates/search.html")),
     ("404.html", include_str!("../../templates/404.html")),
     (
         "shortcode.html",

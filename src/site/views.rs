@@ -55,16 +55,24 @@ pub struct Table {
 impl Table {
     /// The rows as HTML: one `<tr>` a line, each cell with its sort key and warning.
     pub fn body(&self) -> String {
+        self.body_with(&[])
+    }
+
+    /// [`Table::body`] with `data-<name>="value"` attributes on each row: `attributes[row]`.
+    pub fn body_with(&self, attributes: &[Vec<(&str, &str)>]) -> String {
         let mut html = String::with_capacity(self.rows.len() * 256);
         let attribute = |html: &mut String, name: &str, value: &Option<String>| {
             if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
                 html.push_str(&format!(" {name}=\"{}\"", super::escape(value)));
             }
         };
-        for row in &self.rows {
+        for (i, row) in self.rows.iter().enumerate() {
             html.push_str("<tr");
             attribute(&mut html, "id", &row.id);
             attribute(&mut html, "class", &row.class);
+            for (name, value) in attributes.get(i).into_iter().flatten() {
+                html.push_str(&format!(" data-{name}=\"{}\"", super::escape(value)));
+            }
             html.push('>');
             let numeric = self
                 .columns
@@ -96,6 +104,34 @@ impl Table {
             html.push_str("</tr>\n");
         }
         html
+    }
+}
+
+impl Table {
+    /// The table as CSV (the header, then each row's cell texts; a missing value is empty).
+    pub fn csv(&self) -> String {
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        let header = self.columns.iter().map(|c| c.label.as_str());
+        writer.write_record(header).expect("CSV into memory");
+        for row in &self.rows {
+            let cells = row.cells.iter().map(|c| {
+                if c.text == MISSING {
+                    ""
+                } else {
+                    c.text.as_str()
+                }
+            });
+            writer.write_record(cells).expect("CSV into memory");
+        }
+        String::from_utf8(writer.into_inner().expect("CSV into memory")).expect("UTF-8 cells")
+    }
+
+    /// [`Table::csv`] as a `data:` URL, for a download link that needs no file and no script.
+    pub fn csv_data_url(&self) -> String {
+        format!(
+            "data:text/csv;charset=utf-8,{}",
+            percent_encoding::utf8_percent_encode(&self.csv(), percent_encoding::NON_ALPHANUMERIC)
+        )
     }
 }
 
@@ -207,14 +243,40 @@ impl Cell {
 }
 
 /// A chart and the table of its data.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Chart {
     /// What the chart shows.
     pub title: String,
+    /// What it shows in words, for readers who cannot see it (its `aria-label`).
+    pub alt: String,
     /// The ECharts option as JSON, safe inside a script element.
     pub option: String,
     /// Its height in pixels.
     pub height: u32,
     /// The same data as a table.
     pub table: Table,
+}
+
+impl Chart {
+    /// The name its PNG and CSV downloads take: the title's slug.
+    pub fn file_name(&self) -> String {
+        let mut name = slug::slugify(&self.title);
+        name.truncate(60);
+        name.trim_end_matches('-').to_owned()
+    }
+}
+
+impl Serialize for Chart {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut chart = serializer.serialize_struct("Chart", 7)?;
+        chart.serialize_field("title", &self.title)?;
+        chart.serialize_field("alt", &self.alt)?;
+        chart.serialize_field("option", &self.option)?;
+        chart.serialize_field("height", &self.height)?;
+        chart.serialize_field("table", &self.table)?;
+        chart.serialize_field("file", &self.file_name())?;
+        chart.serialize_field("csv", &self.table.csv_data_url())?;
+        chart.end()
+    }
 }

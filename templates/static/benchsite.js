@@ -48,6 +48,52 @@
     });
   }
 
+  // Filters: each select names a row attribute (data-model, data-spec, ...); the choices
+  // live in the URL's query, so a link shows the same rows.
+  function makeFilterable(form) {
+    var figure = form.closest('figure');
+    var table = figure && figure.querySelector('table');
+    if (!table || !table.tBodies.length) { return; }
+    var selects = Array.prototype.slice.call(form.querySelectorAll('select'));
+    var count = form.querySelector('.filter-count');
+    var params = new URLSearchParams(window.location.search);
+    selects.forEach(function (select) {
+      var wanted = params.get(select.name);
+      if (wanted !== null && select.querySelector('option[value="' + CSS.escape(wanted) + '"]')) {
+        select.value = wanted;
+      }
+    });
+
+    function apply(updateUrl) {
+      var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+      var shown = 0;
+      rows.forEach(function (row) {
+        var match = selects.every(function (select) {
+          return select.value === '' || row.getAttribute('data-' + select.name) === select.value;
+        });
+        row.hidden = !match;
+        if (match) { shown += 1; }
+      });
+      if (count) { count.textContent = 'Showing ' + shown + ' of ' + rows.length + ' rows'; }
+      if (updateUrl) {
+        var url = new URL(window.location.href);
+        selects.forEach(function (select) {
+          if (select.value === '') { url.searchParams.delete(select.name); }
+          else { url.searchParams.set(select.name, select.value); }
+        });
+        window.history.replaceState(null, '', url.pathname + url.search + url.hash);
+      }
+    }
+
+    form.addEventListener('change', function () { apply(true); });
+    form.addEventListener('reset', function () {
+      window.setTimeout(function () { apply(true); }, 0);
+    });
+    form.addEventListener('submit', function (event) { event.preventDefault(); });
+    form.hidden = false;
+    apply(false);
+  }
+
   var charts = [];
   var dark = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
 
@@ -60,6 +106,12 @@
       if (!data || !box) { return; }
       var option = JSON.parse(data.textContent);
       option.backgroundColor = 'transparent';
+      var save = option.toolbox && option.toolbox.feature && option.toolbox.feature.saveAsImage;
+      if (save) {
+        // The PNG is named for the chart and keeps the page's background, light or dark.
+        save.name = figure.getAttribute('data-name') || 'chart';
+        save.backgroundColor = window.getComputedStyle(document.body).backgroundColor;
+      }
       var chart = window.echarts.init(box, dark && dark.matches ? 'dark' : null);
       chart.setOption(option);
       charts.push(chart);
@@ -82,10 +134,32 @@
     document.head.appendChild(loader);
   }
 
+  // The search page: Pagefind's UI over the index the build wrote, searching for the query
+  // of the header's box (?q=).
+  function startSearch() {
+    var box = document.getElementById('search');
+    if (!box || !window.PagefindUI) { return; }
+    var ui = new window.PagefindUI({
+      element: '#search',
+      bundlePath: box.getAttribute('data-bundle'),
+      baseUrl: box.getAttribute('data-base'),
+      showSubResults: true,
+      showImages: false,
+      resetStyles: false,
+    });
+    var input = box.querySelector('input');
+    if (input) { input.setAttribute('aria-label', 'Search the report'); }
+    var query = new URLSearchParams(window.location.search).get('q');
+    if (query) { ui.triggerSearch(query); }
+  }
+
   function start() {
     document.querySelectorAll('table.sortable').forEach(makeSortable);
+    document.querySelectorAll('form.filters').forEach(makeFilterable);
     loadCharts();
   }
+
+  window.addEventListener('load', startSearch);
 
   if (document.readyState === 'loading') {
     document.addEventListener('DOMContentLoaded', start);

@@ -1,7 +1,9 @@
 // Loads every page of a built site in headless Chromium, served under a base path the way
 // GitHub Pages serves a project site, and fails on any console error, page error or failed
-// request, on a chart container without a rendered chart, or on a sort button that does not
-// reorder its table.
+// request, on a chart container without a rendered chart or without its CSV download, on an
+// axe-core accessibility violation (every page in the light scheme, a sample in the dark one
+// and at 390 px), on a sort button that does not reorder its table, on filters that do not
+// follow the URL, and on a search that finds nothing.
 //
 // usage: node pages.mjs SITE_DIR BASE_PATH [ONLY]
 // ONLY, when given, is a comma-separated list of the page paths to visit: a path ending in
@@ -9,7 +11,10 @@
 import { createServer } from 'node:http';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
+import { createRequire } from 'node:module';
 import { launch } from './chromium.mjs';
+
+const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const [siteDir, basePath = '/', only] = process.argv.slice(2);
 if (!siteDir) {
@@ -25,6 +30,7 @@ const types = {
   '.csv': 'text/csv; charset=utf-8',
   '.xml': 'application/xml',
   '.txt': 'text/plain; charset=utf-8',
+  '.wasm': 'application/wasm',
 };
 
 async function fileFor(urlPath) {
@@ -68,6 +74,18 @@ const browser = await launch();
 const problems = [];
 let charts = 0;
 let pagesChecked = 0;
+let axeChecked = 0;
+
+// axe-core's violations on the open page, each as one problem line.
+async function accessibility(page, where) {
+  await page.addScriptTag({ content: axeSource });
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help}; ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  for (const violation of violations) problems.push(`${where}: axe: ${violation}`);
+  axeChecked += 1;
+}
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const paths = (await htmlPages(siteDir)).map((file) =>
@@ -103,9 +121,40 @@ try {
       ).catch(() => problems.push(`${where}: not every chart rendered`));
       const rendered = await page.locator('figure.chart .chart-box canvas').count();
       charts += Math.min(rendered, figures);
+      // Each chart: an aria-label saying what it shows, and its data as a CSV download whose
+      // header is the header of the table beside it.
+      const downloads = await page.locator('figure.chart').evaluateAll((all) => all.map((figure) => {
+        const link = figure.querySelector('a.download[href^="data:text/csv"]');
+        const header = [...figure.querySelectorAll('details.chart-data thead th')].map((th) => th.textContent.trim());
+        const csv = link ? decodeURIComponent(link.getAttribute('href').split(',').slice(1).join(',')) : '';
+        const label = figure.querySelector('.chart-box').getAttribute('aria-label') || '';
+        return { download: link ? link.getAttribute('download') : null, first: csv.split('\r\n')[0].split('\n')[0], header, label };
+      }));
+      for (const chart of downloads) {
+        if (!chart.download || !chart.download.endsWith('.csv')) problems.push(`${where}: a chart has no CSV download`);
+        else if (chart.first.split(',').length !== chart.header.length) problems.push(`${where}: CSV header ${chart.first} is not the table's ${chart.header}`);
+        if (chart.label.length < 40) problems.push(`${where}: chart aria-label says too little: ${chart.label}`);
+      }
     }
+    if (!missing) await accessibility(page, where);
     pagesChecked += 1;
     await page.close();
+  }
+
+  // The dark scheme and a phone's width, on a page of each kind.
+  const sample = ['', 'runs/', 'sweeps/', 'quality/', 'failures/', 'ablations/', 'search/']
+    .concat(paths.filter((path) => /^(runs|sweeps|quality|failures|models|hardware)\/[^/]+\/$/.test(path))
+      .filter((path, i, all) => all.findIndex((p) => p.split('/')[0] === path.split('/')[0]) === i));
+  for (const [scheme, width] of [['dark', 1280], ['light', 390]]) {
+    const themed = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme });
+    for (const path of sample.filter((p) => paths.includes(p))) {
+      const page = await themed.newPage();
+      page.on('pageerror', (error) => problems.push(`${scheme} ${width}px ${path}: page error: ${error.message}`));
+      await page.goto(origin + basePath + path, { waitUntil: 'load' });
+      await accessibility(page, `${scheme} ${width}px ${basePath}${path}`);
+      await page.close();
+    }
+    await themed.close();
   }
 
   // Sorting: the runs table by decode speed, both ways.
@@ -133,11 +182,70 @@ try {
     problems.push('sorting: the click did not reorder the table');
   }
   console.log(`sorted the runs table: ${before} -> ${ascending} -> ${descending}`);
+
+  // Filters: the URL's choices apply on load, a change goes into the URL, and without
+  // JavaScript the full table shows.
+  const visible = async (target) => target.locator('figure:has(form.filters) table tbody tr').evaluateAll((rows) =>
+    rows.filter((row) => !row.hidden).map((row) => row.dataset));
+  const total = (await decode()).length;
+  const filtered = await context.newPage();
+  filtered.on('pageerror', (error) => problems.push(`filters: page error: ${error.message}`));
+  await filtered.goto(`${origin}${basePath}runs/?spec=on`, { waitUntil: 'load' });
+  const on = await visible(filtered);
+  if (on.length === 0 || on.length >= total || on.some((row) => row.spec !== 'on')) {
+    problems.push(`filters: ?spec=on shows ${JSON.stringify(on)} of ${total}`);
+  }
+  const model = on.length > 0 ? on[0].model : '';
+  await filtered.locator('form.filters select[name="model"]').selectOption(model);
+  const url = new URL(filtered.url());
+  if (url.searchParams.get('model') !== model || url.searchParams.get('spec') !== 'on') {
+    problems.push(`filters: the URL did not follow the choices: ${filtered.url()}`);
+  }
+  const both = await visible(filtered);
+  if (both.length === 0 || both.some((row) => row.spec !== 'on' || row.model !== model)) {
+    problems.push(`filters: model=${model}&spec=on shows ${JSON.stringify(both)}`);
+  }
+  console.log(`filtered the runs table: ${total} rows, spec=on ${on.length}, and model=${model} ${both.length}`);
+  await filtered.close();
+  const plain = await browser.newContext({ javaScriptEnabled: false });
+  const noScript = await plain.newPage();
+  await noScript.goto(`${origin}${basePath}runs/?spec=on`, { waitUntil: 'load' });
+  const shownWithout = (await visible(noScript)).length;
+  if (shownWithout !== total || await noScript.locator('form.filters').isVisible()) {
+    problems.push(`filters: without JavaScript ${shownWithout} of ${total} rows show`);
+  }
+  await plain.close();
+
+  // Search, from the header's box of any page: results that link to the record pages.
+  if (paths.includes('search/')) {
+    const searching = await context.newPage();
+    searching.on('pageerror', (error) => problems.push(`search: page error: ${error.message}`));
+    searching.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`search: console error: ${message.text()}`);
+    });
+    await searching.goto(`${origin}${basePath}runs/`, { waitUntil: 'load' });
+    const query = process.env.SEARCH_QUERY ?? 'mtp';
+    await searching.locator('header form[role="search"] input[name="q"]').fill(query);
+    await searching.locator('header form[role="search"] input[name="q"]').press('Enter');
+    await searching.waitForURL(/\/search\/\?q=/);
+    const links = await searching.waitForFunction(() => {
+      const found = [...document.querySelectorAll('.pagefind-ui__result-link')].map((a) => a.getAttribute('href'));
+      return found.length > 0 ? found : null;
+    }, null, { timeout: 10000 }).then((handle) => handle.jsonValue())
+      .catch(() => { problems.push(`search: "${query}" found nothing`); return []; });
+    for (const href of links) {
+      if (!href.startsWith(basePath) || !(await fileFor(new URL(href, origin).pathname))) {
+        problems.push(`search: result ${href} is not a page of the site`);
+      }
+    }
+    console.log(`searched "${query}": ${links.length} results, ${links.slice(0, 3).join(' ')}`);
+    await searching.close();
+  }
 } finally {
   await browser.close();
   server.close();
 }
 
-console.log(`${pagesChecked} pages, ${charts} charts rendered, ${problems.length} problems`);
+console.log(`${pagesChecked} pages, ${charts} charts rendered, ${axeChecked} axe checks, ${problems.length} problems`);
 for (const problem of problems) console.log(problem);
 process.exit(problems.length === 0 ? 0 : 1);

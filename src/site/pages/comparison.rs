@@ -127,6 +127,11 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
         .all(|(_, v)| *v > 0.0);
     let profile_chart = Chart {
         title: "KL divergence percentile profile".into(),
+        alt: format!(
+            "Line chart of the per-token KL divergence in nats at each percentile ({}), teacher-forced and generation{}",
+            names.join(", "),
+            if all_positive { ", on a log axis" } else { "" }
+        ),
         option: charts::lines_by_category(
             &names,
             &[

@@ -14,6 +14,7 @@ pub mod model;
 pub mod quality;
 pub mod run;
 pub mod runs;
+pub mod search;
 pub mod sweep;
 pub mod sweeps;
 
@@ -21,11 +22,12 @@ use crate::compare::{self, Ablation, Kind};
 use crate::data::figures::{LevelField, Value};
 use crate::data::{self, Divergence, Failure, Results, Run, Sweep, SweepLevel};
 use crate::format::{MISSING, count, switch};
-use crate::profiles::Profile;
+use crate::profiles::{self, Profile};
 use crate::project::{Documents, Machine};
 
 use super::Urls;
 use super::charts::{self, LineSeries};
+use super::filters::{self, Facets};
 use super::render::Baseline;
 use super::routes;
 use serde::Serialize;
@@ -208,6 +210,8 @@ pub struct Catalog<'a> {
     pub baselines: &'a [Baseline],
     /// The percentage beyond which a bad move is a regression.
     pub threshold: f64,
+    /// Whether the site has search (`search` of benchsite.toml).
+    pub search: bool,
     /// The one-knob pairs of the document, found when a page first needs them (a Markdown
     /// edit under `serve` re-renders one page, usually without them).
     ablations: std::sync::OnceLock<Vec<Ablation>>,
@@ -230,6 +234,7 @@ impl<'a> Catalog<'a> {
         urls: Urls,
         baselines: &'a [Baseline],
         threshold: f64,
+        search: bool,
     ) -> Self {
         Self {
             ablations: std::sync::OnceLock::new(),
@@ -243,6 +248,7 @@ impl<'a> Catalog<'a> {
             urls,
             baselines,
             threshold,
+            search,
         }
     }
 
@@ -277,6 +283,60 @@ impl<'a> Catalog<'a> {
             note: None,
             warning: None,
         }
+    }
+
+    /// The machine facet of record `index` of `R`'s array, when the report declares machines.
+    fn machine_facet<R: data::Record>(&self, index: usize) -> Option<(String, String)> {
+        self.machine_of::<R>(index)
+            .map(|m| (m.slug.clone(), self.machine_title(m)))
+    }
+
+    /// What the runs table filters run `index` by: its model, precision, speculative
+    /// decoding, the KV-cache dtype of its effective settings ("auto" when the profile leaves
+    /// it to vLLM) and machine.
+    pub fn run_facets(&self, index: usize) -> Facets {
+        let run = &self.doc.runs[index];
+        let kv = self
+            .profiles
+            .iter()
+            .find(|p| p.name == run.profile)
+            .map(|profile| {
+                let overrides = profiles::parse_overrides(&run.overrides).unwrap_or_default();
+                profile
+                    .effective(&overrides)
+                    .get("KV_CACHE_DTYPE")
+                    .unwrap_or("auto")
+                    .to_owned()
+            });
+        [
+            Some((data::slugify(&run.model), run.model.clone())),
+            filters::facet(Some(&run.precision)),
+            filters::switch(run.spec_decode),
+            filters::facet(kv.as_deref()),
+            self.machine_facet::<Run>(index),
+        ]
+    }
+
+    /// What the sweeps table filters sweep `index` by: its model, its dimensions `quant`
+    /// (or `precision`), `mtp` (or `spec`) and `kv`, and its machine.
+    pub fn sweep_facets(&self, index: usize) -> Facets {
+        let sweep = &self.doc.sweeps[index];
+        dimension_facets(
+            &sweep.model,
+            &sweep.dimensions,
+            self.machine_facet::<Sweep>(index),
+        )
+    }
+
+    /// What the comparisons table filters comparison `index` by, from its dimensions as for
+    /// a sweep.
+    pub fn comparison_facets(&self, index: usize) -> Facets {
+        let d = &self.doc.divergence[index];
+        dimension_facets(
+            &d.model,
+            &d.dimensions,
+            self.machine_facet::<Divergence>(index),
+        )
     }
 
     /// The URL of a run's page.
@@ -523,8 +583,19 @@ impl<'a> Catalog<'a> {
                     }
                 })
                 .collect();
+        let alt = format!(
+            "Line chart of {} in {unit} against concurrency on a log-2 axis: {} line{}{}",
+            lowercase_first(title),
+            series.len(),
+            if series.len() == 1 { "" } else { "s" },
+            match (levels.first(), levels.last()) {
+                (Some(low), Some(high)) => format!(", concurrency {low} to {high}"),
+                _ => String::new(),
+            }
+        );
         Chart {
             title: title.to_owned(),
+            alt,
             option: charts::lines_by_concurrency(series, unit),
             height: if series.len() > 4 { 480 } else { 380 },
             table: Table {
@@ -592,4 +663,34 @@ impl<'a> Catalog<'a> {
             warning: None,
         }
     }
+}
+
+/// `text` with its first letter in lower case, to continue a sentence.
+pub fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_lowercase().chain(chars).collect()
+    })
+}
+
+/// The first of `keys` that `dimensions` has.
+fn dimensions_value<'d>(dimensions: &'d data::Dimensions, keys: &[&str]) -> Option<&'d str> {
+    keys.iter()
+        .find_map(|key| dimensions.get(*key))
+        .map(String::as_str)
+}
+
+/// A record's facets from its model and `dimensions`.
+fn dimension_facets(
+    model: &str,
+    dimensions: &data::Dimensions,
+    machine: Option<(String, String)>,
+) -> Facets {
+    [
+        Some((data::slugify(model), model.to_owned())),
+        filters::facet(dimensions_value(dimensions, &["quant", "precision"])),
+        filters::facet(dimensions_value(dimensions, &["mtp", "spec"])),
+        filters::facet(dimensions_value(dimensions, &["kv"])),
+        machine,
+    ]
 }

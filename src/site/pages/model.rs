@@ -78,6 +78,7 @@ mod tests {
             super::super::super::Urls::new("/"),
             &[],
             5.0,
+            true,
         );
         for model in catalog.models() {
             let view = page(&catalog, model);

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::super::charts::{self, ScatterGroup};
 use super::super::downloads;
+use super::super::filters::{self, FilteredTable};
 use super::super::render::PageBuild;
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::super::{PageFile, SiteError};
@@ -16,7 +17,7 @@ use crate::format::{count, figure};
 pub struct QualityIndex {
     heatmap: Chart,
     speed_quality: Chart,
-    comparisons: Table,
+    comparisons: FilteredTable,
     jitter: Table,
 }
 
@@ -82,8 +83,24 @@ pub fn speed_quality(c: &Catalog) -> Chart {
             .collect(),
         csv: None,
     };
+    let drawn: usize = groups.iter().map(|g| g.points.len()).sum();
+    let alt = format!(
+        "Scatter chart of decode speed in tok/s (x) against quality cost, teacher-forced kld_mean in nats (y), for {drawn} run{} of {} model{}, each model's noise floor drawn as a band from 0{}",
+        if drawn == 1 { "" } else { "s" },
+        groups.len(),
+        if groups.len() == 1 { "" } else { "s" },
+        if drawn < linked.len() {
+            format!(
+                "; {} with a suspect comparison are in the table only",
+                linked.len() - drawn
+            )
+        } else {
+            String::new()
+        }
+    );
     Chart {
         title: "Decode speed against quality cost".into(),
+        alt,
         option: charts::scatter(&groups, "decode tok/s", "kld_mean (nats)"),
         height: 420,
         table,
@@ -139,7 +156,31 @@ pub fn heatmap(c: &Catalog) -> Chart {
             }
         })
         .collect();
+    let in_scale: Vec<bool> = shown.iter().map(|d| d.suspect.is_none()).collect();
+    let max = charts::heatmap_max(&cells, &in_scale);
+    let clipped = cells
+        .iter()
+        .flatten()
+        .filter(|v| v.is_some_and(|v| v > max))
+        .count();
+    let alt = format!(
+        "Heatmap of teacher-forced kld_mean in nats for {} comparison{} by {} prompt categor{}, coloured from 0 to {} nats{}",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" },
+        columns.len(),
+        if columns.len() == 1 { "y" } else { "ies" },
+        figure(max),
+        if clipped > 0 {
+            format!(
+                "; {clipped} cell{} of suspect rows above the scale are clipped and marked ▲",
+                if clipped == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
+        }
+    );
     Chart {
+        alt,
         title: if cut {
             format!("KL divergence by prompt category (teacher-forced kld_mean), each model's {HEATMAP_ROWS_PER_MODEL} most recent comparisons")
         } else {
@@ -149,10 +190,8 @@ pub fn heatmap(c: &Catalog) -> Chart {
             &rows,
             &columns,
             &cells,
-            &shown
-                .iter()
-                .map(|d| d.suspect.is_none())
-                .collect::<Vec<_>>(),
+            &in_scale,
+            "nats",
         ),
         height: 160 + 34 * rows.len() as u32,
         table: Table {
@@ -308,7 +347,12 @@ pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
     let index = QualityIndex {
         heatmap: heatmap(c),
         speed_quality: speed_quality(c),
-        comparisons: comparisons_table(c),
+        comparisons: filters::filtered(
+            comparisons_table(c),
+            (0..c.doc.divergence.len())
+                .map(|i| c.comparison_facets(i))
+                .collect(),
+        ),
         jitter: jitter_table(c),
     };
     page.render("Quality".into(), &index)

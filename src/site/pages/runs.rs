@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::super::charts;
 use super::super::downloads;
+use super::super::filters::{self, FilteredTable};
 use super::super::render::PageBuild;
 use super::super::views::{Cell, Chart, Column, Fact, Row, Table};
 use super::super::{PageFile, SiteError};
@@ -15,7 +16,7 @@ use crate::format::{figure, switch};
 #[derive(Debug, Serialize)]
 pub struct RunsIndex {
     decode_chart: Chart,
-    runs: Table,
+    runs: FilteredTable,
     method: Vec<Fact>,
 }
 
@@ -110,8 +111,25 @@ pub fn decode_chart(c: &Catalog) -> Chart {
             c.doc.runs.len()
         ));
     }
+    let alt = match (
+        runs.iter()
+            .min_by(|a, b| a.decode_tok_s.total_cmp(&b.decode_tok_s)),
+        runs.iter()
+            .max_by(|a, b| a.decode_tok_s.total_cmp(&b.decode_tok_s)),
+    ) {
+        (Some(low), Some(high)) => format!(
+            "Bar chart of single-stream decode speed in tok/s for {} configurations, from {} tok/s ({}) to {} tok/s ({})",
+            runs.len(),
+            figure(low.decode_tok_s),
+            low.id,
+            figure(high.decode_tok_s),
+            high.id
+        ),
+        _ => "Bar chart of single-stream decode speed, with no runs yet".to_owned(),
+    };
     Chart {
         title,
+        alt,
         option: charts::bars(&names, &values, "tok/s"),
         height: 380,
         table: Table {
@@ -153,7 +171,10 @@ pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
     let c = page.catalog();
     let index = RunsIndex {
         decode_chart: decode_chart(c),
-        runs: table(c),
+        runs: filters::filtered(
+            table(c),
+            (0..c.doc.runs.len()).map(|i| c.run_facets(i)).collect(),
+        ),
         method: method(c),
     };
     page.render("Runs".into(), &index)

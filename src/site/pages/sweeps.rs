@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::super::charts::LineSeries;
 use super::super::downloads;
+use super::super::filters::{self, FilteredTable};
 use super::super::render::PageBuild;
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::super::{PageFile, SiteError};
@@ -15,7 +16,7 @@ use crate::format::{count, figure};
 #[derive(Debug, Serialize)]
 pub struct SweepsIndex {
     charts: Vec<Chart>,
-    sweeps: Table,
+    sweeps: FilteredTable,
 }
 
 /// The figures overlaid for every sweep, by key, in order.
@@ -128,7 +129,10 @@ pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
     let c = page.catalog();
     let index = SweepsIndex {
         charts: overlays(c),
-        sweeps: table(c),
+        sweeps: filters::filtered(
+            table(c),
+            (0..c.doc.sweeps.len()).map(|i| c.sweep_facets(i)).collect(),
+        ),
     };
     page.render("Sweeps".into(), &index)
 }

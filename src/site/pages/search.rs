@@ -1,0 +1,16 @@
+//! The search page: Pagefind's UI over the index of the record pages, with the query of the
+//! header's search box.
+
+use serde::Serialize;
+
+use super::super::render::PageBuild;
+use super::super::{PageFile, SiteError};
+
+/// The search page has no content but the UI its template loads.
+#[derive(Debug, Serialize)]
+struct Empty {}
+
+/// Renders the search page.
+pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+    page.render("Search".to_owned(), &Empty {})
+}
