@@ -19,6 +19,14 @@ use super::{PageFile, SiteError};
 /// The folder of the index and of Pagefind's scripts inside the site.
 pub const FOLDER: &str = "pagefind";
 
+/// How many fragment files (the text a result shows, which the reader's browser fetches per
+/// result) the index of `pages` pages is cut into: about 8 pages each, at least 16 files and at
+/// most 256. Pagefind writes one per page otherwise, and compressing each file on its own was a
+/// third of a large report's indexing.
+fn fragments(pages: usize) -> u32 {
+    (pages / 8).clamp(16, 256) as u32
+}
+
 /// The attribute that marks what a page is found by.
 const BODY: &str = "data-pagefind-body";
 
@@ -116,6 +124,7 @@ async fn index(
     let failed = |e: anyhow::Error| SiteError::Search(e.to_string());
     let options = pagefind::options::PagefindServiceConfig::builder()
         .force_language(language.clone())
+        .max_fragments(fragments(count))
         .build();
     let mut index = pagefind::api::PagefindIndex::new(Some(options)).map_err(failed)?;
     let mut waiting = BTreeMap::new();
