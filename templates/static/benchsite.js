@@ -57,11 +57,18 @@
     var selects = Array.prototype.slice.call(form.querySelectorAll('select'));
     var count = form.querySelector('.filter-count');
     var params = new URLSearchParams(window.location.search);
+    // A value is matched as its slug too, so ?model=Qwen3.6-35B-A3B finds qwen3-6-35b-a3b.
+    function slug(text) {
+      return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+    }
     selects.forEach(function (select) {
       var wanted = params.get(select.name);
-      if (wanted !== null && select.querySelector('option[value="' + CSS.escape(wanted) + '"]')) {
-        select.value = wanted;
-      }
+      if (wanted === null) { return; }
+      [wanted, slug(wanted)].some(function (value) {
+        if (!select.querySelector('option[value="' + CSS.escape(value) + '"]')) { return false; }
+        select.value = value;
+        return true;
+      });
     });
 
     function apply(updateUrl) {

@@ -206,6 +206,12 @@ try {
     problems.push(`filters: model=${model}&spec=on shows ${JSON.stringify(both)}`);
   }
   console.log(`filtered the runs table: ${total} rows, spec=on ${on.length}, and model=${model} ${both.length}`);
+  // A model written as its name, dots and capitals, is found by its slug.
+  await filtered.goto(`${origin}${basePath}runs/?model=Qwen3.6-35B-A3B`, { waitUntil: 'load' });
+  const named = await visible(filtered);
+  if (named.length === 0 || named.length >= total || named.some((row) => row.model !== 'qwen3-6-35b-a3b')) {
+    problems.push(`filters: ?model=Qwen3.6-35B-A3B shows ${JSON.stringify(named)}`);
+  }
   await filtered.close();
   const plain = await browser.newContext({ javaScriptEnabled: false });
   const noScript = await plain.newPage();
