@@ -2,8 +2,8 @@
 //! every built page loads without a console error and without an axe-core violation (light,
 //! dark, 390 px), every chart renders with its CSV download, the sort buttons reorder a
 //! table, the filters follow the URL, the search finds record pages; a page served by `benchsite serve` reloads itself after an edit and shows
-//! a broken one as an overlay. Needs Debian's `chromium` and node; the npm packages are
-//! installed from `tests/browser/package-lock.json` on first use.
+//! a broken one as an overlay. Debian's `chromium`, node and the npm packages of
+//! `tests/browser/package-lock.json` are installed where missing (`support::setup`).
 
 #[path = "../benches/common/mod.rs"]
 mod common;
@@ -13,43 +13,18 @@ use std::process::Command;
 
 use support::{Project, repo};
 
-/// Installs the locked npm packages once, when they are missing, and checks that Chromium
-/// is there; says plainly what is missing when either cannot be had.
-fn browser_ready() {
-    static READY: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
-    let mut ready = READY.lock().unwrap_or_else(|e| e.into_inner());
-    if *ready {
-        return;
-    }
-    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    assert!(
-        std::path::Path::new(&chromium).exists(),
-        "{chromium} is missing: the browser tests need Debian's chromium (`apt-get install chromium`)"
-    );
-    let folder = repo().join("tests/browser");
-    if ["playwright-core", "axe-core"]
-        .iter()
-        .any(|package| !folder.join("node_modules").join(package).exists())
-    {
-        let status = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&folder)
-            .status()
-            .unwrap_or_else(|e| {
-                panic!("npm cannot run ({e}): the browser tests need node and npm")
-            });
-        assert!(
-            status.success(),
-            "`npm ci --prefix tests/browser` failed ({status}): the browser tests need playwright-core and axe-core from the npm registry"
-        );
-    }
-    *ready = true;
+/// `node`, to run a script of `tests/browser/`, with Chromium and the locked npm packages
+/// installed where missing (`support::setup`) and Chromium's path in `CHROMIUM`.
+fn node() -> Command {
+    let mut node = Command::new("node");
+    node.env("CHROMIUM", support::setup("browser"));
+    node
 }
 
 /// Loads the pages of the built `site` (those `only` lists, or all) in Chromium under
 /// `base`, asserts that none has a problem, and returns what the script printed.
 fn pages_in_chromium(site: &std::path::Path, base: &str, only: Option<&str>) -> String {
-    let output = Command::new("node")
+    let output = node()
         .arg(repo().join("tests/browser/pages.mjs"))
         .arg(site)
         .arg(base)
@@ -65,7 +40,6 @@ fn pages_in_chromium(site: &std::path::Path, base: &str, only: Option<&str>) -> 
 
 #[test]
 fn every_page_works_in_chromium() {
-    browser_ready();
     let project = Project::copy_of_repo();
     // A baseline that differs from the results, so /changes/ has rows to show.
     let root = project.root.path();
@@ -92,7 +66,6 @@ fn every_page_works_in_chromium() {
 
 #[test]
 fn machine_and_model_pages_of_a_three_machine_report_work_in_chromium() {
-    browser_ready();
     let project = Project::copy_of_repo();
     let root = project.root.path();
     common::three_machines(root, &common::seed());
@@ -114,7 +87,6 @@ fn machine_and_model_pages_of_a_three_machine_report_work_in_chromium() {
 
 #[test]
 fn an_open_page_reloads_itself_after_an_edit_in_chromium() {
-    browser_ready();
     let project = Project::copy_of_repo();
     let mut serve = Command::new(env!("CARGO_BIN_EXE_benchsite"))
         .args(["serve", "--port", "0", "--root", project.root_str()])
@@ -128,7 +100,7 @@ fn an_open_page_reloads_itself_after_an_edit_in_chromium() {
         .expect("serve prints its address");
     // Keep reading so serve never blocks on a full pipe.
     std::thread::spawn(move || lines.for_each(drop));
-    let output = Command::new("node")
+    let output = node()
         .arg(repo().join("tests/browser/reload.mjs"))
         .arg(&url)
         .arg(project.root.path())

@@ -1,6 +1,7 @@
 //! Collection against a real llama.cpp server: llama-cpp-python's OpenAI server with a tiny
 //! GGUF model the test writes itself (tests/support/tiny_gguf.py), so nothing is downloaded.
-//! Needs `pip install -r tests/requirements.txt`, which `.ci/run` does.
+//! Needs llama-cpp-python and gguf (tests/requirements.txt), which `support::setup` installs
+//! when they are missing.
 
 mod support;
 
@@ -23,15 +24,7 @@ impl LlamaServer {
     /// Starts the server; `interrupt` keeps llama-cpp-python's default of cancelling a
     /// running request when the next one arrives.
     fn start(dir: &Path, interrupt: bool) -> Self {
-        let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
-        let present = Command::new(&python)
-            .args(["-c", "import llama_cpp.server, gguf"])
-            .status()
-            .is_ok_and(|status| status.success());
-        assert!(
-            present,
-            "llama-cpp-python and gguf are needed: pip install -r tests/requirements.txt"
-        );
+        let python = support::setup("python");
         let model = dir.join("tiny.gguf");
         let made = Command::new(&python)
             .arg(repo().join("tests/support/tiny_gguf.py"))

@@ -817,5 +817,5 @@ fn every_chart_has_its_data_as_csv_and_says_what_it_shows() {
     )));
     // The suspect row's cells above the scale are clipped and marked.
     assert!(quality.contains("above the scale are clipped and marked ▲"));
-    assert!(quality.contains("\\\"formatter\\\":\\\"▲ ") || quality.contains("\"formatter\":\"▲ "));
+    assert!(quality.contains("\"formatter\":\"▲ 2.405152\""));
 }

@@ -478,11 +478,14 @@ impl<'a> Renderer<'a> {
         // The searched pages, ranked by path, are indexed beside the rendering (not for
         // `check`'s sample).
         let indexing = self.catalog.search && sample.is_none();
-        let mut searched: Vec<String> = jobs
-            .iter()
-            .filter(|job| indexing && job.route.search)
-            .map(|job| format!("{}index.html", job.path()))
-            .collect();
+        let mut searched: Vec<String> = match indexing {
+            true => jobs
+                .iter()
+                .filter(|job| job.route.search)
+                .map(|job| format!("{}index.html", job.path()))
+                .collect(),
+            false => Vec::new(),
+        };
         searched.sort();
         let indexer =
             indexing.then(|| search::Indexer::start(searched.len(), &self.config.language));

@@ -11,6 +11,32 @@ pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Runs `tests/support/setup.sh what` once per test binary: it installs what the tests of
+/// `what` (`browser`, `python`) need where it is missing and prints the program to use
+/// (chromium, or the Python with llama-cpp-python), returned here; when something cannot be
+/// installed the test fails with the script's account of what is missing.
+pub fn setup(what: &'static str) -> String {
+    static DONE: std::sync::Mutex<BTreeMap<&'static str, String>> =
+        std::sync::Mutex::new(BTreeMap::new());
+    let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(program) = done.get(what) {
+        return program.clone();
+    }
+    let output = Command::new("bash")
+        .arg(repo().join("tests/support/setup.sh"))
+        .arg(what)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .expect("bash runs");
+    assert!(
+        output.status.success(),
+        "tests/support/setup.sh {what} could not provide what these tests need (its message is above)"
+    );
+    let program = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    done.insert(what, program.clone());
+    program
+}
+
 /// A port of 127.0.0.1 nothing listens on now.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
