@@ -130,18 +130,17 @@ pub fn lines_by_category(
     to_json(&chart)
 }
 
-/// A heatmap: `cells[row][column]`, `None` where there is no value. The colour scale spans
-/// the rows marked `in_scale`, so one outlier row (a suspect measurement) cannot wash out the
-/// rest: its cells above the scale are clipped to the top colour, outlined and labelled "▲".
-/// The legend shows the scale's real bounds, in `unit`.
+/// A heatmap: `cells[row][column]`, `None` where there is no value, coloured from 0 to
+/// `max` ([`heatmap_max`] of the rows that set the scale, so one outlier row, a suspect
+/// measurement, cannot wash out the rest): cells above it are clipped to the top colour,
+/// outlined and labelled "▲". The legend shows the scale's real bounds, in `unit`.
 pub fn heatmap(
     rows: &[String],
     columns: &[String],
     cells: &[Vec<Option<f64>>],
-    in_scale: &[bool],
+    max: f64,
     unit: &str,
 ) -> String {
-    let max = heatmap_max(cells, in_scale);
     // The handles show values with as many decimals as the top of the scale has.
     let decimals = crate::format::decimals(max).min(6) as u8;
     let mut data = Vec::new();
@@ -371,11 +370,15 @@ mod tests {
 
     #[test]
     fn heatmap_legend_shows_the_real_scale_and_marks_clipped_cells() {
+        let cells = [vec![Some(0.1528), Some(0.02)], vec![Some(5.0), Some(0.1)]];
+        // The suspect second row does not set the scale.
+        let max = heatmap_max(&cells, &[true, false]);
+        assert_eq!(max, 0.1528);
         let json = heatmap(
             &["a".into(), "suspect".into()],
             &["code".into(), "math".into()],
-            &[vec![Some(0.1528), Some(0.02)], vec![Some(5.0), Some(0.1)]],
-            &[true, false],
+            &cells,
+            max,
             "nats",
         );
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
@@ -396,7 +399,7 @@ mod tests {
         for json in [
             bars(&["a".into()], &[1.0], "tok/s"),
             scatter(&[], "x", "y"),
-            heatmap(&[], &[], &[], &[], "nats"),
+            heatmap(&[], &[], &[], 1.0, "nats"),
         ] {
             let value: serde_json::Value = serde_json::from_str(&json).unwrap();
             assert_eq!(value["toolbox"]["feature"]["saveAsImage"]["type"], "png");

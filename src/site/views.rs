@@ -260,7 +260,7 @@ pub struct Chart {
 impl Chart {
     /// The name its PNG and CSV downloads take: the title's slug.
     pub fn file_name(&self) -> String {
-        let mut name = slug::slugify(&self.title);
+        let mut name = crate::data::slugify(&self.title);
         name.truncate(60);
         name.trim_end_matches('-').to_owned()
     }

@@ -190,7 +190,7 @@ pub fn heatmap(c: &Catalog) -> Chart {
             &rows,
             &columns,
             &cells,
-            &in_scale,
+            max,
             "nats",
         ),
         height: 160 + 34 * rows.len() as u32,
