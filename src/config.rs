@@ -84,6 +84,10 @@ pub struct MachineConfig {
     /// `/changes/`.
     #[serde(default)]
     pub baseline: Option<String>,
+    /// The label of its self-hosted runner, for `benchsite campaign workflow` (default: the
+    /// slug).
+    #[serde(default)]
+    pub runner: Option<String>,
 }
 
 /// Defaults for the collection commands.

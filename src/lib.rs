@@ -3,6 +3,7 @@
 //! Data flows one way: files are loaded and validated once into typed records ([`data`],
 //! [`profiles`], [`config`]), then checked as a whole project ([`project`]).
 
+pub mod campaign;
 pub mod collect;
 pub mod compare;
 pub mod config;

@@ -89,6 +89,8 @@ pub struct Machine {
     pub data: String,
     /// The earlier document of this machine `/changes/` compares against.
     pub baseline: Option<String>,
+    /// The label of its self-hosted CI runner (`[machines.<slug>] runner`).
+    pub runner: Option<String>,
 }
 
 /// The machines `config` declares, by slug; or the one machine of a single-machine project,
@@ -105,6 +107,7 @@ pub fn machines(config: &Config) -> Vec<Machine> {
             title: m.title.clone(),
             data: m.data.clone(),
             baseline: m.baseline.clone(),
+            runner: m.runner.clone(),
         })
         .collect()
 }
@@ -115,6 +118,7 @@ fn single(baseline: Option<String>) -> Machine {
         title: None,
         data: RESULTS.into(),
         baseline,
+        runner: None,
     }
 }
 

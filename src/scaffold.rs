@@ -85,7 +85,7 @@ const README: &str = include_str!("scaffold/README.md");
 const TITLE: &str = "LLM serving report";
 
 /// `template` with each `{{name}}` replaced by its value.
-fn fill(template: &str, values: &[(&str, &str)]) -> String {
+pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
     values
         .iter()
         .fold(template.to_owned(), |text, (name, value)| {

@@ -12,11 +12,17 @@ pub fn run(root: &Path) -> Outcome {
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }
-    if !report.is_ok() {
+    let campaigns = benchsite::config::load(root)
+        .map(|config| benchsite::campaign::check(root, &project::machines(&config)))
+        .unwrap_or_default();
+    if !report.is_ok() || !campaigns.is_empty() {
         for error in &report.errors {
             eprintln!("error: {error}");
         }
-        let count = report.errors.len();
+        for error in &campaigns {
+            eprintln!("error: {error}");
+        }
+        let count = report.errors.len() + campaigns.len();
         eprintln!(
             "check failed: {count} file{} with problems",
             if count == 1 { "" } else { "s" }

@@ -470,6 +470,7 @@ async fn decode(layout: &Layout, args: RunArgs) -> CommandOutcome {
         overrides: set,
         server: server_options(layout, &args.server, port)?,
         launch: launch_options(&args.launch),
+        server_log: None,
         shape: args.shape,
         precision: args.precision,
         weights_gb: args.weights_gb,
@@ -545,6 +546,7 @@ fn record<R: Record + Serialize>(
 ) -> CommandOutcome {
     match outcome {
         Outcome::Measured { record, warnings } => {
+            let record = stamped(layout, record);
             for warning in warnings {
                 eprintln!("warning: {warning}");
             }
@@ -554,6 +556,7 @@ fn record<R: Record + Serialize>(
             Ok(ExitCode::SUCCESS)
         }
         Outcome::Partial { record, why } => {
+            let record = stamped(layout, record);
             let line = summary(&record);
             write(layout, record, writing)?;
             println!("{line}");
@@ -561,6 +564,7 @@ fn record<R: Record + Serialize>(
             Ok(ExitCode::FAILURE)
         }
         Outcome::Failed(failure) => {
+            let failure = stamped(layout, failure);
             let line = format!(
                 "failure {}: {}: {}",
                 failure.id,
@@ -572,6 +576,12 @@ fn record<R: Record + Serialize>(
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// `record` with where it was measured.
+fn stamped<R: Record>(layout: &Layout, mut record: R) -> R {
+    *record.provenance() = Some(collect::provenance(&layout.root, None));
+    record
 }
 
 fn write<R: Record + Serialize>(
@@ -622,6 +632,8 @@ fn failure(layout: &Layout, args: FailureArgs) -> CommandOutcome {
         status: args.status,
         config: args.config.filter(|c| !c.trim().is_empty()),
         reason: args.reason,
+        log: None,
+        provenance: None,
     };
     write(layout, record, &args.writing)?;
     Ok(ExitCode::SUCCESS)
@@ -674,7 +686,7 @@ fn divergence(layout: &Layout, args: DivergenceArgs) -> CommandOutcome {
         notes: args.record.notes,
         today: scaffold::today(),
     };
-    let record = collect::divergence(&layout.root, &options)?;
+    let record = stamped(layout, collect::divergence(&layout.root, &options)?);
     let line = format!(
         "divergence {:?}: teacher-forced kld_mean {}, top-1 agreement {}, {} of {} prompts identical",
         record.label,
@@ -704,7 +716,7 @@ async fn jitter(layout: &Layout, args: JitterArgs) -> CommandOutcome {
     let progress = Progress::new(0);
     let record = collect::jitter(&layout.root, &options, &progress).await;
     progress.finish();
-    let record = record?;
+    let record = stamped(layout, record?);
     let line = format!(
         "jitter {:?}: kld_mean {} over {} positions, top-1 flip rate {}",
         record.label, record.kld_mean, record.positions, record.top1_flip_rate

@@ -1,6 +1,7 @@
 //! The clap definitions, one file per command group; each calls into the library.
 
 mod build;
+mod campaign;
 mod check;
 mod collect;
 mod diff;
@@ -31,6 +32,9 @@ enum Command {
     Build(build::BuildArgs),
     /// Measure a running OpenAI-compatible server and record the results.
     Collect(collect::CollectArgs),
+    /// Measure a matrix of configurations unattended: plan, run (and resume), merge, and
+    /// spread it over machines with a GitHub Actions workflow or a Slurm script.
+    Campaign(campaign::CampaignArgs),
     /// Preview the site with live reload: rebuilt in memory on every edit.
     Serve(serve::ServeArgs),
     /// Validate settings, profiles, data, content and templates, reporting every problem.
@@ -70,6 +74,7 @@ pub fn run() -> ExitCode {
         Command::Build(args) => build::run(&cli.root, args),
         Command::Serve(args) => serve::run(&cli.root, args),
         Command::Collect(args) => collect::run(&cli.root, args),
+        Command::Campaign(args) => campaign::run(&cli.root, args),
         Command::Check => check::run(&cli.root),
         Command::Diff(args) => diff::run(&cli.root, args),
         Command::Schema => print_schema(),

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::launch::{self, LaunchOptions, Phase};
 use super::metrics::{self, KvSource, Metrics};
+use super::power::{self, Drawn, Sampler};
 use super::progress::Progress;
 use super::stream::Timing;
 use super::{CollectError, Endpoint, Outcome, ServerOptions, Target, connect, interrupted};
@@ -29,6 +30,8 @@ pub struct RunOptions {
     pub server: ServerOptions,
     /// Start the server from the profile first.
     pub launch: Option<LaunchOptions>,
+    /// The log of a server the caller started, for the weights and the KV pool.
+    pub server_log: Option<PathBuf>,
     /// The model's shape ("MoE, 35B total / 3B active"); default: an earlier record's.
     pub shape: Option<String>,
     /// The weights' precision; default: an earlier record's.
@@ -109,6 +112,7 @@ pub async fn run(
         before,
         samples,
         after,
+        power,
         counted,
     } = match measured {
         Ok(measured) => measured,
@@ -126,7 +130,13 @@ pub async fn run(
             return Err(error);
         }
     };
-    let log = launched.as_ref().map(|server| server.log_text());
+    let log = launched
+        .as_ref()
+        .map(|server| server.log_text())
+        .or_else(|| {
+            let bytes = std::fs::read(options.server_log.as_ref()?).ok()?;
+            Some(String::from_utf8_lossy(&bytes).into_owned())
+        });
     drop(launched);
 
     let mut warnings = Vec::new();
@@ -207,6 +217,12 @@ pub async fn run(
         }
     };
     gaps.extend(target.version_gap());
+    let tokens: f64 = samples[1..]
+        .iter()
+        .filter_map(Timing::output_tokens)
+        .map(|n| n as f64)
+        .sum();
+    let (power_w, joules_per_token) = energy(power, tokens);
     for gap in gaps {
         notes.push(super::sentence(&gap));
         warnings.push(gap);
@@ -245,6 +261,9 @@ pub async fn run(
             .iter()
             .find(|run| run.id == options.id)
             .and_then(|run| run.quality.clone()),
+        power_w,
+        joules_per_token,
+        provenance: None,
     };
     Ok(Outcome::Measured { record, warnings })
 }
@@ -255,6 +274,8 @@ struct Measured {
     before: Result<Metrics, String>,
     samples: Vec<Timing>,
     after: Result<Metrics, String>,
+    /// What the GPUs drew over the samples, where nvidia-smi reads it.
+    power: Option<Drawn>,
     /// The tokenizer endpoint that counted the output tokens, when there was no usage report.
     counted: Option<&'static str>,
 }
@@ -271,9 +292,11 @@ async fn measure(
     let mut samples = Vec::with_capacity(options.samples + 1);
     let mut counted = None;
     let mut before = Err("not scraped".to_owned());
+    let mut sampler = None;
     for index in 0..=options.samples {
         if index == 1 {
             before = scrape(&target).await;
+            sampler = Sampler::start(power::INTERVAL);
         }
         let what = if index == 0 {
             "cold request".to_owned()
@@ -297,12 +320,14 @@ async fn measure(
         progress.advance(1);
         samples.push(timing);
     }
+    let power = sampler.and_then(Sampler::stop);
     let after = scrape(&target).await;
     Ok(Measured {
         target,
         before,
         samples,
         after,
+        power,
         counted,
     })
 }
@@ -348,6 +373,18 @@ fn decode_rate(timing: &Timing) -> Result<f64, CollectError> {
             timing.output_tokens().unwrap_or(0)
         ))
     })
+}
+
+/// The mean power and the joules per output token of a window that gave `tokens`, rounded as
+/// the record keeps them; nothing without a reading.
+pub(super) fn energy(power: Option<Drawn>, tokens: f64) -> (Option<f64>, Option<f64>) {
+    let Some(drawn) = power else {
+        return (None, None);
+    };
+    (
+        Some(stats::round(drawn.watts, 1)),
+        drawn.joules_per(tokens).map(|j| stats::round(j, 4)),
+    )
 }
 
 /// The KV pool: the metrics label, then the start-up log, then blocks × block size.
@@ -432,5 +469,7 @@ pub(super) fn failure(
         status: diagnosis.status,
         config: (!overrides.is_empty()).then(|| overrides.to_owned()),
         reason: diagnosis.reason,
+        log: None,
+        provenance: None,
     }
 }

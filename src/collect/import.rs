@@ -201,6 +201,7 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
             files.join(", ")
         )),
         dimensions,
+        provenance: None,
     })
 }
 

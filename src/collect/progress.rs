@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 /// Where progress goes.
 pub struct Progress {
@@ -21,6 +21,20 @@ impl Progress {
             bar
         });
         Self { bar }
+    }
+
+    /// A bar of `total` steps under the others of `group` (a campaign's current job); plain
+    /// lines without a group.
+    pub fn within(group: Option<&MultiProgress>, total: u64) -> Self {
+        let Some(group) = group else {
+            return Self { bar: None };
+        };
+        let bar = group.add(ProgressBar::new(total));
+        bar.set_style(
+            ProgressStyle::with_template("  {bar:30} {pos}/{len} {elapsed} {msg}")
+                .expect("a valid template"),
+        );
+        Self { bar: Some(bar) }
     }
 
     /// No output at all (benchmarks, library use).

@@ -105,6 +105,7 @@ pub fn compare_captures(
         dimensions,
         notes: options.notes.clone(),
         suspect: None,
+        provenance: None,
     })
 }
 
@@ -266,6 +267,7 @@ pub async fn jitter(
         kld_max: q(1.0),
         top1_flip_rate: if n == 0 { 0.0 } else { flips as f64 / n as f64 },
         notes: options.notes.clone(),
+        provenance: None,
     })
 }
 

@@ -13,6 +13,7 @@ use futures_util::StreamExt;
 use super::client::{Client, Endpoint, Liveness};
 use super::decode::{failure, log_path, overrides_text};
 use super::launch::{self, LaunchOptions, Phase};
+use super::power::{self, Drawn, Sampler};
 use super::progress::Progress;
 use super::prompt::prompt;
 use super::server::Server;
@@ -61,6 +62,8 @@ pub struct Level {
     pub errors: Vec<RequestError>,
     /// First request sent → last one finished.
     pub wall: Duration,
+    /// What the GPUs drew over the level, where nvidia-smi reads it.
+    pub power: Option<Drawn>,
 }
 
 /// A streamed chat request of the sweep's workload, in `server`'s terms. Every sampling field
@@ -168,6 +171,7 @@ impl Level {
         let wall = self.wall.as_secs_f64();
         level.total_tok_s = (!answered.is_empty() && wall > 0.0 && total_output > 0.0)
             .then(|| stats::round(total_output / wall, 1));
+        (level.power_w, level.joules_per_token) = super::decode::energy(self.power, total_output);
         level
     }
 }
@@ -205,6 +209,8 @@ pub(super) fn counted(concurrency: u64, succeeded: u64, failed: u64) -> SweepLev
         latency_p50_s: None,
         latency_p95_s: None,
         source: None,
+        power_w: None,
+        joules_per_token: None,
     }
 }
 
@@ -308,8 +314,9 @@ pub async fn sweep(
                 })
                 .collect();
             let probe = bodies[0].clone();
+            let sampler = Sampler::start(power::INTERVAL);
             let level = tokio::select! {
-                level = run_level(&target.client, Endpoint::Chat, bodies, concurrency as usize, progress) => level,
+                level = run_level(&target.client, Endpoint::Chat, bodies, concurrency as usize, progress) => Level { power: sampler.and_then(Sampler::stop), ..level },
                 () = interrupted() => {
                     stopped = Some(format!("interrupted (Ctrl-C) during concurrency {concurrency}"));
                     break None;
@@ -422,6 +429,7 @@ pub async fn sweep(
         levels,
         notes: (!notes.is_empty()).then(|| notes.join(" ")),
         source: None,
+        provenance: None,
     };
     Ok(match stopped {
         Some(why) => Outcome::Partial { record, why },

@@ -242,6 +242,20 @@ pub const RUN: &[Field<Run>] = &[
         get: |r| r.server.as_deref().and_then(text),
     },
     Field {
+        key: "power_w",
+        label: "GPU power (W)",
+        unit: "W",
+        role: Role::Figure(Better::Neither),
+        get: |r| r.power_w.map(Value::Number),
+    },
+    Field {
+        key: "joules_per_token",
+        label: "Energy (J/token)",
+        unit: "J/token",
+        role: Role::Figure(Better::Lower),
+        get: |r| r.joules_per_token.map(Value::Number),
+    },
+    Field {
         key: "generated",
         label: "Measured",
         unit: "",
@@ -396,6 +410,20 @@ pub const LEVEL: &[LevelField] = &[
         ),
         "latency p95",
         None,
+    ),
+    level(
+        "power_w",
+        "GPU power (W)",
+        "W",
+        Role::Figure(Better::Neither),
+        |l| l.power_w.map(Value::Number),
+    ),
+    level(
+        "joules_per_token",
+        "Energy (J/token)",
+        "J/token",
+        Role::Figure(Better::Lower),
+        |l| l.joules_per_token.map(Value::Number),
     ),
 ];
 

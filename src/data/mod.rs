@@ -202,6 +202,8 @@ pub trait Record: Sized {
     fn list(doc: &mut Results) -> &mut Vec<Self>;
     /// The array of such records in `doc`.
     fn records(doc: &Results) -> &[Self];
+    /// Where and by what the record was measured, to fill in.
+    fn provenance(&mut self) -> &mut Option<Provenance>;
 }
 
 macro_rules! record {
@@ -216,6 +218,9 @@ macro_rules! record {
             }
             fn records(doc: &Results) -> &[Self] {
                 &doc.$array
+            }
+            fn provenance(&mut self) -> &mut Option<Provenance> {
+                &mut self.provenance
             }
         }
     };

@@ -399,6 +399,17 @@ pub struct Run {
     /// The comparison that measures this configuration's quality against its reference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<QualityLink>,
+    /// Mean GPU power draw over the samples, watts (all GPUs the measurement saw).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub power_w: Option<f64>,
+    /// GPU energy over the samples divided by their output tokens, joules per token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub joules_per_token: Option<f64>,
+    /// Where and by what it was measured, when benchsite recorded that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
 }
 
 /// Which comparison measures a run's quality cost, as the author states it.
@@ -485,6 +496,12 @@ pub struct Failure {
     /// One-paragraph summary of the write-up.
     #[schemars(length(min = 1))]
     pub reason: String,
+    /// The launched server's compressed log, relative to the project (`data/logs/<id>.log.gz`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<String>,
+    /// Where and by what it was measured, when benchsite recorded that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
 }
 
 /// A concurrency sweep of one server configuration.
@@ -528,6 +545,9 @@ pub struct Sweep {
     /// What distinguishes this sweep: model, prompt, output, seqs, vision, graphs, mtp, ...
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub dimensions: Dimensions,
+    /// Where and by what it was measured, when benchsite recorded that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
 }
 
 /// A sweep's request shape.
@@ -623,6 +643,34 @@ pub struct SweepLevel {
     /// taken from the tool's summary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Mean GPU power draw over the level, watts (all GPUs the measurement saw).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub power_w: Option<f64>,
+    /// GPU energy over the level divided by its output tokens, joules per token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub joules_per_token: Option<f64>,
+}
+
+/// Where and by what a record was measured: the benchsite version, the report repository's
+/// commit, the campaign, and the job ids of the engine that ran it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// The benchsite version that measured it.
+    #[schemars(length(min = 1))]
+    pub benchsite: String,
+    /// The report repository's commit (`git rev-parse HEAD`) when it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// The campaign that measured it (`campaigns/<name>.toml`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub campaign: Option<String>,
+    /// The engine's job identifiers, by environment variable (`GITHUB_RUN_ID`,
+    /// `RUNNER_NAME`, `SLURM_JOB_ID`, ...).
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub engine: IndexMap<String, String>,
 }
 
 impl Sweep {

@@ -5,7 +5,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::model::{Date, Dimensions, Id, NullableCount, NullableNumber};
+use super::model::{Date, Dimensions, Id, NullableCount, NullableNumber, Provenance};
 
 /// Run-to-run noise of one server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -56,6 +56,9 @@ pub struct Jitter {
     /// Anything a reader should know.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// Where and by what it was measured, when benchsite recorded that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
 }
 
 /// Quality drift from capture `a` to capture `b`.
@@ -97,6 +100,9 @@ pub struct Divergence {
     /// A known measurement problem, shown as a warning wherever the numbers appear.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suspect: Option<String>,
+    /// Where and by what it was measured, when benchsite recorded that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
 }
 
 /// Capture settings of a comparison.

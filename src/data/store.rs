@@ -128,6 +128,8 @@ mod tests {
             status: FailureStatus::NotAttempted,
             config: None,
             reason: "test".into(),
+            log: None,
+            provenance: None,
         }
     }
 

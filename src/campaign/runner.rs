@@ -1,0 +1,574 @@
+//! `campaign run`: for each configuration with jobs to do, start its server from the
+//! profile, wait until it is ready, run its jobs, each record written at once through the
+//! atomic writer, and stop the server, keeping its log compressed. A server that does not come
+//! up or dies becomes a failure record and the campaign goes on; Ctrl-C stops the server and
+//! keeps every finished record, and a second `campaign run` does only what is left.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+
+use super::CampaignError;
+use super::file::{Campaign, Configuration};
+use super::plan::{self, Job, Kind, Status};
+use crate::collect::{self, CollectError, Outcome, Phase, Progress, ServerOptions};
+use crate::data::{self, Date, Failure, Id, Record, Workload};
+use crate::profiles::{self, Launcher};
+use crate::project::Layout;
+
+/// How `campaign run` runs.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Only the jobs whose configuration id or job id matches one of these globs.
+    pub only: Vec<globset::GlobMatcher>,
+    /// Run the jobs of configurations with a failure record again.
+    pub retry_failed: bool,
+    /// Print what would run and start nothing.
+    pub dry_run: bool,
+    /// A program to run in place of podman or vllm, with the same arguments.
+    pub launch_program: Option<String>,
+    /// How long one request may take.
+    pub request_timeout: Duration,
+    /// The date of the records.
+    pub today: Date,
+}
+
+/// What a campaign run did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    /// Jobs measured and recorded.
+    pub done: usize,
+    /// Jobs whose configuration's server did not come up or died.
+    pub failed: usize,
+    /// Jobs that could not be measured (a request or a file failed) and stay pending.
+    pub errors: usize,
+    /// Jobs not run: done before, failed before, in conflict, or not selected.
+    pub skipped: usize,
+    /// Wall time.
+    pub wall: Duration,
+    /// Whether Ctrl-C stopped it.
+    pub interrupted: bool,
+}
+
+/// Runs the selected jobs of `campaign` on the machine of `layout`; see the module
+/// documentation.
+pub async fn run(
+    layout: &Layout,
+    machine: &str,
+    campaign: &Campaign,
+    options: &RunOptions,
+) -> Result<Summary, CampaignError> {
+    let started = Instant::now();
+    let doc = data::load(&layout.results())?;
+    let jobs = plan::jobs(campaign, machine, &doc, &layout.root);
+    let selected: Vec<&Job> = jobs
+        .iter()
+        .filter(|job| chosen(job, campaign, options))
+        .collect();
+    let mut summary = Summary {
+        skipped: jobs.len() - selected.len(),
+        ..Summary::default()
+    };
+    let launcher = match campaign.launch.launcher.as_str() {
+        "local" => Launcher::Local,
+        _ => Launcher::Podman,
+    };
+    let board = Board::new(selected.len(), options.dry_run);
+    let stop = Arc::new(AtomicBool::new(false));
+    let listener = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                stop.store(true, Ordering::SeqCst);
+            }
+        })
+    };
+    let mut groups: Vec<(usize, Vec<&Job>)> = Vec::new();
+    for job in selected {
+        match groups.last_mut() {
+            Some((config, group)) if *config == job.config => group.push(job),
+            _ => groups.push((job.config, vec![job])),
+        }
+    }
+    for (index, group) in groups {
+        if stop.load(Ordering::SeqCst) {
+            summary.interrupted = true;
+            break;
+        }
+        let config = &campaign.configurations[index];
+        let effective =
+            profiles::load(&layout.profiles(), &config.profile)?.effective(&config.settings);
+        let command = effective.launch_command(launcher)?;
+        if options.dry_run {
+            println!(
+                "{} (profile {}): would start {}",
+                config.id, config.profile, command
+            );
+            for job in &group {
+                println!("  {} → {}", job.id, job.command);
+            }
+            continue;
+        }
+        let server = ServerOptions {
+            base_url: format!("http://127.0.0.1:{}", effective.port()),
+            model: None,
+            api_key: collect::Client::api_key_from_env(),
+            timeout: options.request_timeout,
+        };
+        let launch = collect::LaunchOptions {
+            launcher,
+            program: options.launch_program.clone(),
+            ready_timeout: Duration::from_secs_f64(campaign.launch.ready_timeout_s),
+            stop_timeout: Duration::from_secs_f64(campaign.launch.stop_timeout_s),
+        };
+        let log = collect::log_path(layout, config.id.as_str());
+        let progress = board.job(0);
+        board.line(&format!("{}: starting its server", config.id));
+        let started = collect::launch(&effective, &launch, &log, &server, &progress).await;
+        progress.finish();
+        let mut launched = match started {
+            Ok(Ok(launched)) => launched,
+            Ok(Err(diagnosis)) => {
+                let checkpoint = effective.get("MODEL").unwrap_or_default().to_owned();
+                let failure =
+                    failure(layout, campaign, config, &checkpoint, &doc, diagnosis, &log)?;
+                save(layout, campaign, failure, true)?;
+                board.line(&format!(
+                    "{}: the server did not come up; recorded as a failure",
+                    config.id
+                ));
+                summary.failed += group.len();
+                board.advance(group.len());
+                continue;
+            }
+            Err(CollectError::Interrupted) => {
+                summary.interrupted = true;
+                break;
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let mut died = None;
+        let mut finished = 0;
+        for (n, job) in group.iter().enumerate() {
+            if stop.load(Ordering::SeqCst) {
+                summary.interrupted = true;
+                break;
+            }
+            let began = Instant::now();
+            let progress = board.job(0);
+            progress.step(&job.id);
+            let result = execute(
+                layout, campaign, config, job, &server, &log, options, &progress,
+            )
+            .await;
+            progress.finish();
+            if stop.load(Ordering::SeqCst) {
+                summary.interrupted = true;
+                break;
+            }
+            match result {
+                Ok(line) => {
+                    summary.done += 1;
+                    finished += 1;
+                    board.line(&format!("{}: {line}", job.id));
+                }
+                Err(error) => {
+                    if let Some(what) = launched.died(&server).await {
+                        let served = if finished == 0 {
+                            String::new()
+                        } else {
+                            format!(" after {finished} finished job(s)")
+                        };
+                        died = Some(launched.diagnose(
+                            Phase::FirstRequest,
+                            &format!("{what} during {}{served} (the error: “{error}”)", job.id),
+                        ));
+                        summary.failed += group.len() - n;
+                        board.advance(group.len() - n);
+                        break;
+                    }
+                    summary.errors += 1;
+                    board.line(&format!("{}: error: {error}", job.id));
+                }
+            }
+            board.finished(began.elapsed());
+        }
+        launched.stop();
+        drop(launched);
+        if let Some(diagnosis) = died {
+            let checkpoint = effective.get("MODEL").unwrap_or_default().to_owned();
+            let failure = failure(layout, campaign, config, &checkpoint, &doc, diagnosis, &log)?;
+            save(layout, campaign, failure, true)?;
+            board.line(&format!(
+                "{}: the server died; recorded as a failure",
+                config.id
+            ));
+        } else {
+            compress(&log)?;
+            // A configuration that failed before and now measured in full is no failure.
+            if options.retry_failed && !summary.interrupted {
+                let now = data::load(&layout.results())?;
+                let left = plan::jobs(campaign, machine, &now, &layout.root)
+                    .iter()
+                    .any(|j| j.config == index && j.status != Status::Done);
+                if !left && now.failures.iter().any(|f| f.id == config.id) {
+                    data::update(&layout.results(), |doc| {
+                        doc.failures.retain(|f| f.id != config.id);
+                        Ok(())
+                    })?;
+                    board.line(&format!(
+                        "{}: measured in full; its failure record is removed",
+                        config.id
+                    ));
+                }
+            }
+        }
+    }
+    listener.abort();
+    board.clear();
+    summary.wall = started.elapsed();
+    Ok(summary)
+}
+
+/// Whether `job` runs: pending (or failed, with `--retry-failed`) and selected by `--only`.
+fn chosen(job: &Job, campaign: &Campaign, options: &RunOptions) -> bool {
+    let wanted = match job.status {
+        Status::Pending => true,
+        Status::Failed => options.retry_failed,
+        Status::Done | Status::Conflict => false,
+    };
+    let config = campaign.configurations[job.config].id.as_str();
+    wanted
+        && (options.only.is_empty()
+            || options
+                .only
+                .iter()
+                .any(|p| p.is_match(config) || p.is_match(&job.id)))
+}
+
+/// Measures one job and records what it gave; the line that says so.
+#[allow(clippy::too_many_arguments)]
+async fn execute(
+    layout: &Layout,
+    campaign: &Campaign,
+    config: &Configuration,
+    job: &Job,
+    server: &ServerOptions,
+    log: &Path,
+    options: &RunOptions,
+    progress: &Progress,
+) -> Result<String, CampaignError> {
+    let today = options.today.clone();
+    match job.kind {
+        Kind::Run => {
+            let spec = campaign.run.as_ref().expect("a run job has [run]");
+            let doc = data::load(&layout.results())?;
+            let run_options = collect::RunOptions {
+                id: config.id.clone(),
+                profile: config.profile.clone(),
+                overrides: config.settings.clone(),
+                server: server.clone(),
+                launch: None,
+                server_log: Some(log.to_owned()),
+                shape: config.shape.clone(),
+                precision: config
+                    .precision
+                    .clone()
+                    .or_else(|| precision(&doc, layout, config)),
+                weights_gb: None,
+                notes: None,
+                samples: spec.samples.max(1),
+                max_tokens: spec.max_tokens,
+                prompt: spec.prompt.clone(),
+                today,
+                replace: false,
+            };
+            let outcome = collect::run(layout, &run_options, progress).await?;
+            let Outcome::Measured { record, warnings } = outcome else {
+                unreachable!("a run without --launch is measured or an error")
+            };
+            for warning in warnings {
+                progress.line(&format!("warning: {warning}"));
+            }
+            let line = format!("{} tok/s", record.decode_tok_s);
+            save(layout, campaign, record, false)?;
+            Ok(line)
+        }
+        Kind::Sweep => {
+            let spec = &campaign.sweeps[job.sweep.expect("a sweep job has its sweep")];
+            let sweep_options = collect::SweepOptions {
+                label: job.record.clone(),
+                id: None,
+                levels: spec.levels.clone(),
+                workload: Workload {
+                    prompt_words: Some(spec.prompt_words),
+                    prompt_tokens: None,
+                    output_tokens: spec.output_tokens,
+                    rounds: spec.rounds,
+                    ignore_eos: spec.ignore_eos,
+                    thinking: spec.thinking,
+                },
+                server: server.clone(),
+                profile: Some((config.profile.clone(), config.settings.clone())),
+                launch: None,
+                precision: config.precision.clone(),
+                dimensions: Vec::new(),
+                notes: None,
+                today,
+                replace: false,
+            };
+            match collect::sweep(layout, &sweep_options, progress).await? {
+                Outcome::Measured { record, .. } => {
+                    let line = format!("{} levels", record.levels.len());
+                    save(layout, campaign, record, false)?;
+                    Ok(line)
+                }
+                Outcome::Partial { record, why } => {
+                    let line = format!("{} levels, stopped early: {why}", record.levels.len());
+                    save(layout, campaign, record, false)?;
+                    Ok(line)
+                }
+                Outcome::Failed(_) => unreachable!("a sweep without --launch records no failure"),
+            }
+        }
+        Kind::Capture => {
+            let quality = campaign
+                .quality
+                .as_ref()
+                .expect("a capture job has [quality]");
+            let capture_options = collect::CaptureOptions {
+                id: job.record.clone(),
+                reference: config.reference.as_ref().map(Id::to_string),
+                prompts: quality.prompts.clone(),
+                top_k: quality.top_k,
+                max_tokens: quality.max_tokens,
+                concurrency: quality.concurrency,
+                thinking: quality.thinking,
+                server: server.clone(),
+                replace: false,
+            };
+            let (_, captured) = collect::capture(&layout.root, &capture_options, progress).await?;
+            Ok(format!("{captured} prompts captured"))
+        }
+        Kind::Divergence => {
+            let reference = config
+                .reference
+                .as_ref()
+                .expect("a comparison has a reference");
+            let divergence_options = collect::DivergenceOptions {
+                label: job.record.clone(),
+                id: None,
+                a: reference.to_string(),
+                b: config.id.to_string(),
+                dimensions: Vec::new(),
+                notes: None,
+                today,
+            };
+            let record = collect::divergence(&layout.root, &divergence_options)?;
+            let line = format!("kld_mean {}", record.teacher_forced.kld_mean);
+            save(layout, campaign, record, false)?;
+            Ok(line)
+        }
+        Kind::Jitter => {
+            let spec = campaign.jitter.as_ref().expect("a jitter job has [jitter]");
+            let jitter_options = collect::JitterOptions {
+                label: job.record.clone(),
+                prompt_set: spec.prompt_set.clone(),
+                prompts: spec.prompts,
+                repeats: spec.repeats,
+                max_tokens: spec.max_tokens,
+                top_k: spec.top_k,
+                thinking: spec.thinking,
+                server: server.clone(),
+                notes: None,
+                today,
+            };
+            let record = collect::jitter(&layout.root, &jitter_options, progress).await?;
+            let line = format!("kld_mean {}", record.kld_mean);
+            save(layout, campaign, record, false)?;
+            Ok(line)
+        }
+    }
+}
+
+/// Writes `record` with the campaign's provenance through the atomic writer.
+fn save<R: Record>(
+    layout: &Layout,
+    campaign: &Campaign,
+    mut record: R,
+    replace: bool,
+) -> Result<(), CampaignError> {
+    *record.provenance() = Some(collect::provenance(&layout.root, Some(&campaign.name)));
+    collect::save(layout, record, replace)?;
+    Ok(())
+}
+
+/// The precision of an earlier record of the configuration's checkpoint.
+fn precision(doc: &data::Results, layout: &Layout, config: &Configuration) -> Option<String> {
+    let checkpoint = profiles::load(&layout.profiles(), &config.profile)
+        .ok()?
+        .effective(&config.settings)
+        .get("MODEL")?
+        .to_owned();
+    doc.runs
+        .iter()
+        .find(|r| r.checkpoint == checkpoint)
+        .map(|r| r.precision.clone())
+        .or_else(|| {
+            doc.failures
+                .iter()
+                .find(|f| f.checkpoint == checkpoint)
+                .map(|f| f.precision.clone())
+        })
+}
+
+/// The failure record of a configuration whose server did not serve, its log compressed.
+fn failure(
+    layout: &Layout,
+    campaign: &Campaign,
+    config: &Configuration,
+    checkpoint: &str,
+    doc: &data::Results,
+    diagnosis: collect::Diagnosis,
+    log: &Path,
+) -> Result<Failure, CampaignError> {
+    let log = compress(log)?;
+    let overrides = config
+        .settings
+        .iter()
+        .map(|s| format!("{}={}", s.key, s.value))
+        .collect::<Vec<_>>()
+        .join(" ");
+    Ok(Failure {
+        id: config.id.clone(),
+        checkpoint: checkpoint.to_owned(),
+        precision: config
+            .precision
+            .clone()
+            .or_else(|| precision(doc, layout, config))
+            .unwrap_or_else(|| "not given".to_owned()),
+        weights_gb: diagnosis.weights_gib,
+        status: diagnosis.status,
+        config: (!overrides.is_empty()).then_some(overrides),
+        reason: diagnosis.reason,
+        log: log.map(|path| {
+            path.strip_prefix(&layout.root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .into_owned()
+        }),
+        provenance: Some(collect::provenance(&layout.root, Some(&campaign.name))),
+    })
+}
+
+/// Compresses a server log into `<log>.gz` beside it (written whole, then renamed) and
+/// removes the plain one; the compressed file, when there was a log.
+pub fn compress(log: &Path) -> Result<Option<PathBuf>, CampaignError> {
+    let Ok(text) = std::fs::read(log) else {
+        return Ok(None);
+    };
+    let mut gz = log.as_os_str().to_owned();
+    gz.push(".gz");
+    let gz = PathBuf::from(gz);
+    let io = |source| CampaignError::Write {
+        path: gz.clone(),
+        source,
+    };
+    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
+    encoder.write_all(&text).map_err(io)?;
+    let bytes = encoder.finish().map_err(io)?;
+    let mut temporary = gz.as_os_str().to_owned();
+    temporary.push(".tmp");
+    std::fs::write(&temporary, bytes).map_err(io)?;
+    std::fs::rename(&temporary, &gz).map_err(io)?;
+    std::fs::remove_file(log).map_err(|source| CampaignError::Write {
+        path: log.to_owned(),
+        source,
+    })?;
+    Ok(Some(gz))
+}
+
+/// The campaign's progress: on a terminal, an overall bar with the ETA from the jobs timed so
+/// far and the current job's bar under it; plain lines elsewhere.
+struct Board {
+    group: Option<MultiProgress>,
+    overall: Option<ProgressBar>,
+    total: usize,
+    timed: std::sync::Mutex<(usize, Duration)>,
+}
+
+impl Board {
+    fn new(total: usize, quiet: bool) -> Self {
+        let terminal = std::io::stderr().is_terminal() && !quiet;
+        let group = terminal.then(MultiProgress::new);
+        let overall = group.as_ref().map(|group| {
+            let bar = group.add(ProgressBar::new(total as u64));
+            bar.set_style(
+                ProgressStyle::with_template("{bar:30} {pos}/{len} jobs {elapsed} {msg}")
+                    .expect("a valid template"),
+            );
+            bar
+        });
+        Self {
+            group,
+            overall,
+            total,
+            timed: std::sync::Mutex::new((0, Duration::ZERO)),
+        }
+    }
+
+    /// The current job's progress.
+    fn job(&self, total: u64) -> Progress {
+        Progress::within(self.group.as_ref(), total)
+    }
+
+    fn line(&self, text: &str) {
+        match &self.overall {
+            Some(bar) => bar.println(text),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    /// `jobs` more are over without a timing (failed with their configuration).
+    fn advance(&self, jobs: usize) {
+        let mut timed = self.timed.lock().expect("not poisoned");
+        timed.0 += jobs;
+        self.show(timed.0, timed.1, timed.0);
+    }
+
+    /// A job is over after `took`.
+    fn finished(&self, took: Duration) {
+        let mut timed = self.timed.lock().expect("not poisoned");
+        timed.0 += 1;
+        timed.1 += took;
+        let measured = timed.0;
+        self.show(timed.0, timed.1, measured);
+    }
+
+    fn show(&self, over: usize, spent: Duration, counted: usize) {
+        let left = self.total.saturating_sub(over);
+        let eta = (counted > 0).then(|| spent / counted as u32 * left as u32);
+        let eta = eta.map_or(String::new(), |eta| {
+            format!("ETA {}", crate::format::duration(eta.as_secs_f64().round()))
+        });
+        match &self.overall {
+            Some(bar) => {
+                bar.set_position(over as u64);
+                bar.set_message(eta);
+            }
+            None => eprintln!("[{over}/{}] {eta}", self.total),
+        }
+    }
+
+    fn clear(&self) {
+        if let Some(bar) = &self.overall {
+            bar.finish_and_clear();
+        }
+    }
+}
