@@ -81,6 +81,7 @@ impl Default for Pinned {
 pub const PAGES_BUILD: &str = r#"benchsite build --base-url "$BASE_URL""#;
 
 const PAGES_WORKFLOW: &str = include_str!("scaffold/pages.yml");
+const CAMPAIGN: &str = include_str!("scaffold/campaign.toml");
 const README: &str = include_str!("scaffold/README.md");
 const TITLE: &str = "LLM serving report";
 
@@ -94,7 +95,7 @@ pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
 }
 
 /// Writes a new project into `dir`, which must be empty or absent: settings, a home page, a
-/// profile, an empty results document dated `today`, the default templates, a README, a
+/// profile, an example campaign, an empty results document dated `today`, the default templates, a README, a
 /// `.gitignore` and the GitHub Pages workflow that installs `pinned`.
 pub fn init(dir: &Path, today: Date, pinned: &Pinned) -> Result<Vec<PathBuf>, InitError> {
     if let Ok(mut entries) = std::fs::read_dir(dir)
@@ -107,6 +108,7 @@ pub fn init(dir: &Path, today: Date, pinned: &Pinned) -> Result<Vec<PathBuf>, In
         (PathBuf::from("benchsite.toml"), CONFIG.to_owned()),
         (PathBuf::from("content/_index.md"), HOME.to_owned()),
         (PathBuf::from("profiles/example.env"), PROFILE.to_owned()),
+        (PathBuf::from("campaigns/example.toml"), CAMPAIGN.to_owned()),
         (PathBuf::from("data/results.json"), data::to_json(&results)),
         (
             PathBuf::from(".gitignore"),

@@ -182,6 +182,7 @@ fn help_lists_only_working_commands() {
         [
             "build",
             "collect",
+            "campaign",
             "serve",
             "check",
             "diff",

@@ -59,6 +59,8 @@ pub struct Configuration {
     /// The id of the configuration its quality is compared with, when it is not itself the
     /// reference.
     pub reference: Option<Id>,
+    /// The port its server listens on (the profile's PORT), when the profile loads.
+    pub port: Option<u16>,
 }
 
 /// `[run]`: the `collect run` options.
@@ -452,6 +454,9 @@ pub(super) fn parse(
                         shape: config.shape.clone(),
                         precision: config.precision.clone(),
                         reference: None,
+                        port: profiles::load(context.profiles, profile)
+                            .ok()
+                            .map(|p| p.effective(&all).port()),
                     },
                 ));
             }

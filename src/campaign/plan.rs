@@ -231,6 +231,9 @@ fn command(
     if !config.machine.is_empty() {
         flag("machine", config.machine.clone());
     }
+    if let (Some(port), false) = (config.port, kind == Kind::Divergence) {
+        flag("base-url", format!("http://127.0.0.1:{port}"));
+    }
     let settings = |flag: &mut dyn FnMut(&str, String)| {
         flag("profile", config.profile.clone());
         for setting in &config.settings {

@@ -553,9 +553,9 @@ impl Board {
 
     fn show(&self, over: usize, spent: Duration, counted: usize) {
         let left = self.total.saturating_sub(over);
-        let eta = (counted > 0).then(|| spent / counted as u32 * left as u32);
+        let eta = (counted > 0 && left > 0).then(|| spent / counted as u32 * left as u32);
         let eta = eta.map_or(String::new(), |eta| {
-            format!("ETA {}", crate::format::duration(eta.as_secs_f64().round()))
+            format!("ETA {}", crate::format::duration(eta.as_secs_f64()))
         });
         match &self.overall {
             Some(bar) => {

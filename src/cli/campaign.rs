@@ -317,7 +317,7 @@ fn run_campaign(root: &Path, args: RunArgs) -> Outcome {
         summary.failed,
         summary.errors,
         summary.skipped,
-        benchsite::format::duration(summary.wall.as_secs_f64().round())
+        benchsite::format::duration(summary.wall.as_secs_f64())
     );
     if summary.interrupted {
         eprintln!("interrupted: every finished record is kept; run it again to resume");
@@ -332,7 +332,9 @@ fn run_campaign(root: &Path, args: RunArgs) -> Outcome {
 
 fn merge(root: &Path, dirs: &[PathBuf]) -> Outcome {
     let machines = machines(root)?;
-    let merged = campaign::merge(root, &machines, dirs)?;
+    // As for the files `collect import` reads: relative to the project.
+    let dirs: Vec<PathBuf> = dirs.iter().map(|dir| root.join(dir)).collect();
+    let merged = campaign::merge(root, &machines, &dirs)?;
     for m in &merged {
         let added: Vec<String> = m
             .added

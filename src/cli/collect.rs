@@ -564,7 +564,7 @@ fn record<R: Record + Serialize>(
             Ok(ExitCode::FAILURE)
         }
         Outcome::Failed(failure) => {
-            let failure = stamped(layout, failure);
+            let failure = stamped(layout, *failure);
             let line = format!(
                 "failure {}: {}: {}",
                 failure.id,

@@ -32,8 +32,11 @@ enum Command {
     Build(build::BuildArgs),
     /// Measure a running OpenAI-compatible server and record the results.
     Collect(collect::CollectArgs),
-    /// Measure a matrix of configurations unattended: plan, run (and resume), merge, and
-    /// spread it over machines with a GitHub Actions workflow or a Slurm script.
+    /// Measure a matrix of configurations unattended, resumably, on one machine or many.
+    ///
+    /// A campaign is campaigns/NAME.toml: plan it, run it (again to resume), merge what
+    /// other machines measured, and spread it over machines with a GitHub Actions workflow
+    /// or a Slurm script.
     Campaign(campaign::CampaignArgs),
     /// Preview the site with live reload: rebuilt in memory on every edit.
     Serve(serve::ServeArgs),

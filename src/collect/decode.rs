@@ -83,13 +83,13 @@ pub async fn run(
         })?;
     let overrides = overrides_text(&options.overrides);
     let failed = |diagnosis| {
-        Outcome::Failed(failure(
+        Outcome::Failed(Box::new(failure(
             &options.id,
             &checkpoint,
             &precision,
             &overrides,
             diagnosis,
-        ))
+        )))
     };
 
     let mut launched = match &options.launch {

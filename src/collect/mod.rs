@@ -103,7 +103,7 @@ pub enum Outcome<T> {
         why: String,
     },
     /// The launched server did not serve.
-    Failed(data::Failure),
+    Failed(Box<data::Failure>),
 }
 
 /// The server and model a measurement talks to, and the fields the server refused.

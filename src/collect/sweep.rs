@@ -269,13 +269,13 @@ pub async fn sweep(
     let failed_launch = |diagnosis| -> Result<Outcome<Sweep>, CollectError> {
         let (effective, overrides) = effective.as_ref().expect("launched from a profile");
         let checkpoint = effective.get("MODEL").unwrap_or_default();
-        Ok(Outcome::Failed(failure(
+        Ok(Outcome::Failed(Box::new(failure(
             &Id::new(&slug_of(options)).map_err(CollectError::Usage)?,
             checkpoint,
             &precision_of(&doc, checkpoint, options)?,
             &overrides_text(overrides),
             diagnosis,
-        )))
+        ))))
     };
     let slug = slug_of(options);
     let mut launched = match (&options.launch, &effective) {

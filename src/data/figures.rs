@@ -473,7 +473,9 @@ mod tests {
     fn the_registries_cover_every_field_of_their_structs() {
         let schema = crate::data::schema();
         let mut run: Vec<String> = RUN.iter().map(|f| f.key.to_owned()).collect();
-        run.extend(["status", "weights_source", "notes", "quality"].map(String::from));
+        run.extend(
+            ["status", "weights_source", "notes", "quality", "provenance"].map(String::from),
+        );
         run.sort();
         assert_eq!(run, keys(schema, "Run"));
         let mut level: Vec<String> = LEVEL.iter().map(|f| f.field.key.to_owned()).collect();

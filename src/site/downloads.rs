@@ -25,6 +25,15 @@ pub fn path(name: &str) -> String {
     format!("data/{name}")
 }
 
+/// The path inside the site of a failure's server log (`data/logs/<file>` of the project):
+/// `data/logs/<file>`.
+pub fn log_path(log: &str) -> String {
+    let name = std::path::Path::new(log)
+        .file_name()
+        .map_or_else(|| log.to_owned(), |n| n.to_string_lossy().into_owned());
+    path(&format!("logs/{name}"))
+}
+
 /// The path inside the site of a machine's results document: `data/results.json`, or
 /// `data/<slug>/results.json` in a report that declares machines.
 pub fn results_path(machine: &Machine) -> String {

@@ -52,6 +52,8 @@ pub struct Inputs {
     data_bytes: Vec<Vec<u8>>,
     content: Content,
     baselines: Vec<Baseline>,
+    /// The failures' server logs that exist: each one's path in the project and bytes.
+    logs: Vec<(String, Vec<u8>)>,
 }
 
 impl Inputs {
@@ -113,7 +115,17 @@ impl Inputs {
                 });
             }
         }
+        let logs = documents
+            .documents
+            .iter()
+            .flat_map(|doc| doc.failures.iter().filter_map(|f| f.log.clone()))
+            .filter_map(|path| {
+                let bytes = std::fs::read(layout.root.join(&path)).ok()?;
+                Some((path, bytes))
+            })
+            .collect();
         Ok(Self {
+            logs,
             baselines,
             layout,
             options: options.clone(),
@@ -297,6 +309,7 @@ pub struct Renderer<'a> {
     tera: &'a tera::Tera,
     site: SiteContext,
     data_bytes: &'a [Vec<u8>],
+    logs: &'a [(String, Vec<u8>)],
     root: &'a Path,
     content: &'a Content,
 }
@@ -320,7 +333,8 @@ impl<'a> Renderer<'a> {
             &inputs.baselines,
             config.regression_threshold,
             config.search,
-        );
+        )
+        .with_logs(inputs.logs.iter().map(|(path, _)| path.as_str()).collect());
         let nav = routes::ROUTES
             .iter()
             .filter_map(|route| {
@@ -364,6 +378,7 @@ impl<'a> Renderer<'a> {
             tera: &inputs.tera,
             site,
             data_bytes,
+            logs: &inputs.logs,
             root: &inputs.layout.root,
             content: &inputs.content,
         }
@@ -546,6 +561,9 @@ impl<'a> Renderer<'a> {
         }
         for (name, csv) in downloads::csv_files(self.catalog.machines) {
             put(downloads::path(name), csv.into())?;
+        }
+        for (path, bytes) in self.logs {
+            put(downloads::log_path(path), Bytes::copy_from_slice(bytes))?;
         }
         put(".nojekyll".into(), Bytes::new())?;
         let pages = std::mem::take(&mut *pages.lock().expect("no panic holds the lock"));

@@ -236,6 +236,7 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
         facts.push(Fact::new("Notes", notes.clone()));
     }
     ComparisonPage {
+        provenance: super::provenance_facts(d.provenance.as_ref()),
         slug: d.slug(),
         title: d.label.clone(),
         suspect: d.suspect.clone(),
@@ -261,6 +262,8 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
 /// A comparison's page.
 #[derive(Debug, Serialize)]
 pub struct ComparisonPage {
+    /// Where it was measured.
+    pub provenance: Vec<Fact>,
     /// The permalink slug.
     pub slug: String,
     /// The label.

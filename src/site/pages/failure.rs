@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::super::render::PageBuild;
 use super::super::views::{Fact, Link};
 use super::super::{PageFile, SiteError};
-use super::{Catalog, Related};
+use super::{Catalog, Related, provenance_facts};
 use crate::data::{Failure, rules};
 use crate::format::figure;
 
@@ -46,6 +46,8 @@ pub fn page(c: &Catalog, failure: &Failure) -> FailurePage {
             },
         ),
         model_pages: models.iter().map(|m| c.model_link(&m.name)).collect(),
+        log: c.log_link(failure),
+        provenance: provenance_facts(failure.provenance.as_ref()),
     }
 }
 
@@ -66,6 +68,10 @@ pub struct FailurePage {
     pub runs: Related,
     /// The pages of the models it concerns.
     pub model_pages: Vec<Link>,
+    /// Its server's log, when the project keeps it.
+    pub log: Option<Link>,
+    /// Where it was measured.
+    pub provenance: Vec<Fact>,
 }
 
 /// Renders a failure's page.

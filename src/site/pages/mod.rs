@@ -223,6 +223,8 @@ pub struct Catalog<'a> {
     run_quality: std::sync::OnceLock<Vec<Option<usize>>>,
     /// Each model's noise floor.
     floors: std::sync::OnceLock<std::collections::HashMap<String, f64>>,
+    /// The failures' server logs the project has, by their path in the project.
+    logs: std::collections::BTreeSet<&'a str>,
 }
 
 impl<'a> Catalog<'a> {
@@ -242,6 +244,7 @@ impl<'a> Catalog<'a> {
             comparison_keys: std::sync::OnceLock::new(),
             run_quality: std::sync::OnceLock::new(),
             floors: std::sync::OnceLock::new(),
+            logs: std::collections::BTreeSet::new(),
             doc,
             machines,
             profiles,
@@ -250,6 +253,23 @@ impl<'a> Catalog<'a> {
             threshold,
             search,
         }
+    }
+
+    /// The catalog with the failures' server logs the project has (their paths in it).
+    pub fn with_logs(mut self, logs: std::collections::BTreeSet<&'a str>) -> Self {
+        self.logs = logs;
+        self
+    }
+
+    /// The link to a failure's server log, when the project has it.
+    pub fn log_link(&self, failure: &data::Failure) -> Option<Link> {
+        let log = failure.log.as_deref()?;
+        self.logs.contains(log).then(|| Link {
+            text: "The server's log (gzip)".into(),
+            href: self.urls.page(&super::downloads::log_path(log)),
+            note: None,
+            warning: None,
+        })
     }
 
     /// The machine that measured record `index` of `R`'s array, in a report that declares
@@ -666,6 +686,29 @@ impl<'a> Catalog<'a> {
 }
 
 /// `text` with its first letter in lower case, to continue a sentence.
+/// Where a record was measured, as facts: benchsite's version, the report's commit, the
+/// campaign and the engine's job ids; none for a record that does not say.
+pub fn provenance_facts(provenance: Option<&data::Provenance>) -> Vec<super::views::Fact> {
+    use super::views::Fact;
+    let Some(p) = provenance else {
+        return Vec::new();
+    };
+    let mut facts = vec![Fact::new(
+        "Measured with",
+        format!("benchsite {}", p.benchsite),
+    )];
+    if let Some(commit) = &p.commit {
+        facts.push(Fact::new("Report commit", commit.clone()));
+    }
+    if let Some(campaign) = &p.campaign {
+        facts.push(Fact::new("Campaign", campaign.clone()));
+    }
+    for (name, value) in &p.engine {
+        facts.push(Fact::new(name.clone(), value.clone()));
+    }
+    facts
+}
+
 pub fn lowercase_first(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map_or_else(String::new, |first| {

@@ -110,6 +110,7 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
     });
     let launch = launch(c, run);
     RunPage {
+        provenance: super::provenance_facts(run.provenance.as_ref()),
         id: run.id.to_string(),
         title: format!("{} ({})", run.id, run.model),
         figures,
@@ -245,6 +246,8 @@ fn kv_fits(kv_tokens: u64, max_model_len: u64) -> Table {
 /// A configuration page.
 #[derive(Debug, Serialize)]
 pub struct RunPage {
+    /// Where it was measured.
+    pub provenance: Vec<Fact>,
     /// The run id.
     pub id: String,
     /// The page title.

@@ -158,6 +158,7 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
         facts.push(Fact::new("Notes", notes.clone()));
     }
     SweepPage {
+        provenance: super::provenance_facts(sweep.provenance.as_ref()),
         slug: sweep.slug(),
         title: sweep.label.clone(),
         facts,
@@ -177,6 +178,8 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
 /// A sweep's page.
 #[derive(Debug, Serialize)]
 pub struct SweepPage {
+    /// Where it was measured.
+    pub provenance: Vec<Fact>,
     /// The permalink slug.
     pub slug: String,
     /// The label.
