@@ -825,3 +825,64 @@ fn quality_and_jitter_jobs_score_each_configuration_against_the_reference() {
     let again = plan_statuses(&fleet, "drift");
     assert_eq!(count(&again, "done"), 5, "{again:?}");
 }
+
+#[test]
+fn ctrl_c_stops_the_server_and_keeps_every_finished_record() {
+    let _timed = timed();
+    let fleet = Fleet::new();
+    let slow = Script {
+        chunk_interval: Duration::from_millis(10),
+        ..quick()
+    };
+    let _alpha = FakeVllm::start_on(slow, fleet.ports[0]);
+    fleet.project.write(
+        "campaigns/night.toml",
+        "[[config]]\nprofile = \"alpha\"\nshape = \"Dense, 7B\"\nprecision = \"BF16\"\n[run]\nsamples = 1\nmax_tokens = 40\nprompt = \"A story.\"\n[[sweep]]\nlevels = [1, 2]\nprompt_words = 20\noutput_tokens = 40\nrounds = 3\n[launch]\nready_timeout_s = 5\nstop_timeout_s = 5\n",
+    );
+    let child = Command::new(env!("CARGO_BIN_EXE_benchsite"))
+        .arg("--root")
+        .arg(fleet.project.root.path())
+        .args(["campaign", "run", "night"])
+        .envs(fleet.env())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let document = fleet.path("data/results.json");
+    let started = Instant::now();
+    while data::load(&document).unwrap().runs.is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no run recorded"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("interrupted: every finished record is kept"),
+        "{stderr}"
+    );
+    let stopped = std::fs::read_to_string(fleet.path(&format!("stopped-{}", fleet.ports[0])));
+    assert_eq!(stopped.unwrap().trim(), "stopped", "the server was stopped");
+    let doc = fleet.project.results();
+    assert_eq!(doc.runs.len(), 1);
+    assert!(
+        doc.sweeps.is_empty(),
+        "an interrupted sweep is left to the next run"
+    );
+    let statuses = plan_statuses(&fleet, "night");
+    assert_eq!(
+        statuses,
+        [
+            ("alpha/run".to_owned(), "done".to_owned()),
+            ("alpha/sweep".to_owned(), "pending".to_owned())
+        ]
+    );
+}

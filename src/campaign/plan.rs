@@ -70,7 +70,8 @@ impl Status {
 /// One measurement of one configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Job {
-    /// `<configuration>/<kind>` (`<configuration>/sweep-<name>` for a sweep).
+    /// `<configuration>/<kind>`; for a sweep `<configuration>/<name>`, with `sweep-` before a
+    /// name that does not start with it.
     pub id: String,
     /// What it measures.
     pub kind: Kind,
@@ -127,13 +128,12 @@ pub fn jobs(campaign: &Campaign, machine: &str, doc: &Results, root: &Path) -> V
         for (n, sweep) in campaign.sweeps.iter().enumerate() {
             let label = sweep_label(config, &sweep.name);
             let done = known.sweeps.contains(&data::slugify(&label));
-            add(
-                Kind::Sweep,
-                Some(n),
-                &format!("sweep-{}", sweep.name),
-                label,
-                status(done),
-            );
+            let suffix = if sweep.name.starts_with("sweep") {
+                sweep.name.clone()
+            } else {
+                format!("sweep-{}", sweep.name)
+            };
+            add(Kind::Sweep, Some(n), &suffix, label, status(done));
         }
         if campaign.quality.is_some() {
             let capture = config.id.to_string();

@@ -33,6 +33,10 @@ pub struct RunOptions {
     pub dry_run: bool,
     /// A program to run in place of podman or vllm, with the same arguments.
     pub launch_program: Option<String>,
+    /// How servers are started, in place of the campaign's `[launch] launcher`.
+    pub launcher: Option<Launcher>,
+    /// How long a server may take to become ready, in place of the campaign's.
+    pub ready_timeout: Option<Duration>,
     /// How long one request may take.
     pub request_timeout: Duration,
     /// The date of the records.
@@ -54,6 +58,45 @@ pub struct Summary {
     pub wall: Duration,
     /// Whether Ctrl-C stopped it.
     pub interrupted: bool,
+    /// The wall time spent neither measuring nor starting and stopping servers: planning,
+    /// reading and writing documents, compressing logs.
+    pub overhead: Duration,
+}
+
+impl Summary {
+    /// The campaign's own time per job it ran.
+    pub fn overhead_per_job(&self) -> Option<Duration> {
+        let jobs = self.done + self.errors;
+        (jobs > 0).then(|| self.overhead / jobs as u32)
+    }
+}
+
+/// What every job of a run shares.
+struct Session<'a> {
+    layout: &'a Layout,
+    campaign: &'a Campaign,
+    options: &'a RunOptions,
+    /// Where the records are measured, found once.
+    provenance: data::Provenance,
+    /// Time spent measuring and starting and stopping servers.
+    inside: std::cell::Cell<Duration>,
+}
+
+impl Session<'_> {
+    /// Runs `work`, counting its time as measurement.
+    async fn timed<T>(&self, work: impl std::future::Future<Output = T>) -> T {
+        let started = Instant::now();
+        let result = work.await;
+        self.inside.set(self.inside.get() + started.elapsed());
+        result
+    }
+
+    /// Writes `record` with the campaign's provenance through the atomic writer.
+    fn save<R: Record>(&self, mut record: R, replace: bool) -> Result<(), CampaignError> {
+        *record.provenance() = Some(self.provenance.clone());
+        collect::save(self.layout, record, replace)?;
+        Ok(())
+    }
 }
 
 /// Runs the selected jobs of `campaign` on the machine of `layout`; see the module
@@ -65,6 +108,13 @@ pub async fn run(
     options: &RunOptions,
 ) -> Result<Summary, CampaignError> {
     let started = Instant::now();
+    let session = Session {
+        layout,
+        campaign,
+        options,
+        provenance: collect::provenance(&layout.root, Some(&campaign.name)),
+        inside: std::cell::Cell::new(Duration::ZERO),
+    };
     let doc = data::load(&layout.results())?;
     let jobs = plan::jobs(campaign, machine, &doc, &layout.root);
     let selected: Vec<&Job> = jobs
@@ -75,10 +125,12 @@ pub async fn run(
         skipped: jobs.len() - selected.len(),
         ..Summary::default()
     };
-    let launcher = match campaign.launch.launcher.as_str() {
-        "local" => Launcher::Local,
-        _ => Launcher::Podman,
-    };
+    let launcher = options
+        .launcher
+        .unwrap_or(match campaign.launch.launcher.as_str() {
+            "local" => Launcher::Local,
+            _ => Launcher::Podman,
+        });
     let board = Board::new(selected.len(), options.dry_run);
     let stop = Arc::new(AtomicBool::new(false));
     let listener = {
@@ -124,21 +176,26 @@ pub async fn run(
         let launch = collect::LaunchOptions {
             launcher,
             program: options.launch_program.clone(),
-            ready_timeout: Duration::from_secs_f64(campaign.launch.ready_timeout_s),
+            ready_timeout: options
+                .ready_timeout
+                .unwrap_or(Duration::from_secs_f64(campaign.launch.ready_timeout_s)),
             stop_timeout: Duration::from_secs_f64(campaign.launch.stop_timeout_s),
         };
         let log = collect::log_path(layout, config.id.as_str());
         let progress = board.job(0);
         board.line(&format!("{}: starting its server", config.id));
-        let started = collect::launch(&effective, &launch, &log, &server, &progress).await;
+        let started = session
+            .timed(collect::launch(
+                &effective, &launch, &log, &server, &progress,
+            ))
+            .await;
         progress.finish();
         let mut launched = match started {
             Ok(Ok(launched)) => launched,
             Ok(Err(diagnosis)) => {
                 let checkpoint = effective.get("MODEL").unwrap_or_default().to_owned();
-                let failure =
-                    failure(layout, campaign, config, &checkpoint, &doc, diagnosis, &log)?;
-                save(layout, campaign, failure, true)?;
+                let failure = failure(&session, config, &checkpoint, &doc, diagnosis, &log)?;
+                session.save(failure, true)?;
                 board.line(&format!(
                     "{}: the server did not come up; recorded as a failure",
                     config.id
@@ -163,10 +220,7 @@ pub async fn run(
             let began = Instant::now();
             let progress = board.job(0);
             progress.step(&job.id);
-            let result = execute(
-                layout, campaign, config, job, &server, &log, options, &progress,
-            )
-            .await;
+            let result = execute(&session, config, job, &server, &log, &progress).await;
             progress.finish();
             if stop.load(Ordering::SeqCst) {
                 summary.interrupted = true;
@@ -179,7 +233,7 @@ pub async fn run(
                     board.line(&format!("{}: {line}", job.id));
                 }
                 Err(error) => {
-                    if let Some(what) = launched.died(&server).await {
+                    if let Some(what) = session.timed(launched.died(&server)).await {
                         let served = if finished == 0 {
                             String::new()
                         } else {
@@ -199,12 +253,12 @@ pub async fn run(
             }
             board.finished(began.elapsed());
         }
-        launched.stop();
+        session.timed(async { launched.stop() }).await;
         drop(launched);
         if let Some(diagnosis) = died {
             let checkpoint = effective.get("MODEL").unwrap_or_default().to_owned();
-            let failure = failure(layout, campaign, config, &checkpoint, &doc, diagnosis, &log)?;
-            save(layout, campaign, failure, true)?;
+            let failure = failure(&session, config, &checkpoint, &doc, diagnosis, &log)?;
+            session.save(failure, true)?;
             board.line(&format!(
                 "{}: the server died; recorded as a failure",
                 config.id
@@ -233,6 +287,7 @@ pub async fn run(
     listener.abort();
     board.clear();
     summary.wall = started.elapsed();
+    summary.overhead = summary.wall.saturating_sub(session.inside.get());
     Ok(summary)
 }
 
@@ -253,18 +308,16 @@ fn chosen(job: &Job, campaign: &Campaign, options: &RunOptions) -> bool {
 }
 
 /// Measures one job and records what it gave; the line that says so.
-#[allow(clippy::too_many_arguments)]
 async fn execute(
-    layout: &Layout,
-    campaign: &Campaign,
+    session: &Session<'_>,
     config: &Configuration,
     job: &Job,
     server: &ServerOptions,
     log: &Path,
-    options: &RunOptions,
     progress: &Progress,
 ) -> Result<String, CampaignError> {
-    let today = options.today.clone();
+    let (layout, campaign) = (session.layout, session.campaign);
+    let today = session.options.today.clone();
     match job.kind {
         Kind::Run => {
             let spec = campaign.run.as_ref().expect("a run job has [run]");
@@ -289,7 +342,9 @@ async fn execute(
                 today,
                 replace: false,
             };
-            let outcome = collect::run(layout, &run_options, progress).await?;
+            let outcome = session
+                .timed(collect::run(layout, &run_options, progress))
+                .await?;
             let Outcome::Measured { record, warnings } = outcome else {
                 unreachable!("a run without --launch is measured or an error")
             };
@@ -297,7 +352,7 @@ async fn execute(
                 progress.line(&format!("warning: {warning}"));
             }
             let line = format!("{} tok/s", record.decode_tok_s);
-            save(layout, campaign, record, false)?;
+            session.save(record, false)?;
             Ok(line)
         }
         Kind::Sweep => {
@@ -323,15 +378,18 @@ async fn execute(
                 today,
                 replace: false,
             };
-            match collect::sweep(layout, &sweep_options, progress).await? {
+            match session
+                .timed(collect::sweep(layout, &sweep_options, progress))
+                .await?
+            {
                 Outcome::Measured { record, .. } => {
                     let line = format!("{} levels", record.levels.len());
-                    save(layout, campaign, record, false)?;
+                    session.save(record, false)?;
                     Ok(line)
                 }
                 Outcome::Partial { record, why } => {
                     let line = format!("{} levels, stopped early: {why}", record.levels.len());
-                    save(layout, campaign, record, false)?;
+                    session.save(record, false)?;
                     Ok(line)
                 }
                 Outcome::Failed(_) => unreachable!("a sweep without --launch records no failure"),
@@ -353,7 +411,9 @@ async fn execute(
                 server: server.clone(),
                 replace: false,
             };
-            let (_, captured) = collect::capture(&layout.root, &capture_options, progress).await?;
+            let (_, captured) = session
+                .timed(collect::capture(&layout.root, &capture_options, progress))
+                .await?;
             Ok(format!("{captured} prompts captured"))
         }
         Kind::Divergence => {
@@ -370,9 +430,11 @@ async fn execute(
                 notes: None,
                 today,
             };
-            let record = collect::divergence(&layout.root, &divergence_options)?;
+            let record = session
+                .timed(async { collect::divergence(&layout.root, &divergence_options) })
+                .await?;
             let line = format!("kld_mean {}", record.teacher_forced.kld_mean);
-            save(layout, campaign, record, false)?;
+            session.save(record, false)?;
             Ok(line)
         }
         Kind::Jitter => {
@@ -389,24 +451,14 @@ async fn execute(
                 notes: None,
                 today,
             };
-            let record = collect::jitter(&layout.root, &jitter_options, progress).await?;
+            let record = session
+                .timed(collect::jitter(&layout.root, &jitter_options, progress))
+                .await?;
             let line = format!("kld_mean {}", record.kld_mean);
-            save(layout, campaign, record, false)?;
+            session.save(record, false)?;
             Ok(line)
         }
     }
-}
-
-/// Writes `record` with the campaign's provenance through the atomic writer.
-fn save<R: Record>(
-    layout: &Layout,
-    campaign: &Campaign,
-    mut record: R,
-    replace: bool,
-) -> Result<(), CampaignError> {
-    *record.provenance() = Some(collect::provenance(&layout.root, Some(&campaign.name)));
-    collect::save(layout, record, replace)?;
-    Ok(())
 }
 
 /// The precision of an earlier record of the configuration's checkpoint.
@@ -430,14 +482,14 @@ fn precision(doc: &data::Results, layout: &Layout, config: &Configuration) -> Op
 
 /// The failure record of a configuration whose server did not serve, its log compressed.
 fn failure(
-    layout: &Layout,
-    campaign: &Campaign,
+    session: &Session<'_>,
     config: &Configuration,
     checkpoint: &str,
     doc: &data::Results,
     diagnosis: collect::Diagnosis,
     log: &Path,
 ) -> Result<Failure, CampaignError> {
+    let layout = session.layout;
     let log = compress(log)?;
     let overrides = config
         .settings
@@ -463,7 +515,7 @@ fn failure(
                 .to_string_lossy()
                 .into_owned()
         }),
-        provenance: Some(collect::provenance(&layout.root, Some(&campaign.name))),
+        provenance: Some(session.provenance.clone()),
     })
 }
 

@@ -74,6 +74,14 @@ enum Format {
     GithubMatrix,
 }
 
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum LauncherArg {
+    /// podman with the profile's IMAGE.
+    Podman,
+    /// vllm serve on this machine.
+    Local,
+}
+
 #[derive(Debug, Args)]
 struct RunArgs {
     /// The campaign: campaigns/NAME.toml.
@@ -90,9 +98,16 @@ struct RunArgs {
     /// Print what would run; start nothing.
     #[arg(long)]
     dry_run: bool,
+    /// How servers are started (default: the campaign's [launch] launcher, podman).
+    #[arg(long, value_enum)]
+    launcher: Option<LauncherArg>,
     /// A program to run in place of podman or vllm, with the same arguments.
     #[arg(long, value_name = "PATH", env = "BENCHSITE_LAUNCH_PROGRAM")]
     launch_program: Option<String>,
+    /// Seconds a server may take to become ready (default: the campaign's [launch]
+    /// ready_timeout_s, 900).
+    #[arg(long, value_name = "SECONDS")]
+    ready_timeout: Option<f64>,
     /// Seconds one request may take (default: [collect] request_timeout_s, 600).
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
@@ -294,6 +309,14 @@ fn run_campaign(root: &Path, args: RunArgs) -> Outcome {
         retry_failed: args.retry_failed,
         dry_run: args.dry_run,
         launch_program: args.launch_program,
+        launcher: args.launcher.map(|l| match l {
+            LauncherArg::Podman => benchsite::profiles::Launcher::Podman,
+            LauncherArg::Local => benchsite::profiles::Launcher::Local,
+        }),
+        ready_timeout: args
+            .ready_timeout
+            .filter(|s| *s > 0.0 && s.is_finite())
+            .map(Duration::from_secs_f64),
         request_timeout: Duration::from_secs_f64(seconds),
         today: scaffold::today(),
     };
@@ -304,6 +327,12 @@ fn run_campaign(root: &Path, args: RunArgs) -> Outcome {
     let summary = runtime.block_on(campaign::run(&layout, &machine, &campaign, &options))?;
     if options.dry_run {
         return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(overhead) = summary.overhead_per_job() {
+        eprintln!(
+            "the campaign's own time (neither measuring nor starting and stopping servers): {} per job",
+            benchsite::format::duration(overhead.as_secs_f64())
+        );
     }
     eprintln!(
         "campaign {}{}: {} done, {} failed, {} errors, {} skipped, wall {}",
