@@ -395,8 +395,13 @@ pub(super) fn parse(
         machines.len() > 1 || context.machines.first().is_some_and(|m| !m.slug.is_empty());
     let mut configurations = Vec::new();
     let mut ids: HashMap<String, usize> = HashMap::new();
+    let mut loaded: HashMap<String, Option<profiles::Profile>> = HashMap::new();
     for config in file.configs.get_ref() {
         let profile = config.profile.get_ref();
+        let parsed = loaded
+            .entry(profile.clone())
+            .or_insert_with(|| profiles::load(context.profiles, profile).ok())
+            .clone();
         if !profile_names.contains(profile) {
             problems.at(
                 config.profile.span().start,
@@ -454,9 +459,7 @@ pub(super) fn parse(
                         shape: config.shape.clone(),
                         precision: config.precision.clone(),
                         reference: None,
-                        port: profiles::load(context.profiles, profile)
-                            .ok()
-                            .map(|p| p.effective(&all).port()),
+                        port: parsed.as_ref().map(|p| p.effective(&all).port()),
                     },
                 ));
             }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::file::{Campaign, Configuration};
-use crate::data::{self, Results};
+use crate::data::{self, Keys, LabelKey};
 use crate::profiles::{self, Setting, shell_quote};
 
 /// What a job measures.
@@ -88,8 +88,9 @@ pub struct Job {
 }
 
 /// Every job of `campaign` on `machine` (its slug; empty for a single-machine project), in
-/// the order they run, with their statuses against `doc` and the captures under `root`.
-pub fn jobs(campaign: &Campaign, machine: &str, doc: &Results, root: &Path) -> Vec<Job> {
+/// the order they run, with their statuses against the keys of its document and the
+/// captures under `root`.
+pub fn jobs(campaign: &Campaign, machine: &str, doc: &Keys, root: &Path) -> Vec<Job> {
     let known = Known::of(doc);
     let mut jobs = Vec::new();
     for (index, config) in campaign.configurations.iter().enumerate() {
@@ -164,7 +165,7 @@ struct Known<'d> {
 }
 
 impl<'d> Known<'d> {
-    fn of(doc: &'d Results) -> Self {
+    fn of(doc: &'d Keys) -> Self {
         Self {
             runs: doc
                 .runs
@@ -172,8 +173,8 @@ impl<'d> Known<'d> {
                 .map(|r| (r.id.as_str(), r.profile.as_str(), r.overrides.as_str()))
                 .collect(),
             failures: doc.failures.iter().map(|f| f.id.as_str()).collect(),
-            sweeps: doc.sweeps.iter().map(data::Sweep::slug).collect(),
-            divergence: doc.divergence.iter().map(data::Divergence::slug).collect(),
+            sweeps: doc.sweeps.iter().map(LabelKey::slug).collect(),
+            divergence: doc.divergence.iter().map(LabelKey::slug).collect(),
             jitter: doc.jitter.iter().map(|j| j.label.as_str()).collect(),
         }
     }

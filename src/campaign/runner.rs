@@ -6,13 +6,13 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
+use futures_util::FutureExt;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use tokio::signal::unix::{SignalKind, signal};
 
 use super::CampaignError;
 use super::file::{Campaign, Configuration};
@@ -116,7 +116,7 @@ pub async fn run(
         inside: std::cell::Cell::new(Duration::ZERO),
     };
     let doc = data::load(&layout.results())?;
-    let jobs = plan::jobs(campaign, machine, &doc, &layout.root);
+    let jobs = plan::jobs(campaign, machine, &data::Keys::of(&doc), &layout.root);
     let selected: Vec<&Job> = jobs
         .iter()
         .filter(|job| chosen(job, campaign, options))
@@ -132,15 +132,9 @@ pub async fn run(
             _ => Launcher::Podman,
         });
     let board = Board::new(selected.len(), options.dry_run);
-    let stop = Arc::new(AtomicBool::new(false));
-    let listener = {
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                stop.store(true, Ordering::SeqCst);
-            }
-        })
-    };
+    // Listening from the start: a Ctrl-C between two jobs is heard at the next.
+    let mut ctrl_c = signal(SignalKind::interrupt())
+        .map_err(|error| CampaignError::Usage(format!("cannot listen for Ctrl-C: {error}")))?;
     let mut groups: Vec<(usize, Vec<&Job>)> = Vec::new();
     for job in selected {
         match groups.last_mut() {
@@ -149,7 +143,7 @@ pub async fn run(
         }
     }
     for (index, group) in groups {
-        if stop.load(Ordering::SeqCst) {
+        if ctrl_c.recv().now_or_never().is_some() {
             summary.interrupted = true;
             break;
         }
@@ -213,19 +207,20 @@ pub async fn run(
         let mut died = None;
         let mut finished = 0;
         for (n, job) in group.iter().enumerate() {
-            if stop.load(Ordering::SeqCst) {
-                summary.interrupted = true;
-                break;
-            }
             let began = Instant::now();
             let progress = board.job(0);
             progress.step(&job.id);
-            let result = execute(&session, config, job, &server, &log, &progress).await;
+            // Ctrl-C drops the job unfinished: nothing of it is written, and it stays pending.
+            let result = tokio::select! {
+                biased;
+                _ = ctrl_c.recv() => None,
+                result = execute(&session, config, job, &server, &log, &progress) => Some(result),
+            };
             progress.finish();
-            if stop.load(Ordering::SeqCst) {
+            let Some(result) = result else {
                 summary.interrupted = true;
                 break;
-            }
+            };
             match result {
                 Ok(line) => {
                     summary.done += 1;
@@ -268,7 +263,7 @@ pub async fn run(
             // A configuration that failed before and now measured in full is no failure.
             if options.retry_failed && !summary.interrupted {
                 let now = data::load(&layout.results())?;
-                let left = plan::jobs(campaign, machine, &now, &layout.root)
+                let left = plan::jobs(campaign, machine, &data::Keys::of(&now), &layout.root)
                     .iter()
                     .any(|j| j.config == index && j.status != Status::Done);
                 if !left && now.failures.iter().any(|f| f.id == config.id) {
@@ -284,7 +279,6 @@ pub async fn run(
             }
         }
     }
-    listener.abort();
     board.clear();
     summary.wall = started.elapsed();
     summary.overhead = summary.wall.saturating_sub(session.inside.get());
@@ -321,7 +315,10 @@ async fn execute(
     match job.kind {
         Kind::Run => {
             let spec = campaign.run.as_ref().expect("a run job has [run]");
-            let doc = data::load(&layout.results())?;
+            let precision = match &config.precision {
+                Some(given) => Some(given.clone()),
+                None => precision(&data::load(&layout.results())?, layout, config),
+            };
             let run_options = collect::RunOptions {
                 id: config.id.clone(),
                 profile: config.profile.clone(),
@@ -330,10 +327,7 @@ async fn execute(
                 launch: None,
                 server_log: Some(log.to_owned()),
                 shape: config.shape.clone(),
-                precision: config
-                    .precision
-                    .clone()
-                    .or_else(|| precision(&doc, layout, config)),
+                precision,
                 weights_gb: None,
                 notes: None,
                 samples: spec.samples.max(1),

@@ -184,13 +184,13 @@ fn chosen<'m>(
     }
 }
 
-/// A machine's document, or an empty one when it has none yet.
-fn document(root: &Path, machine: &Machine) -> anyhow::Result<data::Results> {
+/// The keys of a machine's document; none when it has no document yet.
+fn keys(root: &Path, machine: &Machine) -> anyhow::Result<data::Keys> {
     let path = Layout::new(root).document(machine);
     if path.exists() {
-        Ok(data::load(&path)?)
+        Ok(data::Keys::read(&path)?)
     } else {
-        Ok(data::Results::empty(scaffold::today()))
+        Ok(data::Keys::default())
     }
 }
 
@@ -202,7 +202,7 @@ fn plan(root: &Path, name: &str, machine: Option<&str>, format: Format) -> Outco
     let mut texts = Vec::new();
     let mut json_jobs = Vec::new();
     for machine in &chosen {
-        let doc = document(root, machine)?;
+        let doc = keys(root, machine)?;
         let jobs = plan::jobs(&campaign, &machine.slug, &doc, root);
         match format {
             Format::Text => texts.push(plan::to_text(&campaign, &machine.slug, &jobs, |config| {

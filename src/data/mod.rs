@@ -3,6 +3,7 @@
 
 mod checks;
 pub mod figures;
+mod keys;
 mod locate;
 mod model;
 mod problem;
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+pub use keys::{IdKey, Keys, LabelKey, RunKey};
 pub use model::*;
 pub use problem::{Problem, Report, pointer_segment};
 pub use quality::*;

@@ -48,16 +48,40 @@ pub fn save(path: &Path, doc: &Results) -> Result<(), DataError> {
 
 /// Reads the document at `path`, lets `edit` change it and saves the result, all under the
 /// lock, so concurrent updates never lose each other's records. Returns the saved document.
+///
+/// The document is validated once, whole, after the edit; only when that fails is the file
+/// as it was loaded with its checks, so a document that was already invalid is reported at
+/// its lines.
 pub fn update<F>(path: &Path, edit: F) -> Result<Results, DataError>
 where
     F: FnOnce(&mut Results) -> Result<(), DataError>,
 {
     let _lock = lock(path)?;
-    let mut doc = load(path)?;
+    let bytes = fs::read(path).map_err(|source| DataError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let mut doc: Results = match serde_json::from_slice(bytes) {
+        Ok(doc) => doc,
+        Err(_) => return Err(load(path).err().unwrap_or_else(|| unreachable_valid(path))),
+    };
     edit(&mut doc)?;
-    validated(path, &doc)?;
+    if let Err(error) = validated(path, &doc) {
+        load(path)?;
+        return Err(error);
+    }
     write_atomically(path, &doc, |file, bytes| file.write_all(bytes))?;
     Ok(doc)
+}
+
+/// A document the typed parse refused but the full load accepted cannot be: the load runs the
+/// same typed parse.
+fn unreachable_valid(path: &Path) -> DataError {
+    DataError::Read {
+        path: path.to_owned(),
+        source: io::Error::other("the document changed while it was read"),
+    }
 }
 
 fn validated(path: &Path, doc: &Results) -> Result<(), DataError> {
