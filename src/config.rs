@@ -141,17 +141,23 @@ pub fn load(root: &Path) -> Result<Config, ConfigError> {
     parse(&path, &text)
 }
 
+/// The 1-based line and column of a byte offset of a TOML file's text.
+pub fn position(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit_once('\n')
+        .map_or(before, |(_, last)| last)
+        .chars()
+        .count()
+        + 1;
+    (line, column)
+}
+
 /// Parses settings text; `path` names it in messages.
 pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
     let invalid = |offset: usize, message: String| {
-        let before = &text[..offset.min(text.len())];
-        let line = before.matches('\n').count() + 1;
-        let column = before
-            .rsplit_once('\n')
-            .map_or(before, |(_, last)| last)
-            .chars()
-            .count()
-            + 1;
+        let (line, column) = position(text, offset);
         ConfigError::Invalid {
             path: path.to_owned(),
             line,

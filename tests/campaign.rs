@@ -240,6 +240,26 @@ fn a_campaign_measures_every_configuration_records_a_dead_one_and_resumes_nothin
         text.stdout
     );
 
+    let dry = fleet.run(&["campaign", "run", "night", "--dry-run"]);
+    dry.assert_success();
+    assert!(
+        dry.stdout
+            .contains("alpha-max-num-seqs-8 (profile alpha): would start ")
+            && dry
+                .stdout
+                .contains("alpha-max-num-seqs-8/sweep → benchsite collect sweep"),
+        "{}",
+        dry.stdout
+    );
+    assert!(
+        fleet.project.results().runs.is_empty(),
+        "a dry run writes nothing"
+    );
+    assert!(
+        !fleet.path(&format!("args-{}", fleet.ports[0])).exists(),
+        "and starts nothing"
+    );
+
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
     let mut env = fleet.env();
     env.push(("PATH", path));
@@ -293,6 +313,11 @@ fn a_campaign_measures_every_configuration_records_a_dead_one_and_resumes_nothin
             "8"
         };
         assert_eq!(sweep.dimensions.get("seqs").map(String::as_str), Some(seqs));
+        assert_eq!(
+            sweep.dimensions.get("kv"),
+            None,
+            "the profile's, not a setting"
+        );
     }
     let failure = doc
         .failures
@@ -796,6 +821,10 @@ fn quality_and_jitter_jobs_score_each_configuration_against_the_reference() {
     }
     let doc = fleet.project.results();
     let comparison = &doc.divergence[0];
+    assert_eq!(
+        comparison.dimensions.get("kv").map(String::as_str),
+        Some("fp8")
+    );
     assert_eq!(
         comparison.label,
         "alpha-kv-cache-dtype-fp8 vs alpha-kv-cache-dtype-auto"

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::CampaignError;
+use crate::config::position;
 use crate::data::{self, Id};
 use crate::profiles::{self, Origin, Setting};
 use crate::project::Machine;
@@ -61,6 +62,32 @@ pub struct Configuration {
     pub reference: Option<Id>,
     /// The port its server listens on (the profile's PORT), when the profile loads.
     pub port: Option<u16>,
+}
+
+impl Configuration {
+    /// What distinguishes its sweeps and comparisons, beside what `collect sweep` derives
+    /// from the profile (sequences, vision, CUDA graphs, speculative decoding): each of its
+    /// settings, the KV-cache type as `kv` (the reports' filter), the others by their key in
+    /// lowercase.
+    pub fn dimensions(&self) -> Vec<(String, String)> {
+        const DERIVED: [&str; 4] = [
+            "MAX_NUM_SEQS",
+            "LANGUAGE_MODEL_ONLY",
+            "ENFORCE_EAGER",
+            "SPEC_DECODE",
+        ];
+        self.settings
+            .iter()
+            .filter(|s| !DERIVED.contains(&s.key.as_str()))
+            .map(|s| {
+                let key = match s.key.as_str() {
+                    "KV_CACHE_DTYPE" => "kv".to_owned(),
+                    key => key.to_lowercase(),
+                };
+                (key, s.value.clone())
+            })
+            .collect()
+    }
 }
 
 /// `[run]`: the `collect run` options.
@@ -328,19 +355,6 @@ impl Problems<'_> {
             message: message.into(),
         });
     }
-}
-
-/// 1-based line and column of a byte offset.
-fn position(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before
-        .rsplit_once('\n')
-        .map_or(before, |(_, last)| last)
-        .chars()
-        .count()
-        + 1;
-    (line, column)
 }
 
 /// Parses and expands the campaign `name` at `path`; every problem found, each with its

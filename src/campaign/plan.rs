@@ -273,6 +273,9 @@ fn command(
             flag("prompt-words", spec.prompt_words.to_string());
             flag("output-tokens", spec.output_tokens.to_string());
             flag("rounds", spec.rounds.to_string());
+            for (key, value) in config.dimensions() {
+                flag("dim", format!("{key}={value}"));
+            }
             if spec.ignore_eos {
                 words.push("--ignore-eos".into());
             }
@@ -305,6 +308,9 @@ fn command(
             flag("a", reference.to_string());
             flag("b", config.id.to_string());
             flag("label", record.to_owned());
+            for (key, value) in config.dimensions() {
+                flag("dim", format!("{key}={value}"));
+            }
         }
         Kind::Jitter => {
             let jitter = campaign.jitter.as_ref().expect("a jitter job has [jitter]");

@@ -367,7 +367,7 @@ async fn execute(
                 profile: Some((config.profile.clone(), config.settings.clone())),
                 launch: None,
                 precision: config.precision.clone(),
-                dimensions: Vec::new(),
+                dimensions: config.dimensions(),
                 notes: None,
                 today,
                 replace: false,
@@ -420,7 +420,7 @@ async fn execute(
                 id: None,
                 a: reference.to_string(),
                 b: config.id.to_string(),
-                dimensions: Vec::new(),
+                dimensions: config.dimensions(),
                 notes: None,
                 today,
             };
