@@ -207,7 +207,6 @@ pub async fn run(
         let mut died = None;
         let mut finished = 0;
         for (n, job) in group.iter().enumerate() {
-            let began = Instant::now();
             let progress = board.job(0);
             progress.step(&job.id);
             // Ctrl-C drops the job unfinished: nothing of it is written, and it stays pending.
@@ -246,7 +245,7 @@ pub async fn run(
                     board.line(&format!("{}: error: {error}", job.id));
                 }
             }
-            board.finished(began.elapsed());
+            board.advance(1);
         }
         session.timed(async { launched.stop() }).await;
         drop(launched);
@@ -546,7 +545,9 @@ struct Board {
     group: Option<MultiProgress>,
     overall: Option<ProgressBar>,
     total: usize,
-    timed: std::sync::Mutex<(usize, Duration)>,
+    started: Instant,
+    /// Jobs over.
+    over: std::sync::Mutex<usize>,
 }
 
 impl Board {
@@ -565,7 +566,8 @@ impl Board {
             group,
             overall,
             total,
-            timed: std::sync::Mutex::new((0, Duration::ZERO)),
+            started: Instant::now(),
+            over: std::sync::Mutex::new(0),
         }
     }
 
@@ -581,25 +583,15 @@ impl Board {
         }
     }
 
-    /// `jobs` more are over without a timing (failed with their configuration).
+    /// `jobs` more are over; the ETA is the time so far (servers started and stopped
+    /// included) per job over, times the jobs left.
     fn advance(&self, jobs: usize) {
-        let mut timed = self.timed.lock().expect("not poisoned");
-        timed.0 += jobs;
-        self.show(timed.0, timed.1, timed.0);
-    }
-
-    /// A job is over after `took`.
-    fn finished(&self, took: Duration) {
-        let mut timed = self.timed.lock().expect("not poisoned");
-        timed.0 += 1;
-        timed.1 += took;
-        let measured = timed.0;
-        self.show(timed.0, timed.1, measured);
-    }
-
-    fn show(&self, over: usize, spent: Duration, counted: usize) {
+        let mut over = self.over.lock().expect("not poisoned");
+        *over += jobs;
+        let over = *over;
         let left = self.total.saturating_sub(over);
-        let eta = (counted > 0 && left > 0).then(|| spent / counted as u32 * left as u32);
+        let spent = self.started.elapsed();
+        let eta = (over > 0 && left > 0).then(|| spent / over as u32 * left as u32);
         let eta = eta.map_or(String::new(), |eta| {
             format!("ETA {}", crate::format::duration(eta.as_secs_f64()))
         });
