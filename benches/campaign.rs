@@ -81,10 +81,12 @@ fn overhead(seed: &data::Results, times: usize) {
         &format!("campaign-overhead-x{times}"),
         &common::scaled(seed, times),
     );
+    let up = root.join("up");
     let server = fake_vllm::FakeVllm::start(fake_vllm::Script {
         ttft: Duration::from_millis(2),
         chunk_interval: Duration::from_micros(200),
         tokens: 20,
+        ready_file: Some(up.clone()),
         ..fake_vllm::Script::default()
     });
     let port = server.url().rsplit(':').next().unwrap().to_owned();
@@ -96,7 +98,10 @@ fn overhead(seed: &data::Results, times: usize) {
     let launcher = root.join("fake-podman");
     std::fs::write(
         &launcher,
-        "#!/bin/sh\ntrap 'exit 0' TERM\nwhile true; do sleep 0.01; done\n",
+        format!(
+            "#!/bin/sh\ntrap 'rm -f {0}; exit 0' TERM\ntouch {0}\nwhile true; do sleep 0.01; done\n",
+            up.display()
+        ),
     )
     .unwrap();
     use std::os::unix::fs::PermissionsExt;

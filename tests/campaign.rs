@@ -29,8 +29,8 @@ fn timed() -> std::sync::MutexGuard<'static, ()> {
 }
 
 /// A stand-in for podman: notes its arguments and pid by port, stops on SIGTERM, and
-/// behaves as `$FAKE_DIR/mode-<port>` says (default: serves until stopped; `hang`: never
-/// becomes ready, as nothing listens on its port).
+/// behaves as `$FAKE_DIR/mode-<port>` says (default: serves until stopped, the fake vLLM on its
+/// port answering `/health` while `$FAKE_DIR/up-<port>` exists; `hang`: never becomes ready).
 fn fake_launcher(dir: &Path) -> PathBuf {
     let path = dir.join("fake-podman");
     std::fs::write(
@@ -44,7 +44,7 @@ for arg in "$@"; do
 done
 echo "$@" > "$FAKE_DIR/args-$port"
 echo $$ > "$FAKE_DIR/pid-$port"
-trap 'echo stopped >> "$FAKE_DIR/stopped-$port"; exit 0' TERM
+trap 'rm -f "$FAKE_DIR/up-$port"; echo stopped >> "$FAKE_DIR/stopped-$port"; exit 0' TERM
 echo "INFO 09-07 12:00:01 [api_server.py:1000] vLLM API server version 0.28.0"
 echo "INFO 09-07 12:00:30 [gpu_model_runner.py:2000] Model loading took 13.5 GiB and 8.1 seconds"
 mode=serve
@@ -52,6 +52,7 @@ mode=serve
 case "$mode" in
 serve)
     echo "INFO 09-07 12:00:41 [kv_cache_utils.py:1087] GPU KV cache size: 200,000 tokens"
+    touch "$FAKE_DIR/up-$port"
     while true; do sleep 0.05; done ;;
 hang)
     echo "INFO 09-07 12:00:31 [core.py:70] compiling the graphs"
@@ -145,6 +146,18 @@ impl Fleet {
     fn path(&self, relative: &str) -> PathBuf {
         self.project.root.path().join(relative)
     }
+
+    /// The fake vLLM of profile `index`'s port, ready while its launched stand-in runs.
+    fn serve(&self, index: usize, script: Script) -> FakeVllm {
+        let port = self.ports[index];
+        FakeVllm::start_on(
+            Script {
+                ready_file: Some(self.path(&format!("up-{port}"))),
+                ..script
+            },
+            port,
+        )
+    }
 }
 
 const NIGHT: &str = r#"
@@ -216,8 +229,8 @@ fn count(statuses: &[(String, String)], status: &str) -> usize {
 fn a_campaign_measures_every_configuration_records_a_dead_one_and_resumes_nothing_twice() {
     let _timed = timed();
     let fleet = Fleet::new();
-    let _alpha = FakeVllm::start_on(quick(), fleet.ports[0]);
-    let _beta = FakeVllm::start_on(quick(), fleet.ports[1]);
+    let _alpha = fleet.serve(0, quick());
+    let _beta = fleet.serve(1, quick());
     fleet.project.write("campaigns/night.toml", NIGHT);
     let bin = fake_nvidia_smi(fleet.project.root.path());
 
@@ -398,7 +411,7 @@ fn a_campaign_measures_every_configuration_records_a_dead_one_and_resumes_nothin
     assert!(run_page.contains("Where it was measured"), "{run_page}");
 
     // Its server comes up now: --retry-failed measures it and drops the failure.
-    let _gamma = FakeVllm::start_on(quick(), fleet.ports[2]);
+    let _gamma = fleet.serve(2, quick());
     std::fs::remove_file(fleet.path(&format!("mode-{}", fleet.ports[2]))).unwrap();
     let retried = fleet.run(&["campaign", "run", "night", "--retry-failed"]);
     retried.assert_success();
@@ -424,7 +437,7 @@ fn a_killed_campaign_resumes_and_leaves_finished_records_as_they_were() {
         chunk_interval: Duration::from_millis(5),
         ..quick()
     };
-    let _alpha = FakeVllm::start_on(slow, fleet.ports[0]);
+    let _alpha = fleet.serve(0, slow);
     fleet.project.write(
         "campaigns/night.toml",
         "[[config]]\nprofile = \"alpha\"\nmatrix = { MAX_NUM_SEQS = [4, 8] }\nshape = \"Dense, 7B\"\nprecision = \"BF16\"\n[run]\nsamples = 1\nmax_tokens = 40\nprompt = \"A story.\"\n[[sweep]]\nlevels = [1, 2]\nprompt_words = 20\noutput_tokens = 40\nrounds = 2\n[launch]\nready_timeout_s = 5\nstop_timeout_s = 5\n",
@@ -458,7 +471,18 @@ fn a_killed_campaign_resumes_and_leaves_finished_records_as_they_were() {
     };
     child.kill().unwrap();
     child.wait().unwrap();
-    // SIGKILL leaves the launched server behind, as it would on a real machine.
+    // SIGKILL leaves the launched server behind, as it would on a real machine, and a
+    // campaign started now would measure it as its next configuration: it is refused.
+    let refused = fleet.run(&["campaign", "run", "night"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains(&format!(
+            "a server already answers on http://127.0.0.1:{} before this configuration's was started",
+            fleet.ports[0]
+        )),
+        "{}",
+        refused.stderr
+    );
     let pid: i32 = std::fs::read_to_string(fleet.path(&format!("pid-{}", fleet.ports[0])))
         .unwrap()
         .trim()
@@ -467,6 +491,7 @@ fn a_killed_campaign_resumes_and_leaves_finished_records_as_they_were() {
     unsafe {
         libc::kill(-pid, libc::SIGKILL);
     }
+    std::fs::remove_file(fleet.path(&format!("up-{}", fleet.ports[0]))).unwrap();
     let first_json = serde_json::to_string(&first).unwrap();
     let statuses = plan_statuses(&fleet, "night");
     assert_eq!(
@@ -576,7 +601,7 @@ fn bash(dir: &Path, script: &str, env: &[(&str, String)]) {
 fn the_fleet_workflow_runs_each_machine_and_merges_what_one_box_would_record() {
     let _timed = timed();
     let fleet = Fleet::new();
-    let _alpha = FakeVllm::start_on(quick(), fleet.ports[0]);
+    let _alpha = fleet.serve(0, quick());
     two_machines(&fleet);
     fleet.run(&["check"]).assert_success();
     let written = fleet.run(&["campaign", "workflow", "night"]);
@@ -680,7 +705,7 @@ fn the_fleet_workflow_runs_each_machine_and_merges_what_one_box_would_record() {
 
     // One box running both machines' campaigns records the same records.
     let single = Fleet::new();
-    let _single_alpha = FakeVllm::start_on(quick(), single.ports[0]);
+    let _single_alpha = single.serve(0, quick());
     two_machines(&single);
     for machine in ["box-a", "box-b"] {
         single
@@ -705,7 +730,7 @@ fn the_fleet_workflow_runs_each_machine_and_merges_what_one_box_would_record() {
 fn the_slurm_script_runs_a_task_per_configuration_then_merges() {
     let _timed = timed();
     let fleet = Fleet::new();
-    let _alpha = FakeVllm::start_on(quick(), fleet.ports[0]);
+    let _alpha = fleet.serve(0, quick());
     fleet.project.write(
         "campaigns/night.toml",
         "[[config]]\nprofile = \"alpha\"\nmatrix = { MAX_NUM_SEQS = [4, 8] }\nshape = \"Dense, 7B\"\nprecision = \"BF16\"\n[run]\nsamples = 1\nmax_tokens = 40\nprompt = \"A story.\"\n[launch]\nready_timeout_s = 5\n",
@@ -781,7 +806,7 @@ fn a_merge_refuses_a_conflicting_record_and_names_both_places() {
 fn quality_and_jitter_jobs_score_each_configuration_against_the_reference() {
     let _timed = timed();
     let fleet = Fleet::new();
-    let _alpha = FakeVllm::start_on(Script::default(), fleet.ports[0]);
+    let _alpha = fleet.serve(0, Script::default());
     let prompts: String = std::fs::read_to_string(support::repo().join("data/prompts.jsonl"))
         .unwrap()
         .lines()
@@ -863,7 +888,7 @@ fn ctrl_c_stops_the_server_and_keeps_every_finished_record() {
         chunk_interval: Duration::from_millis(10),
         ..quick()
     };
-    let _alpha = FakeVllm::start_on(slow, fleet.ports[0]);
+    let _alpha = fleet.serve(0, slow);
     fleet.project.write(
         "campaigns/night.toml",
         "[[config]]\nprofile = \"alpha\"\nshape = \"Dense, 7B\"\nprecision = \"BF16\"\n[run]\nsamples = 1\nmax_tokens = 40\nprompt = \"A story.\"\n[[sweep]]\nlevels = [1, 2]\nprompt_words = 20\noutput_tokens = 40\nrounds = 3\n[launch]\nready_timeout_s = 5\nstop_timeout_s = 5\n",

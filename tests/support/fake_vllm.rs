@@ -76,6 +76,9 @@ pub struct Script {
     pub llama_server: Option<String>,
     /// `/metrics` served as is, instead of the scripted families.
     pub metrics_text: Option<String>,
+    /// `/health` answers 503 while this file is missing: the server of a stand-in launcher,
+    /// ready once it started and gone once it stopped.
+    pub ready_file: Option<PathBuf>,
 }
 
 impl Default for Script {
@@ -106,6 +109,7 @@ impl Default for Script {
             health: true,
             llama_server: None,
             metrics_text: None,
+            ready_file: None,
         }
     }
 }
@@ -219,6 +223,11 @@ impl Drop for FakeVllm {
 }
 
 async fn health(State(shared): State<Arc<Shared>>) -> StatusCode {
+    if let Some(file) = &shared.script.ready_file
+        && !file.exists()
+    {
+        return StatusCode::SERVICE_UNAVAILABLE;
+    }
     match shared.script.health {
         true => StatusCode::OK,
         false => StatusCode::NOT_FOUND,
