@@ -166,6 +166,28 @@ fn usage_errors_exit_2() {
 }
 
 #[test]
+fn version_names_the_commit_it_was_built_from() {
+    let output = run_benchsite(&["--version"]);
+    output.assert_success();
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(support::repo())
+        .output()
+        .unwrap();
+    let commit = String::from_utf8(commit.stdout).unwrap();
+    assert_eq!(
+        output.stdout.trim(),
+        format!(
+            "benchsite {} ({})",
+            env!("CARGO_PKG_VERSION"),
+            commit.trim()
+        )
+    );
+    let sub = run_benchsite(&["campaign", "--version"]);
+    assert!(sub.stdout.contains(commit.trim()), "{}", sub.stdout);
+}
+
+#[test]
 fn help_lists_only_working_commands() {
     let output = run_benchsite(&["--help"]);
     output.assert_success();

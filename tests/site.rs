@@ -72,6 +72,17 @@ fn every_page_kind_exists_at_its_url() {
     let project = built_seed(&[]);
     let doc = seed();
     let files = site_files(&project);
+    // Every page names what built it, as Hugo's and Zola's do.
+    let generator = format!(
+        "<meta name=\"generator\" content=\"benchsite {}\">",
+        env!("CARGO_PKG_VERSION")
+    );
+    for (path, bytes) in &files {
+        if path.ends_with(".html") {
+            let page = String::from_utf8_lossy(bytes);
+            assert!(page.contains(&generator), "{path}");
+        }
+    }
     let mut expected: Vec<String> = [
         "index.html",
         "runs/index.html",

@@ -16,7 +16,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 /// Measure LLM serving on your own GPU and publish the results as a static site.
 #[derive(Debug, Parser)]
-#[command(name = "benchsite", version, about, propagate_version = true)]
+#[command(name = "benchsite", version = env!("BENCHSITE_VERSION"), about, propagate_version = true)]
 struct Cli {
     /// The report project (default: the current directory).
     #[arg(long, global = true, default_value = ".", value_name = "DIR")]
