@@ -81,9 +81,29 @@ impl Default for Pinned {
 pub const PAGES_BUILD: &str = r#"benchsite build --base-url "$BASE_URL""#;
 
 const PAGES_WORKFLOW: &str = include_str!("scaffold/pages.yml");
+/// How a workflow installs the pinned benchsite: the release binary for the runner's platform,
+/// its SHA-256 checked, or `cargo install --locked` of the tag where the release has none.
+/// Reads `BENCHSITE_GIT` and `BENCHSITE_TAG` (and `BENCHSITE_RELEASES`, where releases are
+/// downloaded from, when not `<git>/releases/download`).
+pub const INSTALL: &str = include_str!("scaffold/install.sh");
 const CAMPAIGN: &str = include_str!("scaffold/campaign.toml");
 const README: &str = include_str!("scaffold/README.md");
 const TITLE: &str = "LLM serving report";
+
+/// [`INSTALL`] as the body of a workflow step's `run: |`.
+pub(crate) fn install_step() -> String {
+    INSTALL
+        .lines()
+        .map(|line| {
+            if line.is_empty() {
+                String::new()
+            } else {
+                format!("          {line}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
 /// `template` with each `{{name}}` replaced by its value.
 pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
@@ -129,6 +149,7 @@ pub fn init(dir: &Path, today: Date, pinned: &Pinned) -> Result<Vec<PathBuf>, In
                     ("git", &pinned.git),
                     ("tag", &pinned.tag),
                     ("build", PAGES_BUILD),
+                    ("install", &install_step()),
                 ],
             ),
         ),

@@ -33,6 +33,13 @@ fn step<'a>(workflow: &'a Yaml, run: &str) -> &'a Yaml {
         .unwrap_or_else(|| panic!("no step runs {run:?}"))
 }
 
+fn named<'a>(workflow: &'a Yaml, name: &str) -> &'a Yaml {
+    steps(workflow)
+        .into_iter()
+        .find(|step| step["name"].as_str() == Some(name))
+        .unwrap_or_else(|| panic!("no step named {name:?}"))
+}
+
 fn uses(workflow: &Yaml) -> Vec<&str> {
     steps(workflow)
         .into_iter()
@@ -175,9 +182,11 @@ fn init_writes_a_pages_workflow_that_installs_the_pinned_benchsite() {
     assert_publishes("init's pages.yml", &workflow);
     assert_eq!(workflow["env"]["BENCHSITE_GIT"].as_str(), Some(git));
     assert_eq!(workflow["env"]["BENCHSITE_TAG"].as_str(), Some("v9.8.7"));
-    let install = step(
-        &workflow,
-        r#"cargo install --locked --git "$BENCHSITE_GIT" --tag "$BENCHSITE_TAG" benchsite"#,
+    let install = named(&workflow, "Install benchsite");
+    assert_eq!(
+        install["run"].as_str().map(str::trim),
+        Some(benchsite::scaffold::INSTALL.trim()),
+        "the install step runs scaffold::INSTALL"
     );
     // Installed only when the cache, keyed by the repository and tag, misses.
     assert_eq!(
@@ -242,4 +251,247 @@ fn the_pages_build_step_builds_a_new_report_and_the_seed_for_a_project_site() {
             "{sitemap}"
         );
     }
+}
+
+/// The release target of this machine, as the release workflow names it.
+fn this_target() -> &'static str {
+    match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => "x86_64-unknown-linux-musl",
+        ("linux", "aarch64") => "aarch64-unknown-linux-musl",
+        ("macos", "x86_64") => "x86_64-apple-darwin",
+        ("macos", "aarch64") => "aarch64-apple-darwin",
+        other => panic!("no release target for {other:?}"),
+    }
+}
+
+/// Runs a step's script under bash -e, as a runner does, with `env`; its output whatever
+/// its status.
+fn try_step(dir: &Path, run: &str, env: &[(&str, String)]) -> std::process::Output {
+    Command::new("bash")
+        .args(["-e", "-c", run])
+        .current_dir(dir)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .unwrap()
+}
+
+/// A static file server over `dir` on a free port of 127.0.0.1 (Python's), stopped when
+/// dropped.
+struct FileServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl FileServer {
+    fn start(dir: &Path) -> Self {
+        let port = support::free_port();
+        let child = Command::new("python3")
+            .args([
+                "-m",
+                "http.server",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--directory",
+            ])
+            .arg(dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("python3 for the file server");
+        let started = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed().as_secs() < 20,
+                "the file server did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Self { child, port }
+    }
+}
+
+impl Drop for FileServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_release_archive_is_what_binstall_and_the_pages_install_step_fetch() {
+    let release = load(&repo().join(".github/workflows/release.yml"));
+    assert_pinned("release.yml", &release);
+    assert_eq!(release["on"]["push"]["tags"][0].as_str(), Some("v*"));
+    let targets: Vec<&str> = release["jobs"]["build"]["strategy"]["matrix"]["include"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            "x86_64-unknown-linux-musl",
+            "aarch64-unknown-linux-musl",
+            "x86_64-apple-darwin",
+            "aarch64-apple-darwin"
+        ]
+    );
+    let publish = named(&release, "Publish the release")["run"]
+        .as_str()
+        .unwrap();
+    assert!(
+        publish.contains("SHA256SUMS") && publish.contains("gh release create"),
+        "{publish}"
+    );
+
+    // The package step, as written, over this build's binary.
+    let target = this_target();
+    let tag = format!("v{}", env!("CARGO_PKG_VERSION"));
+    let work = tempfile::tempdir().unwrap();
+    let built = work.path().join(format!("target/{target}/release"));
+    std::fs::create_dir_all(&built).unwrap();
+    std::fs::copy(env!("CARGO_BIN_EXE_benchsite"), built.join("benchsite")).unwrap();
+    std::fs::copy(repo().join("README.md"), work.path().join("README.md")).unwrap();
+    let package = named(&release, "Package")["run"].as_str().unwrap();
+    let env = [("TARGET", target.to_owned()), ("TAG", tag.clone())];
+    let packaged = try_step(work.path(), package, &env);
+    assert!(
+        packaged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&packaged.stderr)
+    );
+    let archive = format!("benchsite-{tag}-{target}.tar.gz");
+    let dist = work.path().join("dist");
+    let mut files: Vec<String> = std::fs::read_dir(&dist)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(files, [archive.clone(), format!("{archive}.sha256")]);
+
+    // Served as a GitHub release of a repository at this address.
+    let served = tempfile::tempdir().unwrap();
+    let download = served
+        .path()
+        .join(format!("owner/benchsite/releases/download/{tag}"));
+    support::copy_dir(&dist, &download);
+    let server = FileServer::start(served.path());
+    let git = format!("http://127.0.0.1:{}/owner/benchsite", server.port);
+
+    // cargo binstall finds the archive and the binary in it.
+    let manifest: toml::Table = std::fs::read_to_string(repo().join("Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let binstall = &manifest["package"]["metadata"]["binstall"];
+    let fill = |template: &str| {
+        template
+            .replace("{ repo }", &git)
+            .replace("{ version }", env!("CARGO_PKG_VERSION"))
+            .replace("{ name }", "benchsite")
+            .replace("{ target }", target)
+            .replace("{ bin }", "benchsite")
+            .replace("{ binary-ext }", "")
+    };
+    assert_eq!(
+        fill(binstall["pkg-url"].as_str().unwrap()),
+        format!("{git}/releases/download/{tag}/{archive}")
+    );
+    assert_eq!(binstall["pkg-fmt"].as_str(), Some("tgz"));
+    let listing = Command::new("tar")
+        .args(["-tzf"])
+        .arg(download.join(&archive))
+        .output()
+        .unwrap();
+    let listing = String::from_utf8(listing.stdout).unwrap();
+    let bin_dir = fill(binstall["bin-dir"].as_str().unwrap());
+    assert!(
+        listing.lines().any(|l| l == bin_dir),
+        "{bin_dir} in {listing}"
+    );
+
+    // The install step of a new report's Pages workflow downloads it, checks its sum and
+    // installs it; cargo is never called.
+    let report = work.path().join("report");
+    run_benchsite(&["init", report.to_str().unwrap()]).assert_success();
+    let install = named(
+        &load(&report.join(".github/workflows/pages.yml")),
+        "Install benchsite",
+    )["run"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let stand_in = work.path().join("stand-in");
+    std::fs::create_dir_all(&stand_in).unwrap();
+    std::fs::write(
+        stand_in.join("cargo"),
+        "#!/bin/sh\necho \"$@\" > \"$HOME/cargo-args\"\nmkdir -p \"$HOME/.cargo/bin\"\ncp \"$BUILT\" \"$HOME/.cargo/bin/benchsite\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        stand_in.join("cargo"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!("{}:{}", stand_in.display(), std::env::var("PATH").unwrap());
+    let runner = |home: &Path, tag: &str| {
+        try_step(
+            home,
+            &install,
+            &[
+                ("HOME", home.display().to_string()),
+                ("PATH", path.clone()),
+                ("BENCHSITE_GIT", git.clone()),
+                ("BENCHSITE_TAG", tag.to_owned()),
+                ("BUILT", env!("CARGO_BIN_EXE_benchsite").to_owned()),
+            ],
+        )
+    };
+    let home = tempfile::tempdir().unwrap();
+    let installed = runner(home.path(), &tag);
+    let stdout = String::from_utf8_lossy(&installed.stdout);
+    assert!(
+        installed.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&installed.stderr)
+    );
+    assert!(stdout.contains(&format!("{archive}: OK")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("benchsite {} (", env!("CARGO_PKG_VERSION"))),
+        "{stdout}"
+    );
+    assert!(
+        !home.path().join("cargo-args").exists(),
+        "nothing was compiled"
+    );
+
+    // A sum that does not match stops the step, with nothing installed.
+    let sum = download.join(format!("{archive}.sha256"));
+    let good = std::fs::read_to_string(&sum).unwrap();
+    std::fs::write(&sum, format!("{}{}", "0".repeat(64), &good[64..])).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let refused = runner(home.path(), &tag);
+    assert!(!refused.status.success());
+    assert!(!home.path().join(".cargo/bin/benchsite").exists());
+    assert!(!home.path().join("cargo-args").exists());
+    std::fs::write(&sum, good).unwrap();
+
+    // A tag without a release is built from source.
+    let home = tempfile::tempdir().unwrap();
+    let compiled = runner(home.path(), "v9.9.9");
+    assert!(
+        compiled.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.path().join("cargo-args"))
+            .unwrap()
+            .trim(),
+        format!("install --locked --git {git} --tag v9.9.9 benchsite")
+    );
+    drop(server);
 }

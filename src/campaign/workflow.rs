@@ -70,6 +70,7 @@ pub fn github(
             ("name", &campaign.name),
             ("git", &pinned.git),
             ("tag", &pinned.tag),
+            ("install", &scaffold::install_step()),
             ("matrix", &matrix.join("\n")),
             ("publish", publish_steps.trim_end()),
             ("publish_summary", summary),
