@@ -24,7 +24,17 @@ fn node() -> Command {
 /// Loads the pages of the built `site` (those `only` lists, or all) in Chromium under
 /// `base`, asserts that none has a problem, and returns what the script printed.
 fn pages_in_chromium(site: &std::path::Path, base: &str, only: Option<&str>) -> String {
+    pages_in_chromium_with(site, base, only, &[])
+}
+
+fn pages_in_chromium_with(
+    site: &std::path::Path,
+    base: &str,
+    only: Option<&str>,
+    env: &[(&str, &std::path::Path)],
+) -> String {
     let output = node()
+        .envs(env.iter().copied())
         .arg(repo().join("tests/browser/pages.mjs"))
         .arg(site)
         .arg(base)
@@ -62,6 +72,46 @@ fn every_page_works_in_chromium() {
     pages_in_chromium(&project.root.path().join("site"), "/report/", None);
     assert!(root.join("site/changes/index.html").exists());
     assert!(root.join("site/ablations/index.html").exists());
+}
+
+/// The picture README.md shows is the shipped report's quality page (its divergence heatmap)
+/// as Chromium renders it, 1280 × 800; `BENCHSITE_UPDATE_SCREENSHOT=1 cargo test --test browser` takes it again into
+/// `.github/report.png`.
+#[test]
+fn the_readme_screenshot_is_the_shipped_report_in_chromium() {
+    let project = Project::copy_of_repo();
+    project.run(&["build"]).assert_success();
+    let shot = repo().join("target/screenshot/report.png");
+    std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
+    let output = pages_in_chromium_with(
+        &project.root.path().join("site"),
+        "/",
+        Some("quality/"),
+        &[
+            ("SCREENSHOT", &shot),
+            ("SCREENSHOT_PAGE", std::path::Path::new("quality/")),
+        ],
+    );
+    assert!(
+        output.contains("screenshot of /quality/ at 1280 × 800"),
+        "{output}"
+    );
+    let committed = repo().join(".github/report.png");
+    if std::env::var_os("BENCHSITE_UPDATE_SCREENSHOT").is_some() {
+        std::fs::copy(&shot, &committed).unwrap();
+    }
+    for png in [&shot, &committed] {
+        let bytes = std::fs::read(png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{}", png.display());
+        let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+        let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+        assert_eq!((width, height), (1280, 800), "{}", png.display());
+    }
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(
+        readme.contains("(.github/report.png)"),
+        "README.md shows the screenshot"
+    );
 }
 
 #[test]

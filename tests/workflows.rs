@@ -157,10 +157,28 @@ fn the_repository_workflows_parse_and_pin_their_actions() {
 
     let pages = load(&repo().join(".github/workflows/pages.yml"));
     assert_publishes("pages.yml", &pages);
-    // The repository's own build is cached.
+    // The repository's own build is cached; after a release, the release binary is
+    // installed as a new report's workflow installs it, not compiled.
     assert!(
         uses(&pages).iter().any(|a| a.starts_with("actions/cache@")),
         "pages.yml caches its build"
+    );
+    assert_eq!(
+        pages["on"]["workflow_run"]["workflows"][0].as_str(),
+        Some("Release")
+    );
+    let release = named(&pages, "Install the release just built");
+    assert_eq!(
+        release["run"].as_str().map(str::trim),
+        Some(benchsite::scaffold::INSTALL.trim())
+    );
+    assert_eq!(
+        release["if"].as_str(),
+        Some("github.event_name == 'workflow_run'")
+    );
+    assert_eq!(
+        named(&pages, "Build benchsite")["if"].as_str(),
+        Some("github.event_name != 'workflow_run'")
     );
 }
 

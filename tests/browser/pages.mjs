@@ -5,7 +5,7 @@
 // and at 390 px), on a sort button that does not reorder its table, on filters that do not
 // follow the URL, and on a search that finds nothing.
 //
-// usage: node pages.mjs SITE_DIR BASE_PATH [ONLY]
+// usage: [SCREENSHOT=FILE.png] node pages.mjs SITE_DIR BASE_PATH [ONLY]
 // ONLY, when given, is a comma-separated list of the page paths to visit: a path ending in
 // `/` visits every page below it, an empty item the home page.
 import { createServer } from 'node:http';
@@ -246,6 +246,19 @@ try {
     }
     console.log(`searched "${query}": ${links.length} results, ${links.slice(0, 3).join(' ')}`);
     await searching.close();
+  }
+  // The picture of the report README.md shows: a page (SCREENSHOT_PAGE, below the base
+  // path) as a reader first sees it.
+  if (process.env.SCREENSHOT) {
+    const shot = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+    const page = await shot.newPage();
+    await page.goto(`${origin}${basePath}${process.env.SCREENSHOT_PAGE ?? ''}`, { waitUntil: 'load' });
+    await page.waitForFunction(() => [...document.querySelectorAll('figure.chart')]
+      .every((figure) => figure.querySelector('.chart-box canvas')), null, { timeout: 5000 });
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: process.env.SCREENSHOT });
+    console.log(`screenshot of ${basePath}${process.env.SCREENSHOT_PAGE ?? ''} at 1280 × 800 in ${process.env.SCREENSHOT}`);
+    await shot.close();
   }
 } finally {
   await browser.close();
