@@ -477,7 +477,7 @@ fn a_killed_campaign_resumes_and_leaves_finished_records_as_they_were() {
     assert_eq!(refused.status.code(), Some(1), "{}", refused.stderr);
     assert!(
         refused.stderr.contains(&format!(
-            "a server already answers on http://127.0.0.1:{} before this configuration's was started",
+            "alpha-max-num-seqs-4: a server already answers on http://127.0.0.1:{} before this one was started",
             fleet.ports[0]
         )),
         "{}",

@@ -548,20 +548,22 @@ fn hardware_from_nvidia_smi_and_a_missing_tool() {
 }
 
 /// A stand-in for podman: prints vLLM-like start-up lines for `$FAKE_MODE`, records its
-/// arguments, and on SIGTERM notes that it was stopped.
+/// arguments, and on SIGTERM notes that it was stopped. While it serves, `$FAKE_DIR/up`
+/// exists: the fake vLLM of the test answers `/health` only then.
 fn fake_launcher(dir: &Path) -> std::path::PathBuf {
     let path = dir.join("fake-podman");
     std::fs::write(
         &path,
         r#"#!/bin/sh
 echo "$@" > "$FAKE_DIR/args"
-trap 'echo stopped > "$FAKE_DIR/stopped"; exit 0' TERM
+trap 'rm -f "$FAKE_DIR/up"; echo stopped > "$FAKE_DIR/stopped"; exit 0' TERM
 echo "INFO 09-07 12:00:01 [api_server.py:1000] vLLM API server version 0.28.0"
 echo "INFO 09-07 12:00:30 [gpu_model_runner.py:2000] Model loading took 21.9 GiB and 28.4 seconds"
 case "$FAKE_MODE" in
 serve)
     echo "INFO 09-07 12:00:41 [kv_cache_utils.py:1087] GPU KV cache size: 370,189 tokens"
     echo "INFO 09-07 12:00:41 [kv_cache_utils.py:1091] Maximum concurrency for 65,536 tokens per request: 5.65x"
+    touch "$FAKE_DIR/up"
     while true; do sleep 0.05; done ;;
 kv)
     echo "ERROR 09-07 12:00:40 [core.py:700] EngineCore failed to start."
@@ -575,7 +577,9 @@ oom)
 hang)
     while true; do sleep 0.05; done ;;
 oom-first)
+    touch "$FAKE_DIR/up"
     while [ ! -f "$FAKE_DIR/first-request" ]; do sleep 0.02; done
+    rm -f "$FAKE_DIR/up"
     echo "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 31.36 GiB of which 1.10 GiB is free."
     exit 1 ;;
 esac
@@ -620,17 +624,18 @@ fn launch_run(project: &Project, mode: &str, id: &str) -> Output {
 fn a_launched_server_is_measured_with_its_log_and_stopped() {
     let _timed = timed();
     let port = free_port();
+    let project = Project::copy_of_repo();
     let server = FakeVllm::start_on(
         Script {
             kv_tokens: None,
             max_model_len: 65536,
             tokens: 50,
             chunk_interval: Duration::from_millis(1),
+            ready_file: Some(project.root.path().join("up")),
             ..Script::default()
         },
         port,
     );
-    let project = Project::copy_of_repo();
     fake_profile(&project, port, 65536);
     let output = launch_run(&project, "serve", "fake-launched");
     output.assert_success();
@@ -664,6 +669,36 @@ fn a_launched_server_is_measured_with_its_log_and_stopped() {
     );
     assert_eq!(run.max_concurrency, Some(5.65));
     drop(server);
+}
+
+#[test]
+fn a_launch_is_refused_while_another_server_answers_on_its_port() {
+    let _timed = timed();
+    let port = free_port();
+    // Answering before anything was launched, as a server left running would.
+    let _leftover = FakeVllm::start_on(Script::default(), port);
+    let project = Project::copy_of_repo();
+    fake_profile(&project, port, 65536);
+    let output = launch_run(&project, "serve", "fake-leftover");
+    assert_eq!(output.status.code(), Some(1), "{}", output.stderr);
+    assert!(
+        output.stderr.contains(&format!(
+            "a server already answers on http://127.0.0.1:{port} before this one was started"
+        )),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        !project.root.path().join("args").exists(),
+        "nothing was started"
+    );
+    assert!(
+        project
+            .results()
+            .runs
+            .iter()
+            .all(|r| r.id.as_str() != "fake-leftover")
+    );
 }
 
 #[test]
@@ -727,6 +762,7 @@ fn a_server_dying_on_the_first_request_is_oom_at_first_request() {
             max_model_len: 65536,
             fail: vec![1],
             touch_on_first_request: Some(project.root.path().join("first-request")),
+            ready_file: Some(project.root.path().join("up")),
             ..Script::default()
         },
         port,

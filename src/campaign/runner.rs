@@ -175,15 +175,6 @@ pub async fn run(
                 .unwrap_or(Duration::from_secs_f64(campaign.launch.ready_timeout_s)),
             stop_timeout: Duration::from_secs_f64(campaign.launch.stop_timeout_s),
         };
-        // A server left running (by a campaign killed with SIGKILL, say) would answer for
-        // this one, and be measured as this configuration.
-        let probe = collect::Client::new(&server.base_url, None, Duration::from_secs(2))?;
-        if let Ok(200) = probe.health().await {
-            return Err(CampaignError::Usage(format!(
-                "{}: a server already answers on {} before this configuration's was started (one left running by an earlier campaign?); stop it, then run the campaign again",
-                config.id, server.base_url
-            )));
-        }
         let log = collect::log_path(layout, config.id.as_str());
         let progress = board.job(0);
         board.line(&format!("{}: starting its server", config.id));
@@ -211,7 +202,9 @@ pub async fn run(
                 summary.interrupted = true;
                 break;
             }
-            Err(error) => return Err(error.into()),
+            Err(error) => {
+                return Err(CampaignError::Usage(format!("{}: {error}", config.id)));
+            }
         };
         let mut died = None;
         let mut finished = 0;

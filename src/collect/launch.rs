@@ -316,12 +316,21 @@ pub async fn launch(
     let command = effective
         .launch_command(options.launcher)
         .map_err(|error| CollectError::Launch(error.to_string()))?;
+    let client = Client::new(&server.base_url, server.api_key.as_deref(), server.timeout)?;
+    // A server already there (one a killed benchsite left running, say) would answer the
+    // readiness check and be measured in place of this one.
+    let probe = Client::new(&server.base_url, None, Duration::from_secs(2))?;
+    if let Ok(200) = probe.health().await {
+        return Err(CollectError::Launch(format!(
+            "a server already answers on {} before this one was started (one left running by an earlier benchsite?); stop it, then measure again",
+            server.base_url
+        )));
+    }
     progress.step(&format!(
         "starting the server; its log goes to {}",
         log.display()
     ));
     let mut launched = Launched::start(&command, options, log).map_err(CollectError::Launch)?;
-    let client = Client::new(&server.base_url, server.api_key.as_deref(), server.timeout)?;
     let ready = tokio::select! {
         ready = launched.wait_ready(&client, options.ready_timeout) => ready,
         () = interrupted() => return Err(CollectError::Interrupted),
