@@ -534,6 +534,11 @@ fn campaign_files_are_checked_with_their_place() {
         "{}",
         output.stderr
     );
+    assert!(
+        output.stderr.contains("check failed: 1 file with problems"),
+        "{}",
+        output.stderr
+    );
     let plan = fleet.project.run(&["campaign", "plan", "bad"]);
     assert_eq!(plan.status.code(), Some(1));
     let missing = fleet.project.run(&["campaign", "plan", "nope"]);
@@ -878,6 +883,22 @@ fn quality_and_jitter_jobs_score_each_configuration_against_the_reference() {
     );
     let again = plan_statuses(&fleet, "drift");
     assert_eq!(count(&again, "done"), 5, "{again:?}");
+    // --only picks configurations or jobs by glob; one that picks nothing is said.
+    let done = fleet.run(&["campaign", "run", "drift", "--only", "*fp8*"]);
+    done.assert_success();
+    assert!(
+        done.stderr
+            .contains("0 done, 0 failed, 0 errors, 5 skipped"),
+        "{}",
+        done.stderr
+    );
+    let none = fleet.run(&["campaign", "run", "drift", "--only", "nothing-*"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(
+        none.stderr.contains("--only matches no job of campaign drift (its configurations: alpha-kv-cache-dtype-auto, alpha-kv-cache-dtype-fp8)"),
+        "{}",
+        none.stderr
+    );
 }
 
 #[test]

@@ -125,6 +125,23 @@ pub async fn run(
         skipped: jobs.len() - selected.len(),
         ..Summary::default()
     };
+    if !options.only.is_empty()
+        && !jobs
+            .iter()
+            .any(|job| selected_by(job, campaign, &options.only))
+    {
+        return Err(CampaignError::Usage(format!(
+            "--only matches no job of campaign {} (its configurations: {})",
+            campaign.name,
+            campaign
+                .configurations
+                .iter()
+                .filter(|c| c.machine == machine)
+                .map(|c| c.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let launcher = options
         .launcher
         .unwrap_or(match campaign.launch.launcher.as_str() {
@@ -293,13 +310,14 @@ fn chosen(job: &Job, campaign: &Campaign, options: &RunOptions) -> bool {
         Status::Failed => options.retry_failed,
         Status::Done | Status::Conflict => false,
     };
+    wanted && (options.only.is_empty() || selected_by(job, campaign, &options.only))
+}
+
+/// Whether one of the `--only` globs matches the job's id or its configuration's.
+fn selected_by(job: &Job, campaign: &Campaign, only: &[globset::GlobMatcher]) -> bool {
     let config = campaign.configurations[job.config].id.as_str();
-    wanted
-        && (options.only.is_empty()
-            || options
-                .only
-                .iter()
-                .any(|p| p.is_match(config) || p.is_match(&job.id)))
+    only.iter()
+        .any(|p| p.is_match(config) || p.is_match(&job.id))
 }
 
 /// Measures one job and records what it gave; the line that says so.

@@ -22,7 +22,18 @@ pub fn run(root: &Path) -> Outcome {
         for error in &campaigns {
             eprintln!("error: {error}");
         }
-        let count = report.errors.len() + campaigns.len();
+        // A campaign file reports each of its problems; it counts once.
+        let mut campaign_files: Vec<String> = campaigns
+            .iter()
+            .map(|error| match error {
+                benchsite::campaign::CampaignError::Invalid { path, .. } => {
+                    path.display().to_string()
+                }
+                other => other.to_string(),
+            })
+            .collect();
+        campaign_files.dedup();
+        let count = report.errors.len() + campaign_files.len();
         eprintln!(
             "check failed: {count} file{} with problems",
             if count == 1 { "" } else { "s" }
