@@ -1,10 +1,12 @@
 //! The version `benchsite --version` prints: the package's, and the commit it was built from
 //! (from git in a checkout, from `.cargo_vcs_info.json` in a packaged crate; left out where
-//! neither says).
+//! neither says); and the embedded theme: every file of `src/site/theme/`, listed by what is
+//! there rather than by hand.
 
 use std::process::Command;
 
 fn main() {
+    theme();
     let version = std::env::var("CARGO_PKG_VERSION").expect("cargo sets the version");
     let commit = git_commit().or_else(packaged_commit);
     let long = match &commit {
@@ -23,6 +25,57 @@ fn main() {
         }
         println!("cargo:rerun-if-changed={git}/packed-refs");
     }
+}
+
+/// `$OUT_DIR/theme.rs`: the default templates and static files, each `(name, text)`.
+fn theme() {
+    let dir = std::path::Path::new("src/site/theme");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let list = |sub: &std::path::Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(sub)
+            .expect("src/site/theme")
+            .filter_map(|entry| {
+                let entry = entry.ok()?;
+                entry
+                    .file_type()
+                    .ok()?
+                    .is_file()
+                    .then(|| entry.file_name().to_string_lossy().into_owned())
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    let entries = |names: &[String], sub: &str| -> String {
+        names
+            .iter()
+            .map(|name| {
+                format!(
+                    "    ({name:?}, include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/src/site/theme/{sub}{name}\"))),\n"
+                )
+            })
+            .collect()
+    };
+    let templates: Vec<String> = list(dir)
+        .into_iter()
+        .filter(|n| n.ends_with(".html"))
+        .collect();
+    let statics = list(&dir.join("static"));
+    for name in templates
+        .iter()
+        .map(|n| n.to_owned())
+        .chain(statics.iter().map(|n| format!("static/{n}")))
+    {
+        println!("cargo:rerun-if-changed={}/{name}", dir.display());
+    }
+    let code = format!(
+        "/// The default templates, compiled into the binary: every `.html` of `src/site/theme/`.\npub const DEFAULTS: &[(&str, &str)] = &[\n{}];\n\n/// The default static files, written under `assets/` of the site: `src/site/theme/static/`.\npub const STATIC: &[(&str, &str)] = &[\n{}];\n",
+        entries(&templates, ""),
+        entries(&statics, "static/")
+    );
+    let out = std::path::Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"))
+        .join("theme.rs");
+    std::fs::write(out, code).expect("OUT_DIR is writable");
 }
 
 fn git(args: &[&str]) -> Option<String> {

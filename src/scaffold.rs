@@ -1,9 +1,8 @@
-//! `benchsite init`: a new report project with the default templates, ready to build.
+//! `benchsite init`: a new report project on the built-in theme, ready to build and publish.
 
 use std::path::{Path, PathBuf};
 
 use crate::data::{self, Date, Results};
-use crate::site::{DEFAULT_STATIC, DEFAULT_TEMPLATES};
 
 /// Why a project could not be created.
 #[derive(Debug, thiserror::Error)]
@@ -87,6 +86,7 @@ const PAGES_WORKFLOW: &str = include_str!("scaffold/pages.yml");
 /// downloaded from, when not `<git>/releases/download`).
 pub const INSTALL: &str = include_str!("scaffold/install.sh");
 const CAMPAIGN: &str = include_str!("scaffold/campaign.toml");
+const TEMPLATES: &str = include_str!("scaffold/templates-README.md");
 const README: &str = include_str!("scaffold/README.md");
 const TITLE: &str = "LLM serving report";
 
@@ -115,7 +115,8 @@ pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
 }
 
 /// Writes a new project into `dir`, which must be empty or absent: settings, a home page, a
-/// profile, an example campaign, an empty results document dated `today`, the default templates, a README, a
+/// profile, an example campaign, an empty results document dated `today`, a templates folder
+/// that says how to override the built-in theme (and holds no copy of it), a README, a
 /// `.gitignore` and the GitHub Pages workflow that installs `pinned`.
 pub fn init(dir: &Path, today: Date, pinned: &Pinned) -> Result<Vec<PathBuf>, InitError> {
     if let Ok(mut entries) = std::fs::read_dir(dir)
@@ -154,12 +155,7 @@ pub fn init(dir: &Path, today: Date, pinned: &Pinned) -> Result<Vec<PathBuf>, In
             ),
         ),
     ];
-    for (name, text) in DEFAULT_TEMPLATES {
-        files.push((Path::new("templates").join(name), (*text).to_owned()));
-    }
-    for (name, text) in DEFAULT_STATIC {
-        files.push((Path::new("templates/static").join(name), (*text).to_owned()));
-    }
+    files.push((PathBuf::from("templates/README.md"), TEMPLATES.to_owned()));
     let mut written = Vec::new();
     for (relative, text) in files {
         let path = dir.join(&relative);

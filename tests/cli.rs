@@ -210,6 +210,7 @@ fn help_lists_only_working_commands() {
             "diff",
             "schema",
             "init",
+            "theme",
             "profile",
             "completions",
             "help"

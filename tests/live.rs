@@ -27,7 +27,9 @@ fn started(project: &Project) -> Live {
 
 fn edit(project: &Project, relative: &str, edit: impl FnOnce(String) -> String) -> PathBuf {
     let path = project.root.path().join(relative);
-    let text = std::fs::read_to_string(&path).unwrap();
+    // A template the project does not override yet starts as its default.
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|_| support::default_template(relative));
     std::fs::write(&path, edit(text)).unwrap();
     path
 }

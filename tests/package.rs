@@ -1,6 +1,6 @@
-//! The crate `cargo package` makes: what building benchsite needs (the sources, the default
-//! templates, the vendored ECharts, the build script and the lock file) and nothing of the
-//! demo report, the tests, the build output or node_modules, at a size worth downloading.
+//! The crate `cargo package` makes: what building benchsite needs (the sources with the
+//! built-in theme, the vendored ECharts, the build script and the lock file) and nothing of
+//! the demo report, the tests, the build output or node_modules, at a size worth downloading.
 
 mod support;
 
@@ -37,14 +37,16 @@ fn the_packaged_crate_holds_what_it_needs_and_nothing_else() {
         "src/site/vendor/echarts/echarts.min.js",
         "src/scaffold/install.sh",
         "src/campaign/workflow.yml",
-        "templates/base.html",
-        "templates/static/style.css",
+        "src/site/theme/base.html",
+        "src/site/theme/static/style.css",
+        "src/site/theme-history.txt",
     ] {
         assert!(files.contains(&needed), "{needed} is not packaged");
     }
     for file in &files {
         for left_out in [
             "site/",
+            "templates/",
             "target/",
             "tests/",
             "benches/",

@@ -250,7 +250,7 @@ fn a_broken_template_or_shortcode_is_reported_with_its_file() {
     assert!(error.contains("unknown shortcode"), "{error}");
 
     let template = project.root.path().join("templates/page.html");
-    let good = std::fs::read_to_string(&template).unwrap();
+    let good = support::default_template("templates/page.html");
     std::fs::write(
         &template,
         good.replace("{% endblock main %}", "{% endblock"),

@@ -455,7 +455,7 @@ fn assert_failed_build_keeps_site(project: &Project, says: &[&str]) {
 #[test]
 fn a_broken_template_fails_with_file_and_line() {
     let project = built_seed(&[]);
-    let template = std::fs::read_to_string(project.root.path().join("templates/run.html")).unwrap();
+    let template = support::default_template("templates/run.html");
     project.write(
         "templates/run.html",
         &template.replacen("{% block main %}", "{% block main %}\n{% if %}", 1),
@@ -588,11 +588,13 @@ fn init_makes_a_project_that_builds() {
         "benchsite.toml",
         "content/_index.md",
         "data/results.json",
-        "templates/base.html",
-        "templates/static/style.css",
+        "templates/README.md",
     ] {
         assert!(root.join(file).exists(), "{file}");
     }
+    // No copy of the theme: the report follows benchsite's.
+    let templates: Vec<_> = std::fs::read_dir(root.join("templates")).unwrap().collect();
+    assert_eq!(templates.len(), 1, "{templates:?}");
     let output = run_benchsite(&["build", "--root", root.to_str().unwrap()]);
     output.assert_success();
     assert!(Path::new(&root.join("site/index.html")).exists());
@@ -623,8 +625,7 @@ fn check_covers_content_and_templates() {
         output.stderr
     );
     std::fs::remove_file(project.root.path().join("content/notes.md")).unwrap();
-    let template =
-        std::fs::read_to_string(project.root.path().join("templates/sweep.html")).unwrap();
+    let template = support::default_template("templates/sweep.html");
     project.write(
         "templates/sweep.html",
         &template.replacen("{{ sweep.title }}", "{{ sweep.no_such_field }}", 1),

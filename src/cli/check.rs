@@ -12,6 +12,9 @@ pub fn run(root: &Path) -> Outcome {
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }
+    for warning in benchsite::site::theme_warnings(root) {
+        eprintln!("warning: {warning}");
+    }
     let campaigns = benchsite::config::load(root)
         .map(|config| benchsite::campaign::check(root, &project::machines(&config)))
         .unwrap_or_default();

@@ -7,6 +7,7 @@ mod collect;
 mod diff;
 mod profile;
 mod serve;
+mod theme;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -46,7 +47,7 @@ enum Command {
     Diff(diff::DiffArgs),
     /// Print the JSON Schema of the results document.
     Schema,
-    /// Write a new report project with the default templates into DIR.
+    /// Write a new report project into DIR, ready to build and publish.
     Init {
         /// The new project's folder (created if absent; must be empty).
         dir: PathBuf,
@@ -57,6 +58,8 @@ enum Command {
         #[arg(long, value_name = "TAG")]
         benchsite_tag: Option<String>,
     },
+    /// List the built-in templates and the project's overrides, or eject copies to change.
+    Theme(theme::ThemeArgs),
     /// Show launch profiles.
     Profile(profile::ProfileArgs),
     /// Print a shell completion script.
@@ -93,6 +96,7 @@ pub fn run() -> ExitCode {
             init(&dir, &pinned)
         }
         Command::Profile(args) => profile::run(&cli.root, args),
+        Command::Theme(args) => theme::run(&cli.root, args),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

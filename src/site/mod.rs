@@ -34,7 +34,11 @@ use crate::project::{self, ProjectError};
 
 pub use live::{Live, Rebuild};
 pub use render::Built;
-pub use templates::{DEFAULTS as DEFAULT_TEMPLATES, STATIC as DEFAULT_STATIC};
+pub use templates::{
+    DEFAULTS as DEFAULT_TEMPLATES, EjectError, Override, PREFIX as THEME_PREFIX,
+    STATIC as DEFAULT_STATIC, ThemeFile, eject as eject_theme, files as theme_files,
+    warnings as theme_warnings,
+};
 pub use urls::Urls;
 
 /// The vendored ECharts build every site carries.

@@ -210,3 +210,19 @@ fn output_of(command: &mut Command) -> Output {
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
 }
+
+/// The built-in default of a project file `templates/<name>` (a template, or `static/<file>`).
+pub fn default_template(relative: &str) -> String {
+    let name = relative.strip_prefix("templates/").unwrap_or(relative);
+    benchsite::site::DEFAULT_TEMPLATES
+        .iter()
+        .copied()
+        .chain(
+            benchsite::site::DEFAULT_STATIC
+                .iter()
+                .map(|(n, t)| (*n, *t)),
+        )
+        .find(|(n, _)| *n == name || format!("static/{n}") == name)
+        .map(|(_, text)| text.to_owned())
+        .unwrap_or_else(|| panic!("no default {relative}"))
+}
