@@ -831,3 +831,31 @@ fn every_chart_has_its_data_as_csv_and_says_what_it_shows() {
     assert!(quality.contains("above the scale are clipped and marked ▲"));
     assert!(quality.contains("\"formatter\":\"▲ 2.405152\""));
 }
+
+#[test]
+fn check_and_build_agree_on_anchors_and_name_the_markdown_line() {
+    let project = built_seed(&[]);
+    let method = std::fs::read_to_string(project.root.path().join("content/method.md")).unwrap();
+    let line = method.lines().count() + 2;
+    // An anchor that exists passes both.
+    project.write(
+        "content/method.md",
+        &format!(
+            "{method}\nSee [the statistics](/quality/qwen3-8-fp8-same-server-again/#statistics).\n"
+        ),
+    );
+    project.run(&["check"]).assert_success();
+    build(&project, &[]).assert_success();
+    // One that does not fails both, named by the Markdown file and line, not the page.
+    project.write(
+        "content/method.md",
+        &format!("{method}\nSee [nothing](/quality/qwen3-8-fp8-same-server-again/#nope).\n"),
+    );
+    let says = format!(
+        "content/method.md:{line}: link to /quality/qwen3-8-fp8-same-server-again/#nope: its page has no element with the id \"nope\""
+    );
+    let check = project.run(&["check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", check.stdout);
+    assert!(check.stderr.contains(&says), "{}", check.stderr);
+    assert_failed_build_keeps_site(&project, &[&says]);
+}

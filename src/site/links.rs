@@ -29,22 +29,43 @@ pub fn check_content_links(
     urls: &Urls,
     links: &[(PathBuf, String, usize)],
 ) -> Result<(), SiteError> {
-    check_content_links_in(&|file| site.files.contains_key(file), urls, links)
+    let has_id = |file: &str, id: &str| {
+        site.files
+            .get(file)
+            .is_some_and(|bytes| scan_page(bytes).ids.contains(id))
+    };
+    check_content_links_in(&|file| site.files.contains_key(file), &has_id, urls, links)
 }
 
-/// [`check_content_links`] against the site whose files `has` knows.
+/// Whether a page of the site (by its path inside it) has an element with an id.
+pub type HasId<'h> = dyn Fn(&str, &str) -> bool + Sync + 'h;
+
+/// [`check_content_links`] against the site whose files `has` knows and whose pages' ids
+/// `has_id` knows: a link's page must exist, and its `#fragment` be an id on that page, each
+/// problem named by the Markdown file and line the link is on.
 pub fn check_content_links_in(
     has: &Has<'_>,
+    has_id: &HasId<'_>,
     urls: &Urls,
     links: &[(PathBuf, String, usize)],
 ) -> Result<(), SiteError> {
     let errors: Vec<SiteError> = links
         .iter()
-        .filter(|(_, url, _)| !resolve(urls, url).is_some_and(|file| has(&file)))
-        .map(|(file, url, line)| SiteError::Content {
-            file: file.clone(),
-            line: *line,
-            message: format!("link to {url}, a page the site does not have"),
+        .filter_map(|(file, url, line)| {
+            let problem = match resolve(urls, url) {
+                Some(target) if has(&target) => {
+                    let fragment = url.split_once('#').map(|(_, f)| f).unwrap_or_default();
+                    (!fragment.is_empty() && !has_id(&target, fragment)).then(|| {
+                        format!("link to {url}: its page has no element with the id {fragment:?}")
+                    })
+                }
+                _ => Some(format!("link to {url}, a page the site does not have")),
+            };
+            problem.map(|message| SiteError::Content {
+                file: file.clone(),
+                line: *line,
+                message,
+            })
         })
         .collect();
     if errors.is_empty() {
@@ -283,6 +304,13 @@ fn target_of(urls: &Urls, page: &str, url: &str) -> Option<Target> {
 pub struct Scan {
     ids: BTreeSet<String>,
     urls: Vec<String>,
+}
+
+impl Scan {
+    /// Whether the page has an element with this id.
+    pub fn has_id(&self, id: &str) -> bool {
+        self.ids.contains(id)
+    }
 }
 
 /// The ids and links of one page.

@@ -196,10 +196,11 @@ impl Inputs {
             Ok(())
         })?;
         let files = files.into_inner().expect("no panic holds the lock");
+        let scans = scans.into_inner().expect("no panic holds the lock");
         let has = |file: &str| files.contains(file);
-        links::check_content_links_in(&has, renderer.urls(), &content_links)?;
-        links::Scans::from_pages(scans.into_inner().expect("no panic holds the lock"))
-            .check_in(&has, renderer.urls())?;
+        let has_id = |file: &str, id: &str| scans.get(file).is_some_and(|scan| scan.has_id(id));
+        links::check_content_links_in(&has, &has_id, renderer.urls(), &content_links)?;
+        links::Scans::from_pages(scans).check_in(&has, renderer.urls())?;
         staging.commit()?;
         Ok(Built {
             pages: pages.into_inner(),
@@ -474,9 +475,18 @@ impl<'a> Renderer<'a> {
             });
         let mut jobs = routes::jobs(&self.catalog, free);
         if sample.is_some() {
+            // Beside one page of each kind, the pages the Markdown links into an anchor of,
+            // so the anchors are checked as a build checks them.
+            let anchored: BTreeSet<String> = content_links
+                .iter()
+                .filter(|(_, url, _)| url.contains('#'))
+                .filter_map(|(_, url, _)| links::resolve(&self.urls, url))
+                .collect();
             let mut seen = BTreeSet::new();
             let (kept, rest): (Vec<_>, Vec<_>) = jobs.into_iter().partition(|job| {
-                matches!(job.route.pages, routes::Pages::Free) || seen.insert(job.route.kind)
+                matches!(job.route.pages, routes::Pages::Free)
+                    || seen.insert(job.route.kind)
+                    || anchored.contains(&format!("{}index.html", job.path()))
             });
             for job in rest {
                 put(format!("{}index.html", job.path()), Bytes::new())?;
