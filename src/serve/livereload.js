@@ -19,7 +19,10 @@
       title.textContent = 'The last edit broke the build';
       title.style.cssText = 'margin:0 0 1rem;color:#fca5a5;font:bold 16px ui-monospace,monospace';
       const pre = document.createElement('pre');
-      pre.style.cssText = 'margin:0;white-space:pre-wrap';
+      // The site's own `pre` style (a light background in the light scheme) must not reach
+      // the overlay's text.
+      pre.style.cssText =
+        'margin:0;padding:0;white-space:pre-wrap;background:transparent;color:#f4f4f5;font:inherit';
       const note = document.createElement('p');
       note.textContent =
         'Underneath is the last good build. Fix the file and this goes away by itself.';

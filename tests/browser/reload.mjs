@@ -53,7 +53,23 @@ try {
   if (await page.evaluate(() => window.benchsiteMarker) !== 'before the break') {
     problems.push('the page reloaded on a broken edit');
   }
-  console.log('overlay shown for broken data');
+  // Its text reads in the page's scheme: contrast of the message against what is behind it.
+  const contrast = await page.evaluate(() => {
+    const rgb = (text) => text.match(/[\d.]+/g).map(Number);
+    const luminance = ([r, g, b]) => {
+      const channel = (c) => { const s = c / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; };
+      return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+    };
+    const pre = document.querySelector('#benchsite-overlay pre');
+    const own = rgb(getComputedStyle(pre).backgroundColor);
+    const behind = own.length === 4 && own[3] === 0
+      ? rgb(getComputedStyle(document.getElementById('benchsite-overlay')).backgroundColor)
+      : own;
+    const [a, b] = [luminance(rgb(getComputedStyle(pre).color)), luminance(behind)];
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  });
+  if (!(contrast >= 4.5)) problems.push(`the overlay's message has a contrast of ${contrast.toFixed(2)}`);
+  console.log(`overlay shown for broken data, its message at contrast ${contrast.toFixed(1)}`);
 
   // 3. Fixed: the page reloads and the overlay is gone.
   reloaded = page.waitForEvent('load', { timeout });
