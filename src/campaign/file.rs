@@ -1,226 +1,27 @@
-//! `campaigns/<name>.toml`: the configurations (a profile, fixed settings and a matrix
+//! `campaigns/<name>.toml` read: the configurations (a profile, fixed settings and a matrix
 //! expanded to its Cartesian product), the measurements every configuration gets, and the
-//! machines; parsed with positions, validated, and expanded into [`Configuration`]s.
+//! machines; parsed with positions, validated, and expanded into a [`Campaign`].
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use indexmap::IndexMap;
 use serde::Deserialize;
 use toml::Spanned;
 
 use super::CampaignError;
+use super::ids::{identify, references};
+use super::spec::{
+    Campaign, Configuration, JitterSpec, LaunchSpec, QualitySpec, RunSpec, SweepSpec,
+    default_prompts, default_top_k,
+};
 use crate::config::position;
-use crate::data::{self, Id};
+use crate::data;
 use crate::profiles::{self, Origin, Setting};
 use crate::project::Machine;
 
 /// The folder of a project's campaigns.
 pub const DIR: &str = "campaigns";
-
-/// A campaign: its configurations on each of its machines and what is measured of each.
-#[derive(Debug, Clone)]
-pub struct Campaign {
-    /// `campaigns/<name>.toml`'s name.
-    pub name: String,
-    /// The file.
-    pub path: PathBuf,
-    /// What it is for, as the file says.
-    pub description: Option<String>,
-    /// Every configuration on every machine, the reference of the quality comparison first
-    /// on each machine.
-    pub configurations: Vec<Configuration>,
-    /// The single-stream decode run, when the campaign has one.
-    pub run: Option<RunSpec>,
-    /// The sweeps, each with its name.
-    pub sweeps: Vec<SweepSpec>,
-    /// The quality comparison against a reference configuration.
-    pub quality: Option<QualitySpec>,
-    /// Run-to-run noise.
-    pub jitter: Option<JitterSpec>,
-    /// How servers are started.
-    pub launch: LaunchSpec,
-}
-
-/// One configuration on one machine: a profile with settings.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Configuration {
-    /// Its id: the run's id, the failure's, the prefix of its other records.
-    pub id: Id,
-    /// The machine's slug (empty in a single-machine project).
-    pub machine: String,
-    /// `profiles/<profile>.env`.
-    pub profile: String,
-    /// The settings on top of the profile: `set`, then this configuration's matrix values.
-    pub settings: Vec<Setting>,
-    /// The model's shape, for its run record.
-    pub shape: Option<String>,
-    /// The weights' precision, for its run and failure records.
-    pub precision: Option<String>,
-    /// The id of the configuration its quality is compared with, when it is not itself the
-    /// reference.
-    pub reference: Option<Id>,
-    /// The port its server listens on (the profile's PORT), when the profile loads.
-    pub port: Option<u16>,
-}
-
-impl Configuration {
-    /// What distinguishes its sweeps and comparisons, beside what `collect sweep` derives
-    /// from the profile (sequences, vision, CUDA graphs, speculative decoding): each of its
-    /// settings, the KV-cache type as `kv` (the reports' filter), the others by their key in
-    /// lowercase.
-    pub fn dimensions(&self) -> Vec<(String, String)> {
-        const DERIVED: [&str; 4] = [
-            "MAX_NUM_SEQS",
-            "LANGUAGE_MODEL_ONLY",
-            "ENFORCE_EAGER",
-            "SPEC_DECODE",
-        ];
-        self.settings
-            .iter()
-            .filter(|s| !DERIVED.contains(&s.key.as_str()))
-            .map(|s| {
-                let key = match s.key.as_str() {
-                    "KV_CACHE_DTYPE" => "kv".to_owned(),
-                    key => key.to_lowercase(),
-                };
-                (key, s.value.clone())
-            })
-            .collect()
-    }
-}
-
-/// `[run]`: the `collect run` options.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunSpec {
-    /// Samples after the cold request.
-    #[serde(default = "default_samples")]
-    pub samples: usize,
-    /// Tokens per request.
-    #[serde(default = "default_run_tokens")]
-    pub max_tokens: u64,
-    /// The prompt (default: the document's `method.prompt`).
-    #[serde(default)]
-    pub prompt: Option<String>,
-}
-
-/// `[[sweep]]`: the `collect sweep` options.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SweepSpec {
-    /// Its name within the configuration: the sweep's label is `<configuration> <name>`.
-    pub name: String,
-    /// Concurrency levels, increasing.
-    pub levels: Vec<u64>,
-    /// Words per prompt.
-    pub prompt_words: u64,
-    /// Tokens per answer.
-    pub output_tokens: u64,
-    /// Requests per stream at each level.
-    pub rounds: u64,
-    /// Generate every output token even past the end of the answer.
-    pub ignore_eos: bool,
-    /// Leave the chat template's thinking on.
-    pub thinking: bool,
-}
-
-/// `[quality]`: a capture of every configuration scored against the reference's, and the
-/// divergence of each from the reference.
-#[derive(Debug, Clone, PartialEq)]
-pub struct QualitySpec {
-    /// The reference configuration as the file names it.
-    pub reference: String,
-    /// The prompt set.
-    pub prompts: String,
-    /// Top-k logprobs per position.
-    pub top_k: u64,
-    /// Tokens generated per prompt.
-    pub max_tokens: u64,
-    /// Requests in flight.
-    pub concurrency: usize,
-    /// Leave the chat template's thinking on.
-    pub thinking: bool,
-}
-
-/// `[jitter]`: the `collect jitter` options.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct JitterSpec {
-    /// How many prompts of the set.
-    #[serde(default = "default_jitter_prompts")]
-    pub prompts: usize,
-    /// Scorings of each continuation.
-    #[serde(default = "default_repeats")]
-    pub repeats: usize,
-    /// Tokens per continuation.
-    #[serde(default = "default_jitter_tokens")]
-    pub max_tokens: u64,
-    /// Top-k logprobs per position.
-    #[serde(default = "default_top_k")]
-    pub top_k: u64,
-    /// The prompt set.
-    #[serde(default = "default_prompts")]
-    pub prompt_set: String,
-    /// Leave the chat template's thinking on.
-    #[serde(default)]
-    pub thinking: bool,
-}
-
-/// `[launch]`: how each configuration's server is started and stopped.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LaunchSpec {
-    /// `podman` or `local` (`vllm serve`).
-    #[serde(default = "default_launcher")]
-    pub launcher: String,
-    /// Seconds a server may take to become ready.
-    #[serde(default = "default_ready")]
-    pub ready_timeout_s: f64,
-    /// Seconds a server may take to stop before it is killed.
-    #[serde(default = "default_stop")]
-    pub stop_timeout_s: f64,
-}
-
-impl Default for LaunchSpec {
-    fn default() -> Self {
-        Self {
-            launcher: default_launcher(),
-            ready_timeout_s: default_ready(),
-            stop_timeout_s: default_stop(),
-        }
-    }
-}
-
-fn default_samples() -> usize {
-    3
-}
-fn default_run_tokens() -> u64 {
-    300
-}
-fn default_jitter_prompts() -> usize {
-    8
-}
-fn default_repeats() -> usize {
-    4
-}
-fn default_jitter_tokens() -> u64 {
-    128
-}
-fn default_top_k() -> u64 {
-    20
-}
-fn default_prompts() -> String {
-    crate::project::PROMPTS.to_owned()
-}
-fn default_launcher() -> String {
-    "podman".to_owned()
-}
-fn default_ready() -> f64 {
-    900.0
-}
-fn default_stop() -> f64 {
-    30.0
-}
 
 /// A setting's value as the file writes it: a string, a number or a switch.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -266,14 +67,14 @@ struct FileText {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ConfigText {
-    profile: Spanned<String>,
+pub(super) struct ConfigText {
+    pub(super) profile: Spanned<String>,
     #[serde(default)]
     set: IndexMap<Spanned<String>, Spanned<Scalar>>,
     #[serde(default)]
     matrix: IndexMap<Spanned<String>, Spanned<Vec<Scalar>>>,
     #[serde(default)]
-    id: Option<Spanned<String>>,
+    pub(super) id: Option<Spanned<String>>,
     #[serde(default)]
     shape: Option<String>,
     #[serde(default)]
@@ -309,8 +110,8 @@ fn default_rounds() -> u64 {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct QualityText {
-    reference: Spanned<String>,
+pub(super) struct QualityText {
+    pub(super) reference: Spanned<String>,
     #[serde(default = "default_prompts")]
     prompts: String,
     #[serde(default = "default_top_k")]
@@ -339,14 +140,14 @@ pub(super) struct Context<'a> {
 }
 
 /// Problems of one file, each at its place.
-struct Problems<'t> {
+pub(super) struct Problems<'t> {
     path: &'t Path,
     text: &'t str,
     found: Vec<CampaignError>,
 }
 
 impl Problems<'_> {
-    fn at(&mut self, offset: usize, message: impl Into<String>) {
+    pub(super) fn at(&mut self, offset: usize, message: impl Into<String>) {
         let (line, column) = position(self.text, offset);
         self.found.push(CampaignError::Invalid {
             path: self.path.to_owned(),
@@ -681,155 +482,6 @@ fn product(
     combinations
 }
 
-/// A configuration's id and its stem (the id before the machine's suffix): from its `id`
-/// template, or the profile's slug with each matrix key and value, and the machine's slug
-/// when the project has several machines. The error is an offset and a message.
-fn identify(
-    config: &ConfigText,
-    profile: &str,
-    combination: &[Setting],
-    machine: &str,
-    several: bool,
-) -> Result<(Id, String), (usize, String)> {
-    let (stem, id) = match &config.id {
-        Some(template) => {
-            let filled = fill(template.get_ref(), profile, combination, machine)
-                .map_err(|message| (template.span().start, message))?;
-            if several && !template.get_ref().contains("{machine}") {
-                return Err((
-                    template.span().start,
-                    "id: a template with {machine} in it, as the campaign runs on several machines and ids are unique across them".to_owned(),
-                ));
-            }
-            let stem = fill(template.get_ref(), profile, combination, "")
-                .map_err(|message| (template.span().start, message))?;
-            (stem, filled)
-        }
-        None => {
-            let mut words = vec![profile.to_owned()];
-            for setting in combination {
-                words.push(setting.key.clone());
-                words.push(setting.value.clone());
-            }
-            let stem = data::slugify(&words.join("-"));
-            let id = if several && !machine.is_empty() {
-                format!("{stem}-{machine}")
-            } else {
-                stem.clone()
-            };
-            (stem, id)
-        }
-    };
-    let offset = config
-        .id
-        .as_ref()
-        .map_or(config.profile.span().start, |t| t.span().start);
-    let id = Id::new(&id).map_err(|message| (offset, format!("id: {message}")))?;
-    Ok((id, data::slugify(&stem)))
-}
-
-/// `template` with `{profile}`, `{machine}` and each `{KEY}` of the combination replaced by
-/// the slug of its value.
-fn fill(
-    template: &str,
-    profile: &str,
-    combination: &[Setting],
-    machine: &str,
-) -> Result<String, String> {
-    let mut out = String::new();
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let Some(close) = rest[open..].find('}') else {
-            return Err(format!("id: an unclosed {{ in {template:?}"));
-        };
-        let name = &rest[open + 1..open + close];
-        let value = match name {
-            "profile" => data::slugify(profile),
-            "machine" => machine.to_owned(),
-            key => match combination.iter().find(|s| s.key == key) {
-                Some(setting) => data::slugify(&setting.value),
-                None => {
-                    let mut names = vec!["profile".to_owned(), "machine".to_owned()];
-                    names.extend(combination.iter().map(|s| s.key.clone()));
-                    return Err(format!(
-                        "id: {{{name}}} is not a matrix key; the template can use {}",
-                        names
-                            .iter()
-                            .map(|n| format!("{{{n}}}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
-                }
-            },
-        };
-        out.push_str(&value);
-        rest = &rest[open + close + 1..];
-    }
-    out.push_str(rest);
-    // An empty machine leaves a hyphen behind.
-    Ok(out
-        .split('-')
-        .filter(|word| !word.is_empty())
-        .collect::<Vec<_>>()
-        .join("-"))
-}
-
-/// Resolves `[quality] reference` on each machine (by id, with `{machine}` filled, or by
-/// stem) and puts each machine's reference first.
-fn references(
-    configurations: &mut Vec<(String, Configuration)>,
-    quality: &QualityText,
-    problems: &mut Problems,
-) {
-    let wanted = quality.reference.get_ref();
-    let machines: Vec<String> = configurations
-        .iter()
-        .map(|(_, c)| c.machine.clone())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    for machine in machines {
-        let on_machine = |c: &Configuration| c.machine == machine;
-        let reference = configurations
-            .iter()
-            .find(|(stem, c)| {
-                on_machine(c)
-                    && (c.id.as_str() == wanted.replace("{machine}", &machine) || stem == wanted)
-            })
-            .map(|(_, c)| c.id.clone());
-        let Some(reference) = reference else {
-            let ids: Vec<&str> = configurations
-                .iter()
-                .filter(|(_, c)| on_machine(c))
-                .map(|(stem, _)| stem.as_str())
-                .collect();
-            problems.at(
-                quality.reference.span().start,
-                format!(
-                    "quality.reference: expected a configuration of this campaign (one of: {}), found {wanted:?}",
-                    ids.join(", ")
-                ),
-            );
-            return;
-        };
-        for (_, c) in configurations.iter_mut().filter(|(_, c)| on_machine(c)) {
-            c.reference = (c.id != reference).then(|| reference.clone());
-        }
-        // The reference's capture is what the others are scored against: it goes first.
-        let at = configurations
-            .iter()
-            .position(|(_, c)| c.id == reference)
-            .expect("found above");
-        let first = configurations
-            .iter()
-            .position(|(_, c)| on_machine(c))
-            .expect("the reference is on the machine");
-        let moved = configurations.remove(at);
-        configurations.insert(first, moved);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -944,7 +596,7 @@ id = "small-{profile}"
                 (
                     c.id.as_str(),
                     c.machine.as_str(),
-                    c.reference.as_ref().map(Id::as_str),
+                    c.reference.as_ref().map(crate::data::Id::as_str),
                 )
             })
             .collect();

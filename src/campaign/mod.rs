@@ -1,26 +1,28 @@
 //! Campaigns: a matrix of configurations measured unattended from `campaigns/<name>.toml`,
 //! resumed where it stopped, and spread over a fleet.
 //!
-//! [`load`] parses and expands a campaign file ([`file`]); [`plan::jobs`] lists its jobs on a
+//! [`load`] parses and expands a campaign file (`file.rs`, its ids in `ids.rs`) into a
+//! [`Campaign`] (`spec.rs`); [`plan::jobs`] lists its jobs on a
 //! machine with their statuses against that machine's document; [`run`] measures what is left
 //! through the `collect` functions, a server per configuration; [`merge`] brings documents
 //! measured elsewhere into the project; [`workflow`] writes the GitHub Actions workflow or the
 //! Slurm script that runs it on several machines.
 
 mod file;
+mod ids;
 mod merge;
 pub mod plan;
 mod runner;
+mod spec;
 pub mod workflow;
 
 use std::path::{Path, PathBuf};
 
-pub use file::{
-    Campaign, Configuration, DIR, JitterSpec, LaunchSpec, QualitySpec, RunSpec, SweepSpec,
-};
+pub use file::DIR;
 pub use merge::{Merged, merge};
 pub use plan::{Job, Kind, Status};
 pub use runner::{RunOptions, Summary, compress, run};
+pub use spec::{Campaign, Configuration, JitterSpec, LaunchSpec, QualitySpec, RunSpec, SweepSpec};
 
 use crate::collect::CollectError;
 use crate::data::DataError;

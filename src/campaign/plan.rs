@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::file::{Campaign, Configuration};
+use super::spec::{Campaign, Configuration};
 use crate::data::{self, Keys, LabelKey};
 use crate::profiles::{self, Setting, shell_quote};
 

@@ -15,8 +15,8 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use tokio::signal::unix::{SignalKind, signal};
 
 use super::CampaignError;
-use super::file::{Campaign, Configuration};
 use super::plan::{self, Job, Kind, Status};
+use super::spec::{Campaign, Configuration};
 use crate::collect::{self, CollectError, Outcome, Phase, Progress, ServerOptions};
 use crate::data::{self, Date, Failure, Id, Record, Workload};
 use crate::profiles::{self, Launcher};

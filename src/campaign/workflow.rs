@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use super::CampaignError;
-use super::file::Campaign;
+use super::spec::Campaign;
 use crate::project::Machine;
 use crate::scaffold::{self, Pinned};
 
