@@ -13,26 +13,29 @@ use super::CampaignError;
 use crate::data::{self, Record, Results};
 use crate::project::{Layout, Machine};
 
-/// What a merge added to one machine's document.
+/// What a merge did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Merged {
+    /// What it added to each machine's document it touched.
+    pub documents: Vec<MergedDocument>,
+    /// Logs and captures copied in.
+    pub files: usize,
+}
+
+/// What a merge added to one machine's document.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MergedDocument {
     /// The machine's document, relative to the project.
     pub document: String,
     /// Records added, by array.
     pub added: BTreeMap<&'static str, usize>,
     /// Records already there, identical.
     pub present: usize,
-    /// Logs and captures copied in.
-    pub files: usize,
 }
 
 /// Merges the machine documents found under each of `dirs` into the project's; nothing is
 /// written when any record conflicts.
-pub fn merge(
-    root: &Path,
-    machines: &[Machine],
-    dirs: &[PathBuf],
-) -> Result<Vec<Merged>, CampaignError> {
+pub fn merge(root: &Path, machines: &[Machine], dirs: &[PathBuf]) -> Result<Merged, CampaignError> {
     let layout = Layout::new(root);
     let mut incoming: Vec<(usize, PathBuf, Results)> = Vec::new();
     let mut files: Vec<(PathBuf, PathBuf)> = Vec::new();
@@ -94,7 +97,7 @@ pub fn merge(
         }
     }
     // Every document merged in memory first: a conflict anywhere writes nothing.
-    let mut targets: Vec<(usize, Results, Merged)> = Vec::new();
+    let mut targets: Vec<(usize, Results, MergedDocument)> = Vec::new();
     for (machine, path, doc) in &incoming {
         let at = match targets.iter().position(|(m, _, _)| m == machine) {
             Some(at) => at,
@@ -108,9 +111,9 @@ pub fn merge(
                 targets.push((
                     *machine,
                     current,
-                    Merged {
+                    MergedDocument {
                         document: machines[*machine].data.clone(),
-                        ..Merged::default()
+                        ..MergedDocument::default()
                     },
                 ));
                 targets.len() - 1
@@ -173,7 +176,7 @@ pub fn merge(
         }
     }
     let mut report = Vec::new();
-    for (machine, merged_doc, mut merged) in targets {
+    for (machine, merged_doc, merged) in targets {
         let document = layout.document(&machines[machine]);
         if let Some(parent) = document.parent() {
             std::fs::create_dir_all(parent).map_err(|source| CampaignError::Write {
@@ -182,7 +185,6 @@ pub fn merge(
             })?;
         }
         data::save(&document, &merged_doc)?;
-        merged.files = 0;
         report.push(merged);
     }
     let mut copied = 0;
@@ -202,10 +204,10 @@ pub fn merge(
         })?;
         copied += 1;
     }
-    if let Some(first) = report.first_mut() {
-        first.files = copied;
-    }
-    Ok(report)
+    Ok(Merged {
+        documents: report,
+        files: copied,
+    })
 }
 
 /// Adds `doc`'s records of `R` that `current` lacks; the same key with other content is a
@@ -213,7 +215,7 @@ pub fn merge(
 fn take<R: Record + Clone + PartialEq + Serialize>(
     current: &mut Results,
     doc: &Results,
-    merged: &mut Merged,
+    merged: &mut MergedDocument,
     (from, into): (&Path, &str),
 ) -> Result<(), CampaignError> {
     for (index, record) in R::records(doc).iter().enumerate() {

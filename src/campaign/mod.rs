@@ -19,9 +19,9 @@ pub mod workflow;
 use std::path::{Path, PathBuf};
 
 pub use file::DIR;
-pub use merge::{Merged, merge};
+pub use merge::{Merged, MergedDocument, merge};
 pub use plan::{Job, Kind, Status};
-pub use runner::{RunOptions, Summary, compress, run};
+pub use runner::{RunOptions, Summary, run};
 pub use spec::{Campaign, Configuration, JitterSpec, LaunchSpec, QualitySpec, RunSpec, SweepSpec};
 
 use crate::collect::CollectError;

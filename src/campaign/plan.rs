@@ -2,15 +2,17 @@
 //! `done` (its record is there), `failed` (its configuration has a failure record), `conflict`
 //! (a run of that id with other settings) or `pending`; with the command each job runs.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::spec::{Campaign, Configuration};
+use crate::collect;
 use crate::data::{self, Keys, LabelKey};
 use crate::profiles::{self, Setting, shell_quote};
+use crate::project::Layout;
 
 /// What a job measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -117,8 +119,8 @@ pub fn jobs(campaign: &Campaign, machine: &str, doc: &Keys, root: &Path) -> Vec<
             };
         if campaign.run.is_some() {
             let id = config.id.as_str();
-            let status = match known.runs.iter().find(|(run, _, _)| *run == id) {
-                Some((_, profile, overrides)) if same_settings(config, profile, overrides) => {
+            let status = match known.runs.get(id) {
+                Some((profile, overrides)) if same_settings(config, profile, overrides) => {
                     Status::Done
                 }
                 Some(_) => Status::Conflict,
@@ -138,7 +140,7 @@ pub fn jobs(campaign: &Campaign, machine: &str, doc: &Keys, root: &Path) -> Vec<
         }
         if campaign.quality.is_some() {
             let capture = config.id.to_string();
-            let done = capture_path(root, &capture).exists();
+            let done = collect::capture_path(&Layout::new(root), &capture).exists();
             add(Kind::Capture, None, "capture", capture, status(done));
             if let Some(reference) = &config.reference {
                 let label = divergence_label(reference.as_str(), config.id.as_str());
@@ -157,7 +159,8 @@ pub fn jobs(campaign: &Campaign, machine: &str, doc: &Keys, root: &Path) -> Vec<
 
 /// The record keys of a document, for statuses.
 struct Known<'d> {
-    runs: Vec<(&'d str, &'d str, &'d str)>,
+    /// Each run's profile and overrides, by id.
+    runs: HashMap<&'d str, (&'d str, &'d str)>,
     failures: HashSet<&'d str>,
     sweeps: HashSet<String>,
     divergence: HashSet<String>,
@@ -170,7 +173,7 @@ impl<'d> Known<'d> {
             runs: doc
                 .runs
                 .iter()
-                .map(|r| (r.id.as_str(), r.profile.as_str(), r.overrides.as_str()))
+                .map(|r| (r.id.as_str(), (r.profile.as_str(), r.overrides.as_str())))
                 .collect(),
             failures: doc.failures.iter().map(|f| f.id.as_str()).collect(),
             sweeps: doc.sweeps.iter().map(LabelKey::slug).collect(),
@@ -209,11 +212,6 @@ pub fn divergence_label(reference: &str, config: &str) -> String {
 /// The label of a configuration's jitter record.
 pub fn jitter_label(config: &Configuration) -> String {
     format!("{} jitter", config.id)
-}
-
-/// Where a capture lives.
-pub fn capture_path(root: &Path, id: &str) -> std::path::PathBuf {
-    root.join("data/captures").join(format!("{id}.jsonl.gz"))
 }
 
 /// The `benchsite collect` line of a job, as it runs against the configuration's server.

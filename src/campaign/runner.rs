@@ -534,7 +534,7 @@ fn failure(
 
 /// Compresses a server log into `<log>.gz` beside it (written whole, then renamed) and
 /// removes the plain one; the compressed file, when there was a log.
-pub fn compress(log: &Path) -> Result<Option<PathBuf>, CampaignError> {
+fn compress(log: &Path) -> Result<Option<PathBuf>, CampaignError> {
     let Ok(text) = std::fs::read(log) else {
         return Ok(None);
     };

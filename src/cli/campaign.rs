@@ -364,7 +364,7 @@ fn merge(root: &Path, dirs: &[PathBuf]) -> Outcome {
     // As for the files `collect import` reads: relative to the project.
     let dirs: Vec<PathBuf> = dirs.iter().map(|dir| root.join(dir)).collect();
     let merged = campaign::merge(root, &machines, &dirs)?;
-    for m in &merged {
+    for m in &merged.documents {
         let added: Vec<String> = m
             .added
             .iter()
@@ -381,9 +381,8 @@ fn merge(root: &Path, dirs: &[PathBuf]) -> Outcome {
             m.present
         );
     }
-    let files: usize = merged.iter().map(|m| m.files).sum();
-    if files > 0 {
-        println!("copied {files} logs and captures into data/");
+    if merged.files > 0 {
+        println!("copied {} logs and captures into data/", merged.files);
     }
     Ok(ExitCode::SUCCESS)
 }

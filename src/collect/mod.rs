@@ -32,7 +32,8 @@ use crate::profiles::ProfileError;
 use crate::project::Layout;
 
 pub use capture::{
-    Capture, CaptureOptions, Captured, Header, Scored, capture, load as load_capture, prompt_set,
+    Capture, CaptureOptions, Captured, Header, Scored, capture, capture_path, load as load_capture,
+    prompt_set,
 };
 pub use client::{Client, Endpoint, Liveness};
 pub use decode::{RunOptions, log_path, run};
