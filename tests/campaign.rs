@@ -409,6 +409,13 @@ fn a_campaign_measures_every_configuration_records_a_dead_one_and_resumes_nothin
     assert!(page.contains("<h2>Where it was measured</h2>") && page.contains("night"));
     let run_page = fleet.project.page("runs/alpha-max-num-seqs-4/index.html");
     assert!(run_page.contains("Where it was measured"), "{run_page}");
+    let joules = doc.runs[0].joules_per_token.unwrap();
+    assert!(
+        run_page.contains(&format!(
+            "<dd>250.0 W over the samples, {joules} J per output token</dd>"
+        )),
+        "{run_page}"
+    );
 
     // Its server comes up now: --retry-failed measures it and drops the failure.
     let _gamma = fleet.serve(2, quick());

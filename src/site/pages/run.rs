@@ -54,6 +54,15 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
             ),
         ));
     }
+    if let Some(watts) = run.power_w {
+        let energy = run.joules_per_token.map_or(String::new(), |j| {
+            format!(", {} J per output token", figure(j))
+        });
+        figures.push(Fact::new(
+            "GPU power",
+            format!("{} W over the samples{energy}", figure(watts)),
+        ));
+    }
     figures.extend([
         Fact::new("Model", run.model.clone()),
         Fact::new("Checkpoint", run.checkpoint.clone()),
