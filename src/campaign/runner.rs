@@ -235,6 +235,11 @@ pub async fn run(
                 result = execute(&session, config, job, &server, &log, &progress) => Some(result),
             };
             progress.finish();
+            // Either listener may hear Ctrl-C first: this one, or the measurement's own.
+            let result = match result {
+                Some(Err(CampaignError::Collect(CollectError::Interrupted))) | None => None,
+                other => other,
+            };
             let Some(result) = result else {
                 summary.interrupted = true;
                 break;
@@ -399,6 +404,10 @@ async fn execute(
                     let line = format!("{} levels", record.levels.len());
                     session.save(record, false)?;
                     Ok(line)
+                }
+                // Ctrl-C: the sweep is left to the next run, not written in part.
+                Outcome::Partial { why, .. } if why.starts_with(collect::INTERRUPTED) => {
+                    Err(CollectError::Interrupted.into())
                 }
                 Outcome::Partial { record, why } => {
                     let line = format!("{} levels, stopped early: {why}", record.levels.len());

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
-use super::client::Client;
+use super::client::{Client, Liveness};
 use super::progress::Progress;
 use super::{CollectError, ServerOptions, interrupted};
 use crate::data::FailureStatus;
@@ -129,7 +129,8 @@ impl Launched {
         self.child.try_wait().ok().flatten()
     }
 
-    /// Waits until `/health` answers 200; on failure, what the log says went wrong.
+    /// Waits until the server is alive (`/health`, or `/v1/models` where it has none); on
+    /// failure, what the log says went wrong.
     pub async fn wait_ready(
         &mut self,
         client: &Client,
@@ -146,7 +147,7 @@ impl Launched {
                     &format!("exited during start-up ({status})"),
                 ));
             }
-            if let Ok(200) = client.health().await {
+            if matches!(client.liveness().await, Liveness::Alive) {
                 return Ok(started.elapsed());
             }
             if started.elapsed() > timeout {
@@ -160,7 +161,7 @@ impl Launched {
     }
 
     /// After a failed request: whether the server died, waiting a few seconds for it to exit
-    /// or for `/health` to stop answering 200; what was seen.
+    /// or to stop being alive; what was seen.
     pub async fn died(&mut self, server: &ServerOptions) -> Option<String> {
         let client = Client::new(&server.base_url, None, Duration::from_secs(2)).ok()?;
         let deadline = Instant::now() + Duration::from_secs(5);
@@ -168,10 +169,10 @@ impl Launched {
             if let Some(status) = self.exited() {
                 return Some(format!("exited ({status})"));
             }
-            match client.health().await {
-                Ok(200) => {}
-                Ok(status) => return Some(format!("reported itself unhealthy (HTTP {status})")),
-                Err(_) => return Some("stopped answering".to_owned()),
+            match client.liveness().await {
+                Liveness::Alive => {}
+                Liveness::Unwell(why) => return Some(format!("reported itself unwell ({why})")),
+                Liveness::Gone(_) => return Some("stopped answering".to_owned()),
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -320,7 +321,7 @@ pub async fn launch(
     // A server already there (one a killed benchsite left running, say) would answer the
     // readiness check and be measured in place of this one.
     let probe = Client::new(&server.base_url, None, Duration::from_secs(2))?;
-    if let Ok(200) = probe.health().await {
+    if matches!(probe.liveness().await, Liveness::Alive) {
         return Err(CollectError::Launch(format!(
             "a server already answers on {} before this one was started (one left running by an earlier benchsite?); stop it, then measure again",
             server.base_url

@@ -44,7 +44,7 @@ pub use progress::Progress;
 pub use quality::{DivergenceOptions, JitterOptions, compare_captures, divergence, jitter};
 pub use server::{Kind as ServerKind, Server};
 use stream::{RequestError, Timing, Usage};
-pub use sweep::{Level, SweepOptions, request_body, run_level, sweep};
+pub use sweep::{INTERRUPTED, Level, SweepOptions, request_body, run_level, sweep};
 
 /// Why a collection could not be done.
 #[derive(Debug, thiserror::Error)]

@@ -53,6 +53,9 @@ pub struct SweepOptions {
     pub replace: bool,
 }
 
+/// How a sweep that Ctrl-C stopped says why (`Outcome::Partial`'s `why` starts with it).
+pub const INTERRUPTED: &str = "interrupted (Ctrl-C)";
+
 /// The requests of one level as they came back.
 #[derive(Debug, Default)]
 pub struct Level {
@@ -318,7 +321,7 @@ pub async fn sweep(
             let level = tokio::select! {
                 level = run_level(&target.client, Endpoint::Chat, bodies, concurrency as usize, progress) => Level { power: sampler.and_then(Sampler::stop), ..level },
                 () = interrupted() => {
-                    stopped = Some(format!("interrupted (Ctrl-C) during concurrency {concurrency}"));
+                    stopped = Some(format!("{INTERRUPTED} during concurrency {concurrency}"));
                     break None;
                 }
             };
