@@ -20,18 +20,24 @@ struct LlamaServer {
     url: String,
 }
 
+/// Writes the tiny GGUF model into `dir`; the Python that serves it and the model's path.
+fn tiny_model(dir: &Path) -> (String, std::path::PathBuf) {
+    let python = support::setup("python");
+    let model = dir.join("tiny.gguf");
+    let made = Command::new(&python)
+        .arg(repo().join("tests/support/tiny_gguf.py"))
+        .arg(&model)
+        .status()
+        .unwrap();
+    assert!(made.success(), "tiny_gguf.py failed");
+    (python, model)
+}
+
 impl LlamaServer {
     /// Starts the server; `interrupt` keeps llama-cpp-python's default of cancelling a
     /// running request when the next one arrives.
     fn start(dir: &Path, interrupt: bool) -> Self {
-        let python = support::setup("python");
-        let model = dir.join("tiny.gguf");
-        let made = Command::new(&python)
-            .arg(repo().join("tests/support/tiny_gguf.py"))
-            .arg(&model)
-            .status()
-            .unwrap();
-        assert!(made.success(), "tiny_gguf.py failed");
+        let (python, model) = tiny_model(dir);
         let port = free_port();
         let log = std::fs::File::create(dir.join("server.log")).unwrap();
         // Requests queue instead of interrupting each other (llama-cpp-python's default
@@ -265,4 +271,99 @@ fn a_sweep_says_why_llama_cpp_python_cut_its_answers() {
     let hint = "llama-cpp-python cancels a running request when the next one arrives unless it is started with --interrupt_requests False";
     assert!(sweep.stderr.contains(hint), "{}", sweep.stderr);
     assert!(record.notes.as_deref().unwrap().contains(hint));
+}
+
+/// A campaign that starts llama-cpp-python itself, through a launch program standing in for
+/// `vllm serve` (the same arguments: it takes the port and serves the tiny model there), for
+/// two configurations: every run and sweep level measured against the real server, each
+/// server stopped and its log kept.
+#[test]
+fn a_campaign_launches_llama_cpp_python_and_measures_each_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let (python, model) = tiny_model(dir.path());
+    let launcher = dir.path().join("serve-tiny");
+    std::fs::write(
+        &launcher,
+        r#"#!/bin/sh
+port=""
+previous=""
+for arg in "$@"; do
+    [ "$previous" = "--port" ] && port="$arg"
+    previous="$arg"
+done
+exec "$PYTHON" -m llama_cpp.server --model "$TINY" --model_alias tiny --n_ctx 2048 --n_threads 1 --interrupt_requests False --host 127.0.0.1 --port "$port"
+"#,
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let project = Project::copy_of_repo();
+    project.write(
+        "profiles/tiny.env",
+        &format!(
+            "IMAGE=none\nMODEL=tiny\nPORT={}\nMAX_MODEL_LEN=2048\n",
+            free_port()
+        ),
+    );
+    project.write(
+        "campaigns/tiny.toml",
+        "[[config]]\nprofile = \"tiny\"\nmatrix = { MAX_NUM_SEQS = [1, 2] }\nshape = \"Dense, tiny\"\nprecision = \"F32\"\n[run]\nsamples = 2\nmax_tokens = 24\nprompt = \"Tell a long story about the sea.\"\n[[sweep]]\nlevels = [1, 2]\nprompt_words = 20\noutput_tokens = 16\nrounds = 1\n[launch]\nlauncher = \"local\"\nready_timeout_s = 120\nstop_timeout_s = 10\n",
+    );
+    let output = project.run_with(
+        &["campaign", "run", "tiny"],
+        &[
+            ("BENCHSITE_LAUNCH_PROGRAM", launcher.to_str().unwrap()),
+            ("PYTHON", &python),
+            ("TINY", model.to_str().unwrap()),
+        ],
+    );
+    output.assert_success();
+    assert!(
+        output
+            .stderr
+            .contains("campaign tiny: 4 done, 0 failed, 0 errors, 0 skipped"),
+        "{}",
+        output.stderr
+    );
+    let mut doc = project.results();
+    doc.runs.retain(|r| r.id.as_str().starts_with("tiny-"));
+    doc.sweeps.retain(|s| s.label.starts_with("tiny-"));
+    let ids: Vec<&str> = doc.runs.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["tiny-max-num-seqs-1", "tiny-max-num-seqs-2"]);
+    for run in &doc.runs {
+        assert!(
+            run.server
+                .as_deref()
+                .unwrap()
+                .starts_with("llama-cpp-python 0.3."),
+            "{:?}",
+            run.server
+        );
+        assert_eq!(run.decode_samples.len(), 2);
+        assert!(run.decode_tok_s > 0.0);
+        assert_eq!(
+            run.provenance.as_ref().and_then(|p| p.campaign.as_deref()),
+            Some("tiny")
+        );
+    }
+    assert_eq!(doc.sweeps.len(), 2);
+    for sweep in &doc.sweeps {
+        for level in &sweep.levels {
+            assert_eq!(level.succeeded, level.requests, "{}", sweep.label);
+            assert!(level.total_tok_s.unwrap() > 0.0, "{}", sweep.label);
+        }
+    }
+    for id in ids {
+        let log = project.root.path().join(format!("data/logs/{id}.log.gz"));
+        assert!(log.exists(), "{id}'s server log is kept");
+    }
+    // Every server it started was stopped: the port answers nothing now.
+    let profile = std::fs::read_to_string(project.root.path().join("profiles/tiny.env")).unwrap();
+    let port: u16 = profile
+        .lines()
+        .find_map(|l| l.strip_prefix("PORT="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
 }
