@@ -4,7 +4,11 @@
 //!
 //! `cargo bench --bench growth` prints, per project, the pages, the wall time of a rebuild
 //! (and of the first build, into no site), the ms per page of the rebuild, the process's
-//! peak RSS, the median page, the largest run page and the whole output. `cargo bench --bench growth -- 29` runs one size, `-- machines` the three-machine
+//! peak RSS, the median page, the largest run page and the whole output. Then, each the median
+//! of three: a rebuild (search on, the default), a rebuild after one line is added to a
+//! failure's Markdown (so one searched page changes), and a rebuild with `search = false`,
+//! with search's share of the rebuild and of its peak memory.
+//! `cargo bench --bench growth -- 29` runs one size, `-- machines` the three-machine
 //! project. The projects stay in `target/bench-projects/growth-*` for timing the command by
 //! hand.
 
@@ -84,6 +88,18 @@ fn main() {
             run_page as f64 / 1e3,
             total as f64 / 1e6,
         );
+        let (on, edited, off) = search_costs(&root);
+        println!(
+            "  medians of 3: rebuild {:.3} s / {} MiB; after a one-line edit of a searched page {:.3} s / {} MiB; without search {:.3} s / {} MiB; search adds {:.0}% time, {:.0}% memory",
+            on.0,
+            on.1 / 1024,
+            edited.0,
+            edited.1 / 1024,
+            off.0,
+            off.1 / 1024,
+            (on.0 / off.0 - 1.0) * 100.0,
+            (on.1 as f64 / off.1 as f64 - 1.0) * 100.0,
+        );
         if let Project::Times(times) = project {
             if let Some((before, time)) = previous {
                 println!("  time(x{times}) / time(x{before}) = {:.2}", seconds / time);
@@ -91,6 +107,51 @@ fn main() {
             previous = Some((times, seconds));
         }
     }
+}
+
+/// The median of three rebuilds (seconds, peak RSS in KiB): with search, after a line is
+/// added to a failure's narrative (one searched page changes, the line taken out again
+/// before the next), and with `search = false`. The project is left as it was.
+fn search_costs(root: &Path) -> ((f64, i64), (f64, i64), (f64, i64)) {
+    let median = |mut runs: Vec<(f64, i64)>| {
+        runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut memory: Vec<i64> = runs.iter().map(|r| r.1).collect();
+        memory.sort_unstable();
+        (runs[1].0, memory[1])
+    };
+    let timed = |root: &Path| {
+        let (wall, rss) = build(root);
+        (wall.as_secs_f64(), rss)
+    };
+    let on = median((0..3).map(|_| timed(root)).collect());
+    let failures = root.join("content/failures");
+    let narrative = std::fs::read_dir(&failures)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .min()
+        .expect("the seed has failure write-ups");
+    let text = std::fs::read_to_string(&narrative).unwrap();
+    let edited = median(
+        (0..3)
+            .map(|i| {
+                std::fs::write(&narrative, format!("{text}\nEdited once more ({i}).\n")).unwrap();
+                let cost = timed(root);
+                std::fs::write(&narrative, &text).unwrap();
+                build(root);
+                cost
+            })
+            .collect(),
+    );
+    let settings_path = root.join("benchsite.toml");
+    let settings = std::fs::read_to_string(&settings_path).unwrap();
+    std::fs::write(&settings_path, format!("search = false\n{settings}")).unwrap();
+    build(root);
+    let off = median((0..3).map(|_| timed(root)).collect());
+    std::fs::write(&settings_path, settings).unwrap();
+    build(root);
+    build(root);
+    (on, edited, off)
 }
 
 /// Runs `benchsite build` on the project: its wall time and peak RSS in KiB.

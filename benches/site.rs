@@ -5,9 +5,10 @@
 //! `target/bench-projects/site-x1` and `site-x100` for timing the whole command:
 //! `/usr/bin/time -v target/release/benchsite build --root target/bench-projects/site-x100`.
 //!
-//! `search` times the search index of the rendered site's searched pages alone (a build
-//! makes it beside the rendering, so this is the most indexing can add to `render`): the
-//! issue's bound is indexing ≤ 20% of the build at the seed (1) and 29 times it.
+//! `search` times the search index of the rendered site's searched pages alone, from nothing
+//! (a build makes it beside the rendering, so this is the most indexing can add to `render`),
+//! and `search_unchanged` the same over a site that already holds it, as a rebuild in which
+//! no searched page changed: nothing is indexed, the previous shards are reused.
 
 mod common;
 
@@ -34,14 +35,35 @@ fn render(bencher: divan::Bencher, times: usize) {
     bencher.bench(|| site::render(divan::black_box(&root), &site::Options::default()).unwrap());
 }
 
+/// The search index of every searched page, from nothing (the rendered site's own index
+/// taken out, so nothing is reused).
 #[divan::bench(args = [1, 29], sample_count = 10)]
 fn search(bencher: divan::Bencher, times: usize) {
     let root = common::project_with(
         &format!("site-x{times}"),
         &common::scaled(&common::seed(), times),
     );
+    let mut rendered = site::render(&root, &site::Options::default()).unwrap();
+    rendered
+        .files
+        .retain(|path, _| !path.starts_with("search/data/"));
+    let (files, indexed) = site::search_index(&rendered, "en").unwrap();
+    eprintln!(
+        "site-x{times}: search index of {} pages in {} files",
+        indexed.pages,
+        files.len()
+    );
+    bencher.bench(|| site::search_index(divan::black_box(&rendered), "en").unwrap());
+}
+
+/// The search index again over a site that holds it, no page changed: nothing is indexed.
+#[divan::bench(args = [1, 29], sample_count = 10)]
+fn search_unchanged(bencher: divan::Bencher, times: usize) {
+    let root = common::project_with(
+        &format!("site-x{times}"),
+        &common::scaled(&common::seed(), times),
+    );
     let rendered = site::render(&root, &site::Options::default()).unwrap();
-    let files = site::search_index(&rendered, "en").unwrap().len();
-    eprintln!("site-x{times}: search index of {files} files");
+    assert_eq!(site::search_index(&rendered, "en").unwrap().1.anew, 0);
     bencher.bench(|| site::search_index(divan::black_box(&rendered), "en").unwrap());
 }

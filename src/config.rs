@@ -52,7 +52,7 @@ pub struct Config {
     #[serde(default = "default_language")]
     pub language: String,
     /// Whether the site has search (`/search/`, the header's search box and the index under
-    /// `pagefind/`).
+    /// `search/data/`).
     #[serde(default = "default_true")]
     pub search: bool,
     /// Defaults for `benchsite collect`.

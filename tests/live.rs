@@ -196,3 +196,25 @@ fn every_machines_document_is_live_and_a_hardware_note_edit_is_incremental() {
     assert!(machine_page(&live).contains("now water-cooled"));
     assert_same_as_full_build(&live, &project);
 }
+
+#[test]
+fn a_searched_page_edited_is_found_by_its_new_words_as_a_full_build_finds_it() {
+    let project = Project::copy_of_repo();
+    let mut live = started(&project);
+    let shard = |live: &Live| -> serde_json::Value {
+        live.site()
+            .files
+            .get("search/data/t-7a.json")
+            .map_or(serde_json::Value::Null, |bytes| {
+                serde_json::from_slice(bytes).unwrap()
+            })
+    };
+    assert!(shard(&live).get("zebra").is_none());
+    let path = edit(&project, "content/failures/qwen38-bf16.md", |text| {
+        format!("{text}\nA zebra was seen in the logs.\n")
+    });
+    live.rebuild(&[path]).unwrap();
+    let postings = shard(&live)["zebra"].clone();
+    assert_eq!(postings.as_array().map(Vec::len), Some(2), "{postings}");
+    assert_same_as_full_build(&live, &project);
+}

@@ -91,7 +91,7 @@ fn every_page_kind_exists_at_its_url() {
         "quality/index.html",
         "method/index.html",
         "search/index.html",
-        "pagefind/pagefind-entry.json",
+        "search/data/meta.json",
         "404.html",
         "sitemap.xml",
         "robots.txt",
@@ -747,32 +747,60 @@ fn the_index_tables_filter_by_what_their_rows_differ_in() {
 fn the_search_index_holds_every_record_page() {
     let project = built_seed(&[]);
     let seed = seed();
-    let entry: serde_json::Value =
-        serde_json::from_str(&project.page("pagefind/pagefind-entry.json")).unwrap();
+    let meta: serde_json::Value =
+        serde_json::from_str(&project.page("search/data/meta.json")).unwrap();
     let models = std::fs::read_dir(project.root.path().join("site/models"))
         .unwrap()
         .count();
     let searched =
         seed.runs.len() + seed.sweeps.len() + seed.divergence.len() + seed.failures.len() + models;
-    assert_eq!(entry["languages"]["en"]["page_count"], searched);
-    for file in [
-        "pagefind.js",
-        "pagefind-ui.js",
-        "pagefind-ui.css",
-        "wasm.en.pagefind",
-    ] {
+    assert_eq!(meta["pages"], searched);
+    assert_eq!(meta["language"], "en");
+    // Every page is in a chunk, by path, with its kind; every shard meta names is there.
+    let mut pages = Vec::new();
+    for n in 0..searched.div_ceil(meta["chunk"].as_u64().unwrap() as usize) {
+        let chunk: Vec<serde_json::Value> =
+            serde_json::from_str(&project.page(&format!("search/data/p-{n}.json"))).unwrap();
+        pages.extend(chunk);
+    }
+    let urls: Vec<&str> = pages.iter().map(|p| p["u"].as_str().unwrap()).collect();
+    let mut sorted = urls.clone();
+    sorted.sort();
+    assert_eq!(urls, sorted);
+    assert_eq!(urls.len(), searched);
+    let run = pages
+        .iter()
+        .find(|p| p["u"] == "/runs/qwen36-moe-mtp/")
+        .unwrap();
+    assert_eq!(run["k"], "Run");
+    assert_eq!(run["t"], "qwen36-moe-mtp");
+    for shard in meta["shards"].as_array().unwrap() {
+        let shard = shard.as_str().unwrap();
+        let postings: serde_json::Value =
+            serde_json::from_str(&project.page(&format!("search/data/t-{shard}.json"))).unwrap();
         assert!(
-            project
-                .root
-                .path()
-                .join("site/pagefind")
-                .join(file)
-                .exists(),
-            "{file}"
+            postings.as_object().is_some_and(|p| !p.is_empty()),
+            "{shard}"
         );
     }
+    // The run's id is found whole: `qwen36-moe-mtp` is in the shard of `q`.
+    let qw: serde_json::Value =
+        serde_json::from_str(&project.page("search/data/t-71.json")).unwrap();
+    let page = urls
+        .iter()
+        .position(|u| *u == "/runs/qwen36-moe-mtp/")
+        .unwrap();
+    let postings: Vec<u64> = serde_json::from_value(qw["qwen36-moe-mtp"].clone()).unwrap();
+    let weight = postings
+        .chunks(2)
+        .find(|pair| pair[0] == page as u64)
+        .map(|pair| pair[1]);
+    assert!(
+        weight.is_some_and(|w| w >= 8),
+        "its title counts: {postings:?}"
+    );
     let search = project.page("search/index.html");
-    assert!(search.contains("pagefind/pagefind-ui.js"), "{search}");
+    assert!(search.contains(r#"data-index="/search/data/""#), "{search}");
     // Every page's header has the box that opens it.
     for page in [
         "index.html",
@@ -799,7 +827,6 @@ fn search_can_be_left_out() {
     project.write("benchsite.toml", &format!("search = false\n{settings}"));
     build(&project, &[]).assert_success();
     let site = project.root.path().join("site");
-    assert!(!site.join("pagefind").exists());
     assert!(!site.join("search").exists());
     assert!(!project.page("index.html").contains("site-search"));
 }

@@ -36,8 +36,42 @@ fn a_report_from_the_previous_init_builds_and_is_told_its_copies_are_old() {
         "the fixture froze the theme"
     );
     let root_str = root.to_str().unwrap();
+    // Its search page and script drive Pagefind's UI, which is gone: both are named, with
+    // the fix, and nothing is built.
+    let check = run_benchsite(&["--root", root_str, "check"]);
+    assert!(!check.status.success());
+    for name in ["search.html", "static/benchsite.js"] {
+        assert!(
+            check
+                .stderr
+                .contains(&format!("templates/{name}: uses Pagefind's search UI"))
+                && check
+                    .stderr
+                    .contains(&format!("Delete templates/{name} to use the default")),
+            "{name}: {}",
+            check.stderr
+        );
+    }
+    let build = run_benchsite(&["--root", root_str, "build"]);
+    assert!(
+        !build.status.success()
+            && build
+                .stderr
+                .contains("templates/search.html: uses Pagefind's search UI"),
+        "{}",
+        build.stderr
+    );
+    assert!(!root.join("site").exists());
+    std::fs::remove_file(root.join("templates/search.html")).unwrap();
+    std::fs::remove_file(root.join("templates/static/benchsite.js")).unwrap();
+    // Then it builds, and is told which other copies are old.
     let check = run_benchsite(&["--root", root_str, "check"]);
     check.assert_success();
+    assert!(
+        !check.stderr.contains("extends \"benchsite/static/"),
+        "a static file cannot extend: {}",
+        check.stderr
+    );
     assert!(
         check.stderr.contains(
             "warning: templates/run.html is a copy of an earlier benchsite's default (as `benchsite init` wrote them); it lacks the default's block figures"

@@ -41,6 +41,12 @@ pub fn run(root: &Path, args: BuildArgs) -> Outcome {
                 out.display(),
                 started.elapsed().as_millis()
             );
+            if let Some(search) = site.search {
+                println!(
+                    "search: {} of {} pages indexed anew, the rest as the previous build had them",
+                    search.anew, search.pages
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
         Err(error) => {

@@ -88,7 +88,10 @@ impl Live {
     fn full(&mut self) -> Result<Rebuild, SiteError> {
         let inputs = Inputs::read(&self.root, &self.options)?;
         let renderer = inputs.renderer();
-        let (site, content_links) = renderer.render_unchecked(None)?;
+        // The site shown so far holds the search index to reuse.
+        let shown = Arc::clone(&self.site);
+        let previous = |path: &str| shown.files.get(path).cloned();
+        let (site, content_links) = renderer.render_unchecked(None, &previous)?;
         renderer.check_content_links(&site, &content_links)?;
         let scans = Scans::indexed(&site, renderer.urls());
         scans.check(&site, renderer.urls())?;
@@ -143,12 +146,12 @@ impl Live {
             self.scans.rescan_indexed(site, renderer.urls(), &paths);
             return Err(error);
         }
-        // A searched page changed: the index is made again from every searched page, in the
-        // build's order, so the preview's search is the build's.
+        // A searched page changed: the index is patched for it, as a build patches the
+        // previous site's, so the preview's search is the build's.
         if let Some(language) = inputs.search_language()
-            && paths.iter().any(|path| routes::searched(path))
+            && paths.iter().any(|path| routes::searched(path).is_some())
         {
-            let index = super::search_index(site, language)?;
+            let (index, _) = super::search_index(site, language)?;
             site.files
                 .retain(|path, _| !path.starts_with(&format!("{}/", search::FOLDER)));
             site.files.extend(index);

@@ -34,6 +34,7 @@ use crate::project::{self, ProjectError};
 
 pub use live::{Live, Rebuild};
 pub use render::Built;
+pub use search::Indexed as SearchIndexed;
 pub use templates::{
     DEFAULTS as DEFAULT_TEMPLATES, EjectError, Override, PREFIX as THEME_PREFIX,
     STATIC as DEFAULT_STATIC, ThemeFile, eject as eject_theme, files as theme_files,
@@ -159,19 +160,22 @@ pub fn build(root: &Path, out: &Path, options: &Options) -> Result<Built, SiteEr
 }
 
 /// The search index of a rendered site's searched pages, built alone (a build builds it
-/// beside the rendering): the files under `pagefind/`. For measuring what indexing costs.
-pub fn search_index(site: &Site, language: &str) -> Result<Vec<PageFile>, SiteError> {
-    let searched: Vec<(&String, &Bytes)> = site
+/// beside the rendering): the files under `search/data/`, and what indexing took. The index
+/// the site already holds, if any, is reused as a rebuild reuses the previous site's.
+pub fn search_index(
+    site: &Site,
+    language: &str,
+) -> Result<(Vec<PageFile>, SearchIndexed), SiteError> {
+    let searched: Vec<(&String, &Bytes, &str)> = site
         .files
         .iter()
-        .filter(|(path, _)| routes::searched(path))
+        .filter_map(|(path, bytes)| Some((path, bytes, routes::searched(path)?)))
         .collect();
-    let indexer = search::Indexer::start(searched.len(), language);
-    for (rank, (path, html)) in searched.into_iter().enumerate() {
-        indexer.add(
-            rank,
-            search::Record::of(path, std::str::from_utf8(html).unwrap_or_default()),
-        );
+    let previous = |path: &str| site.files.get(path).cloned();
+    let indexer = search::Indexer::start(searched.len(), language, &previous);
+    for (rank, (path, html, noun)) in searched.into_iter().enumerate() {
+        let html = std::str::from_utf8(html).unwrap_or_default();
+        indexer.add(rank, search::Record::of(path, noun, html));
     }
     indexer.finish()
 }

@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 
 use super::content::{self, Content, Place, Source};
 use super::pages::Catalog;
-use super::routes::{self, Job};
+use super::routes::{self, Job, Pages};
 use super::search;
 use super::shortcodes::View;
 use super::views::Link;
@@ -167,7 +167,7 @@ impl Inputs {
     /// Renders every page and checks every link.
     pub fn render(&self) -> Result<Site, SiteError> {
         let renderer = self.renderer();
-        let (site, content_links) = renderer.render_unchecked(None)?;
+        let (site, content_links) = renderer.render_unchecked(None, &search::no_previous)?;
         renderer.check_content_links(&site, &content_links)?;
         links::check_site(&site, renderer.urls())?;
         Ok(site)
@@ -182,7 +182,9 @@ impl Inputs {
         let scans = Mutex::new(BTreeMap::new());
         let files = Mutex::new(HashSet::new());
         let pages = AtomicUsize::new(0);
-        let content_links = renderer.render_each(None, &|path, bytes| {
+        // The site being replaced holds the search index this build reuses.
+        let previous = |path: &str| std::fs::read(out.join(path)).ok().map(Bytes::from);
+        let (content_links, search) = renderer.render_each(None, &previous, &|path, bytes| {
             if path.ends_with(".html") {
                 let scan = links::scan_page(&bytes);
                 scans
@@ -205,6 +207,7 @@ impl Inputs {
         Ok(Built {
             pages: pages.into_inner(),
             files: files.len(),
+            search,
         })
     }
 
@@ -216,7 +219,7 @@ impl Inputs {
         let sample = first_of_each(self.results());
         let renderer = self.renderer();
         let (site, content_links) =
-            renderer.render_unchecked(Some(&Renderer::new(self, &sample)))?;
+            renderer.render_unchecked(Some(&Renderer::new(self, &sample)), &search::no_previous)?;
         renderer.check_content_links(&site, &content_links)?;
         Ok(site)
     }
@@ -255,6 +258,8 @@ pub struct Built {
     pub pages: usize,
     /// Files in all.
     pub files: usize,
+    /// What the search index took, when the site has search.
+    pub search: Option<search::Indexed>,
 }
 
 /// A site link written in Markdown: its file, URL and line.
@@ -401,13 +406,15 @@ impl<'a> Renderer<'a> {
 
     /// Renders the site without checking its links: the site, and the links the Markdown
     /// holds with their files and lines. With `sample`, only one page of each kind, the
-    /// index pages through `sample`, and the rest of the data pages as empty files.
+    /// index pages through `sample`, and the rest of the data pages as empty files. The
+    /// search index reuses what it can of the one `previous` reads.
     pub fn render_unchecked(
         &self,
         sample: Option<&Renderer<'_>>,
+        previous: search::Previous<'_>,
     ) -> Result<(Site, Vec<ContentLink>), SiteError> {
         let files = Mutex::new(BTreeMap::new());
-        let content_links = self.render_each(sample, &|path, bytes| {
+        let (content_links, _) = self.render_each(sample, previous, &|path, bytes| {
             files
                 .lock()
                 .expect("no panic holds the lock")
@@ -419,13 +426,14 @@ impl<'a> Renderer<'a> {
     }
 
     /// Renders every file of the site, handing each to `emit` as soon as it is made (pages
-    /// in parallel), without checking links; returns the links the Markdown holds. With
-    /// `sample`, as [`Renderer::render_unchecked`].
+    /// in parallel), without checking links; returns the links the Markdown holds and what
+    /// the search index took. With `sample` and `previous`, as [`Renderer::render_unchecked`].
     pub fn render_each(
         &self,
         sample: Option<&Renderer<'_>>,
+        previous: search::Previous<'_>,
         emit: &Emit<'_>,
-    ) -> Result<Vec<ContentLink>, SiteError> {
+    ) -> Result<(Vec<ContentLink>, Option<search::Indexed>), SiteError> {
         let content = self.content;
         let mut errors = Vec::new();
         let mut narratives: BTreeMap<Place, (String, &Source)> = BTreeMap::new();
@@ -512,24 +520,29 @@ impl<'a> Renderer<'a> {
             false => Vec::new(),
         };
         searched.sort();
-        let indexer =
-            indexing.then(|| search::Indexer::start(searched.len(), &self.config.language));
+        let indexer = indexing
+            .then(|| search::Indexer::start(searched.len(), &self.config.language, previous));
         // Pages are independent: render them on every core, each written as it is done.
         jobs.par_iter().try_for_each(|job| {
             let (path, bytes) = match sample {
                 Some(sample) if job.route.is_index() => sample.render_job(job, &narrative),
                 _ => self.render_job(job, &narrative),
             }?;
-            if let (Some(indexer), Ok(rank)) = (&indexer, searched.binary_search(&path)) {
+            if let (Some(indexer), Ok(rank), Pages::PerRecord { noun, .. }) =
+                (&indexer, searched.binary_search(&path), &job.route.pages)
+            {
                 let html = std::str::from_utf8(&bytes).unwrap_or_default();
-                indexer.add(rank, search::Record::of(&path, html));
+                indexer.add(rank, search::Record::of(&path, noun, html));
             }
             put(path, bytes)
         })?;
+        let mut indexed = None;
         if let Some(indexer) = indexer {
-            for (path, bytes) in indexer.finish()? {
+            let (files, stats) = indexer.finish()?;
+            for (path, bytes) in files {
                 put(path, bytes)?;
             }
+            indexed = Some(stats);
         }
         let not_found = self.render_template(
             "404.html",
@@ -582,7 +595,7 @@ impl<'a> Renderer<'a> {
             sitemap::sitemap(pages.iter().map(String::as_str), &self.urls).into(),
         )?;
         put("robots.txt".into(), sitemap::robots(&self.urls).into())?;
-        Ok(content_links)
+        Ok((content_links, indexed))
     }
 
     /// Renders the one page whose narrative is `source`: its path and bytes, and the site

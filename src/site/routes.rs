@@ -342,18 +342,22 @@ pub static ROUTES: &[&Route] = &[
     &FREE,
 ];
 
-/// Whether the page at `path` (`runs/x/index.html`) is a page of a searched kind.
-pub fn searched(path: &str) -> bool {
+/// The noun of the page at `path` (`runs/x/index.html` is a `run`) when it is a page of a
+/// searched kind.
+pub fn searched(path: &str) -> Option<&'static str> {
     let mut parts = path.split('/');
     let (Some(folder), Some(key), Some("index.html"), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
     else {
-        return false;
+        return None;
     };
-    !key.is_empty()
-        && ROUTES.iter().any(|route| {
-            route.search && route.folder == folder && matches!(route.pages, Pages::PerRecord { .. })
-        })
+    if key.is_empty() {
+        return None;
+    }
+    ROUTES.iter().find_map(|route| match route.pages {
+        Pages::PerRecord { noun, .. } if route.search && route.folder == folder => Some(noun),
+        _ => None,
+    })
 }
 
 /// Folders of the site that hold files rather than pages.

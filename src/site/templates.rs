@@ -199,10 +199,18 @@ pub fn warnings(root: &Path) -> Vec<String> {
             } else {
                 format!("; it lacks the default's {}", file.lacks.join(", "))
             };
-            let fix = format!(
-                "delete it to use the default, or `benchsite theme eject --force {}` and make your changes again, or keep only your blocks under {{% extends \"{PREFIX}{}\" %}}",
-                file.name, file.name
+            let mut fix = format!(
+                "delete it to use the default, or `benchsite theme eject --force {}` and make your changes again",
+                file.name
             );
+            // A template can extend its default and keep only its blocks; a static file
+            // cannot.
+            if !file.name.starts_with("static/") {
+                fix.push_str(&format!(
+                    ", or keep only your blocks under {{% extends \"{PREFIX}{}\" %}}",
+                    file.name
+                ));
+            }
             match file.state {
                 Override::Default | Override::Current | Override::Own => None,
                 Override::Older(version) => Some(format!(
@@ -294,11 +302,19 @@ pub fn load(root: &Path) -> Result<tera::Tera, SiteError> {
     tera.set_escape_fn(super::escape);
     let mut sources = Vec::new();
     let mut overridden = false;
+    let mut stale = Vec::new();
+    for (name, _) in STATIC {
+        let path = root.join("templates").join("static").join(name);
+        if let Ok(text) = std::fs::read_to_string(path) {
+            stale.extend(pagefind_era(&format!("static/{name}"), &text));
+        }
+    }
     for (name, default) in DEFAULTS {
         let path = root.join("templates").join(name);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => {
                 overridden = true;
+                stale.extend(pagefind_era(name, &text));
                 text
             }
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => (*default).to_owned(),
@@ -310,6 +326,9 @@ pub fn load(root: &Path) -> Result<tera::Tera, SiteError> {
             }
         };
         sources.push((name.to_string(), text));
+    }
+    if !stale.is_empty() {
+        return Err(super::many(stale));
     }
     // Overrides can extend their default; without any, nothing needs the second names.
     if overridden {
@@ -358,6 +377,20 @@ pub fn static_file(root: &Path, name: &str, default: &str) -> Result<Vec<u8>, Si
             message: format!("cannot read {}: {error}", path.display()),
         }),
     }
+}
+
+/// The error of an override copied from a release whose search was Pagefind's (up to 0.1):
+/// its page would load files no build writes any more, or drive a UI no page loads.
+fn pagefind_era(name: &str, text: &str) -> Option<SiteError> {
+    let mark = ["pagefind/pagefind-ui", "PagefindUI"]
+        .into_iter()
+        .find(|mark| text.contains(mark))?;
+    Some(SiteError::Template {
+        name: name.to_owned(),
+        message: format!(
+            "uses Pagefind's search UI (`{mark}`), which benchsite no longer writes: the search now has an index of its own under search/data/, read by the default static/benchsite.js. Delete templates/{name} to use the default, or `benchsite theme eject --force {name}` for a copy of the current one to change"
+        ),
+    })
 }
 
 /// The template a Tera error is about, from its message (`Failed to parse 'run.html'`).

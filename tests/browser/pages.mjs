@@ -30,7 +30,6 @@ const types = {
   '.csv': 'text/csv; charset=utf-8',
   '.xml': 'application/xml',
   '.txt': 'text/plain; charset=utf-8',
-  '.wasm': 'application/wasm',
 };
 
 async function fileFor(urlPath) {
@@ -234,17 +233,49 @@ try {
     await searching.locator('header form[role="search"] input[name="q"]').fill(query);
     await searching.locator('header form[role="search"] input[name="q"]').press('Enter');
     await searching.waitForURL(/\/search\/\?q=/);
-    const links = await searching.waitForFunction(() => {
-      const found = [...document.querySelectorAll('.pagefind-ui__result-link')].map((a) => a.getAttribute('href'));
+    const results = () => searching.waitForFunction(() => {
+      const found = [...document.querySelectorAll('.search-results li')].map((li) => ({
+        href: li.querySelector('a').getAttribute('href'),
+        kind: li.querySelector('.search-kind').textContent,
+        marked: li.querySelectorAll('mark').length,
+      }));
       return found.length > 0 ? found : null;
-    }, null, { timeout: 10000 }).then((handle) => handle.jsonValue())
+    }, null, { timeout: 10000 }).then((handle) => handle.jsonValue());
+    const found = await results()
       .catch(() => { problems.push(`search: "${query}" found nothing`); return []; });
+    const links = found.map((result) => result.href);
     for (const href of links) {
       if (!href.startsWith(basePath) || !(await fileFor(new URL(href, origin).pathname))) {
         problems.push(`search: result ${href} is not a page of the site`);
       }
     }
+    const kinds = ['Run', 'Sweep', 'Comparison', 'Failure', 'Model', 'Machine'];
+    for (const result of found) {
+      if (!kinds.includes(result.kind)) problems.push(`search: ${result.href} is of no kind: "${result.kind}"`);
+    }
+    if (found.length && !found.some((result) => result.marked > 0)) {
+      problems.push(`search: no excerpt marks "${query}"`);
+    }
     console.log(`searched "${query}": ${links.length} results, ${links.slice(0, 3).join(' ')}`);
+    // Typing in the page's own box: an exact id ranks its page first, and a word is found
+    // in another form (the script stems as the build did: "decoded" finds "decoding").
+    if (!process.env.SEARCH_QUERY) {
+      for (const [typed, first] of [['qwen36-moe-mtp', 'runs/qwen36-moe-mtp/'], ['Decoded speculative', null]]) {
+        await searching.locator('#search-q').fill(typed);
+        const answer = await searching.waitForFunction((typed) => {
+          const status = document.querySelector('.search-status').textContent;
+          const links = [...document.querySelectorAll('.search-results a')].map((a) => a.getAttribute('href'));
+          return status.includes(`“${typed}”`) && links.length > 0 ? links : null;
+        }, typed, { timeout: 10000 }).then((handle) => handle.jsonValue())
+          .catch(() => { problems.push(`search: typing "${typed}" found nothing`); return []; });
+        if (first && answer.length && answer[0] !== `${basePath}${first}`) {
+          problems.push(`search: "${typed}" ranks ${answer[0]} first, not ${basePath}${first}`);
+        }
+        if (!searching.url().includes(`q=${encodeURIComponent(typed).replace(/%20/g, '+')}`)) {
+          problems.push(`search: the URL ${searching.url()} does not keep "${typed}"`);
+        }
+      }
+    }
     await searching.close();
   }
   // The picture of the report README.md shows: a page (SCREENSHOT_PAGE, below the base

@@ -1,4 +1,4 @@
-//! The search page: Pagefind's UI over the index of the record pages, with the query of the
+//! The search page: its script reads the index of the record pages (`search.rs`), with the query of the
 //! header's search box.
 
 use serde::Serialize;

@@ -141,32 +141,240 @@
     document.head.appendChild(loader);
   }
 
-  // The search page: Pagefind's UI over the index the build wrote, searching for the query
-  // of the header's box (?q=).
+  // The search page: the index the build wrote under search/data/ (see the search module
+  // of benchsite's source for its files), of which a query fetches meta.json, the shards of
+  // its words and the pages of the results it shows. Words are split, lowercased and stemmed
+  // exactly as the build split the pages.
+  var JOINS = /[-_./]+/;
+  var TERMS = /[\p{Alphabetic}\p{N}_.\/-]+/gu;
+
+  function stem(word, english) {
+    var n = word.length;
+    if (!english || n <= 3 || !/^[a-z]+$/.test(word)) { return word; }
+    var base = word;
+    if (word.endsWith('ies')) { base = word.slice(0, -3) + 'y'; }
+    else if (word.endsWith('ing') && n >= 6) { base = word.slice(0, -3); }
+    else if ((word.endsWith('ed') || word.endsWith('es')) && n >= 5) { base = word.slice(0, -2); }
+    else if (word.endsWith('s') && !word.endsWith('ss')) { base = word.slice(0, -1); }
+    if (base.endsWith('e') && base.length >= 4) { base = base.slice(0, -1); }
+    return base;
+  }
+
+  // The words (stemmed) and compounds (whole) of a text, in order.
+  function queryTerms(text, english) {
+    var words = [];
+    var compounds = [];
+    (text.match(TERMS) || []).forEach(function (run) {
+      var compound = run.replace(/^[-_./]+|[-_./]+$/g, '');
+      var parts = compound.split(JOINS).filter(Boolean);
+      parts.forEach(function (part) { words.push(stem(part.toLowerCase(), english)); });
+      if (parts.length > 1) { compounds.push(compound.toLowerCase()); }
+    });
+    return { words: words, compounds: compounds };
+  }
+
+  function shardOf(term, width) {
+    var bytes = new TextEncoder().encode(Array.from(term).slice(0, width).join(''));
+    return Array.from(bytes, function (b) { return (b < 16 ? '0' : '') + b.toString(16); }).join('');
+  }
+
   function startSearch() {
     var box = document.getElementById('search');
-    if (!box || !window.PagefindUI) { return; }
-    var ui = new window.PagefindUI({
-      element: '#search',
-      bundlePath: box.getAttribute('data-bundle'),
-      baseUrl: box.getAttribute('data-base'),
-      showSubResults: true,
-      showImages: false,
-      resetStyles: false,
-    });
+    if (!box) { return; }
+    var folder = box.getAttribute('data-index');
+    var base = box.getAttribute('data-base');
+    var form = box.querySelector('form');
     var input = box.querySelector('input');
-    if (input) { input.setAttribute('aria-label', 'Search the report'); }
-    var query = new URLSearchParams(window.location.search).get('q');
-    if (query) { ui.triggerSearch(query); }
+    var status = box.querySelector('.search-status');
+    var list = box.querySelector('.search-results');
+    var more = box.querySelector('.search-more');
+    var files = {};
+    var meta = null;
+    var shown = 0;
+    var ranked = [];
+    var current = null;
+    var generation = 0;
+    form.hidden = false;
+
+    function fetchJson(name) {
+      if (!files[name]) {
+        var url = folder + name + (meta ? '?v=' + meta.version : '');
+        files[name] = fetch(url, meta ? {} : { cache: 'no-cache' }).then(function (response) {
+          if (!response.ok) { throw new Error(url + ': ' + response.status); }
+          return response.json();
+        });
+      }
+      return files[name];
+    }
+
+    // Pages scored by the query: every word must match (the last one also as the start of a
+    // longer term, as it is typed); a compound found whole counts double.
+    function rank(query) {
+      var english = meta.stem;
+      var q = queryTerms(query, english);
+      if (!q.words.length) { return Promise.resolve([]); }
+      var wanted = {};
+      q.words.concat(q.compounds).forEach(function (term) {
+        var key = shardOf(term, meta.width);
+        if (meta.shards.indexOf(key) >= 0) { wanted[key] = true; }
+      });
+      return Promise.all(Object.keys(wanted).map(function (key) {
+        return fetchJson('t-' + key + '.json').then(function (shard) { return [key, shard]; });
+      })).then(function (loaded) {
+        var shards = {};
+        loaded.forEach(function (pair) { shards[pair[0]] = pair[1]; });
+        function postings(term) { return (shards[shardOf(term, meta.width)] || {})[term]; }
+        function add(scores, list, factor) {
+          var idf = Math.log(1 + meta.pages / (list.length / 2));
+          for (var i = 0; i < list.length; i += 2) {
+            scores[list[i]] = (scores[list[i]] || 0) + factor * list[i + 1] * idf;
+          }
+        }
+        var total = null;
+        q.words.forEach(function (word, i) {
+          var scores = {};
+          var exact = postings(word);
+          if (exact) { add(scores, exact, 1); }
+          if (i === q.words.length - 1 && Array.from(word).length >= meta.width) {
+            var shard = shards[shardOf(word, meta.width)] || {};
+            Object.keys(shard).forEach(function (term) {
+              if (term !== word && term.startsWith(word)) { add(scores, shard[term], 0.5); }
+            });
+          }
+          if (total === null) {
+            total = scores;
+          } else {
+            Object.keys(total).forEach(function (page) {
+              if (scores[page] === undefined) { delete total[page]; } else { total[page] += scores[page]; }
+            });
+          }
+        });
+        q.compounds.forEach(function (compound) {
+          var list = postings(compound) || [];
+          var scores = {};
+          add(scores, list, 2);
+          Object.keys(scores).forEach(function (page) {
+            if (total[page] !== undefined) { total[page] += scores[page]; }
+          });
+        });
+        return Object.keys(total).map(Number).sort(function (a, b) {
+          return total[b] - total[a] || a - b;
+        });
+      });
+    }
+
+    function page(number) {
+      return fetchJson('p-' + Math.floor(number / meta.chunk) + '.json').then(function (chunk) {
+        return chunk[number % meta.chunk];
+      });
+    }
+
+    // About 30 words of the page's text around the first word of the query, the query's
+    // words marked.
+    function excerpt(text, query) {
+      var q = queryTerms(query, meta.stem);
+      var last = q.words[q.words.length - 1];
+      function matches(word) {
+        var term = stem(word.toLowerCase(), meta.stem);
+        return q.words.indexOf(term) >= 0 || (last && last.length >= 2 && term.startsWith(last));
+      }
+      var pieces = text.split(/([\p{Alphabetic}\p{N}]+)/u);
+      var first = pieces.findIndex(function (piece, i) { return i % 2 === 1 && matches(piece); });
+      var start = Math.max(0, (first < 0 ? 0 : first) - 20);
+      var end = Math.min(pieces.length, start + 60);
+      var p = document.createElement('p');
+      if (start > 0) { p.appendChild(document.createTextNode('… ')); }
+      pieces.slice(start, end).forEach(function (piece, i) {
+        if ((start + i) % 2 === 1 && matches(piece)) {
+          var mark = document.createElement('mark');
+          mark.textContent = piece;
+          p.appendChild(mark);
+        } else {
+          p.appendChild(document.createTextNode(piece));
+        }
+      });
+      if (end < pieces.length) { p.appendChild(document.createTextNode(' …')); }
+      return p;
+    }
+
+    function showMore() {
+      var batch = ranked.slice(shown, shown + 10);
+      var query = current;
+      var asked = generation;
+      shown += batch.length;
+      more.hidden = true;
+      return Promise.all(batch.map(page)).then(function (pages) {
+        if (asked !== generation) { return; }
+        pages.forEach(function (record) {
+          var item = document.createElement('li');
+          var link = document.createElement('a');
+          link.href = base + record.u.replace(/^\//, '');
+          var kind = document.createElement('span');
+          kind.className = 'search-kind';
+          kind.textContent = record.k;
+          link.appendChild(kind);
+          link.appendChild(document.createTextNode(record.t || record.u));
+          item.appendChild(link);
+          item.appendChild(excerpt(record.x, query));
+          list.appendChild(item);
+        });
+        more.hidden = shown >= ranked.length;
+      });
+    }
+
+    function search(query) {
+      query = query.trim();
+      generation += 1;
+      var asked = generation;
+      current = query;
+      list.textContent = '';
+      more.hidden = true;
+      ranked = [];
+      shown = 0;
+      if (!query) { status.textContent = ''; return Promise.resolve(); }
+      return rank(query).then(function (pages) {
+        if (asked !== generation) { return; }
+        ranked = pages;
+        var count = pages.length === 1 ? '1 result' : pages.length + ' results';
+        status.textContent = pages.length ? count + ' for “' + query + '”' : 'Nothing found for “' + query + '”';
+        return showMore();
+      });
+    }
+
+    function failed(error) {
+      status.textContent = 'Search is unavailable: ' + error.message;
+    }
+
+    var typing = null;
+    input.addEventListener('input', function () {
+      clearTimeout(typing);
+      typing = setTimeout(function () {
+        var url = new URL(window.location.href);
+        if (input.value.trim()) { url.searchParams.set('q', input.value.trim()); } else { url.searchParams.delete('q'); }
+        history.replaceState(null, '', url);
+        search(input.value).catch(failed);
+      }, 150);
+    });
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      search(input.value).catch(failed);
+    });
+    more.addEventListener('click', function () { showMore().catch(failed); });
+    fetchJson('meta.json').then(function (loaded) {
+      meta = loaded;
+      var query = new URLSearchParams(window.location.search).get('q') || '';
+      input.value = query;
+      return search(query);
+    }).catch(failed);
   }
 
   function start() {
     document.querySelectorAll('table.sortable').forEach(makeSortable);
     document.querySelectorAll('form.filters').forEach(makeFilterable);
     loadCharts();
+    startSearch();
   }
 
-  window.addEventListener('load', startSearch);
 
   if (document.readyState === 'loading') {
     document.addEventListener('DOMContentLoaded', start);
