@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::SiteError;
+use super::error::SiteError;
 
 /// What a content file is the narrative of.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use super::{Site, SiteError, Urls};
+use super::error::SiteError;
+use super::output::Site;
+use super::urls::Urls;
 
 /// The file a site-internal URL path resolves to (`/report/runs/a/` → `runs/a/index.html`),
 /// or `None` when the path is outside the site.
@@ -71,7 +73,7 @@ pub fn check_content_links_in(
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(super::many(errors))
+        Err(super::error::many(errors))
     }
 }
 

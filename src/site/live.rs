@@ -6,7 +6,10 @@ use std::sync::Arc;
 
 use super::links::Scans;
 use super::render::Inputs;
-use super::{Options, Site, SiteError, content};
+use super::content;
+use super::error::SiteError;
+use super::output::Site;
+use super::render::Options;
 use super::{routes, search};
 
 /// The last good site of a project and what it was rendered from.

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::SiteError;
+use super::error::SiteError;
 use super::content::{Place, Source};
 use super::markdown::{self, Expansion};
 use super::pages::Catalog;

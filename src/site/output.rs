@@ -1,4 +1,4 @@
-//! The site's way to disk: written into a temporary folder beside the output, file by file
+//! The site's output: the files of a rendered site ([`Site`], [`PageFile`]), and its way to disk: written into a temporary folder beside the output, file by file
 //! as pages are rendered, and swapped in only when complete, so a failed build leaves the
 //! previous site as it was.
 //!
@@ -8,11 +8,34 @@
 //! deleting every file and folder of a large site each build is most of a rebuild's time on
 //! ext4 (inode allocation skips the recently deleted ones), and a rebuild changes few files.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
+
+use bytes::Bytes;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::SiteError;
+use super::error::SiteError;
+
+/// A rendered site: every file by its path inside the site.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Site {
+    /// Path (`runs/x/index.html`) to bytes; cheap to clone, so a site can be shared and
+    /// changed page by page.
+    pub files: BTreeMap<String, Bytes>,
+}
+
+impl Site {
+    /// The HTML pages.
+    pub fn pages(&self) -> impl Iterator<Item = &str> {
+        self.files
+            .keys()
+            .filter(|path| path.ends_with(".html"))
+            .map(String::as_str)
+    }
+}
+
+/// One rendered file: its path inside the site and its bytes.
+pub type PageFile = (String, Bytes);
 
 fn error(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError {
     let path = path.to_owned();

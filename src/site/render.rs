@@ -17,14 +17,24 @@ use super::routes::{self, Job, Pages};
 use super::search;
 use super::shortcodes::View;
 use super::views::Link;
-use super::{
-    ECHARTS, ECHARTS_LICENSE, ECHARTS_NOTICE, Options, PageFile, Site, SiteError, Urls, downloads,
-    links, many, narrative, output, sitemap, templates,
-};
+use super::assets::{ECHARTS, ECHARTS_LICENSE, ECHARTS_NOTICE};
+use super::error::{SiteError, many};
+use super::output::{self, PageFile, Site};
+use super::urls::Urls;
+use super::{downloads, links, narrative, sitemap, templates};
 use crate::config::Config;
 use crate::data::{self, Results};
 use crate::profiles::Profile;
 use crate::project::{self, Documents, Layout, ProjectError};
+
+/// How to render.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Overrides `base_url` of benchsite.toml.
+    pub base_url: Option<String>,
+    /// Include pages marked `draft = true`.
+    pub drafts: bool,
+}
 
 /// A document `/changes/` compares a machine's against.
 pub struct Baseline {

@@ -7,7 +7,8 @@ use super::content::Source;
 use super::pages::{self, Catalog};
 use super::render::PageBuild;
 use super::views::Link;
-use super::{PageFile, SiteError};
+use super::error::SiteError;
+use super::output::PageFile;
 use crate::data::{Divergence, Failure, Record, Run, Sweep};
 
 /// How a page kind renders one page.

@@ -34,7 +34,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{PageFile, SiteError};
+use super::error::SiteError;
+use super::output::PageFile;
 
 /// The folder of the index inside the site.
 pub const FOLDER: &str = "search/data";

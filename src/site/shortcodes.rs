@@ -273,7 +273,7 @@ fn run(call: &Call<'_, '_>) -> Result<Output, String> {
         return Ok(Output::Inline(format!(
             "<a href=\"{}\">{}</a>",
             c.run_url(run),
-            super::escape(run.id.as_str())
+            super::escape::escape(run.id.as_str())
         )));
     };
     let entry = figures::RUN
@@ -301,7 +301,7 @@ fn run(call: &Call<'_, '_>) -> Result<Output, String> {
         Some(Value::Bool(on)) => format::switch(on).to_owned(),
         Some(Value::Text(text)) => text,
     };
-    Ok(Output::Inline(super::escape(&text)))
+    Ok(Output::Inline(super::escape::escape(&text)))
 }
 
 /// What a block shortcode shows.

@@ -1,6 +1,7 @@
 //! The files for crawlers: `sitemap.xml` listing every page, and `robots.txt` pointing to it.
 
-use super::{Urls, escape};
+use super::escape::escape;
+use super::urls::Urls;
 
 /// The sitemap of the pages at `paths` (`runs/x/index.html`), in their order.
 pub fn sitemap<'p>(paths: impl Iterator<Item = &'p str>, urls: &Urls) -> String {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::SiteError;
+use super::error::SiteError;
 
 include!(concat!(env!("OUT_DIR"), "/theme.rs"));
 
@@ -328,7 +328,7 @@ pub fn load(root: &Path) -> Result<tera::Tera, SiteError> {
         sources.push((name.to_string(), text));
     }
     if !stale.is_empty() {
-        return Err(super::many(stale));
+        return Err(super::error::many(stale));
     }
     // Overrides can extend their default; without any, nothing needs the second names.
     if overridden {

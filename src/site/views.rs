@@ -63,7 +63,7 @@ impl Table {
         let mut html = String::with_capacity(self.rows.len() * 256);
         let attribute = |html: &mut String, name: &str, value: &Option<String>| {
             if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
-                html.push_str(&format!(" {name}=\"{}\"", super::escape(value)));
+                html.push_str(&format!(" {name}=\"{}\"", super::escape::escape(value)));
             }
         };
         for (i, row) in self.rows.iter().enumerate() {
@@ -71,7 +71,7 @@ impl Table {
             attribute(&mut html, "id", &row.id);
             attribute(&mut html, "class", &row.class);
             for (name, value) in attributes.get(i).into_iter().flatten() {
-                html.push_str(&format!(" data-{name}=\"{}\"", super::escape(value)));
+                html.push_str(&format!(" data-{name}=\"{}\"", super::escape::escape(value)));
             }
             html.push('>');
             let numeric = self
@@ -86,15 +86,15 @@ impl Table {
                 }
                 attribute(&mut html, "data-sort", &cell.sort);
                 html.push('>');
-                let text = super::escape(&cell.text);
+                let text = super::escape::escape(&cell.text);
                 match cell.href.as_deref().filter(|h| !h.is_empty()) {
                     Some(href) => {
-                        html.push_str(&format!("<a href=\"{}\">{text}</a>", super::escape(href)))
+                        html.push_str(&format!("<a href=\"{}\">{text}</a>", super::escape::escape(href)))
                     }
                     None => html.push_str(&text),
                 }
                 if let Some(warning) = cell.warning.as_deref().filter(|w| !w.is_empty()) {
-                    let warning = super::escape(warning);
+                    let warning = super::escape::escape(warning);
                     html.push_str(&format!(
                         " <span class=\"warn\" title=\"{warning}\" role=\"img\" aria-label=\"suspect measurement: {warning}\">⚠</span>"
                     ));

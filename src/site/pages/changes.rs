@@ -4,7 +4,8 @@ use serde::Serialize;
 
 use super::super::render::PageBuild;
 use super::super::views::{Cell, Column, Link, Row, Table};
-use super::super::{PageFile, SiteError};
+use super::super::error::SiteError;
+use super::super::output::PageFile;
 use crate::compare;
 use crate::data;
 use crate::format::figure;

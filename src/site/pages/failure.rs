@@ -4,7 +4,8 @@ use serde::Serialize;
 
 use super::super::render::PageBuild;
 use super::super::views::{Fact, Link};
-use super::super::{PageFile, SiteError};
+use super::super::error::SiteError;
+use super::super::output::PageFile;
 use super::{Catalog, Related, provenance_facts};
 use crate::data::{Failure, rules};
 use crate::format::figure;

@@ -3,7 +3,8 @@
 use serde::Serialize;
 
 use super::super::render::PageBuild;
-use super::super::{PageFile, SiteError};
+use super::super::error::SiteError;
+use super::super::output::PageFile;
 
 /// A free page has no content but its narrative.
 #[derive(Debug, Serialize)]

@@ -25,7 +25,7 @@ use crate::format::{MISSING, count, switch};
 use crate::profiles::{self, Profile};
 use crate::project::{Documents, Machine};
 
-use super::Urls;
+use super::urls::Urls;
 use super::charts::{self, LineSeries};
 use super::filters::{self, Facets};
 use super::render::Baseline;

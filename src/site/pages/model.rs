@@ -5,7 +5,8 @@ use serde::Serialize;
 
 use super::super::render::PageBuild;
 use super::super::views::Table;
-use super::super::{PageFile, SiteError};
+use super::super::error::SiteError;
+use super::super::output::PageFile;
 use super::{Catalog, Model, failures, quality, runs, sweeps};
 
 /// A model's page.
@@ -75,7 +76,7 @@ mod tests {
             &doc,
             &documents,
             &[],
-            super::super::super::Urls::new("/"),
+            super::super::super::urls::Urls::new("/"),
             &[],
             5.0,
             true,

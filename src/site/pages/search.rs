@@ -4,7 +4,8 @@
 use serde::Serialize;
 
 use super::super::render::PageBuild;
-use super::super::{PageFile, SiteError};
+use super::super::error::SiteError;
+use super::super::output::PageFile;
 
 /// The search page has no content but the UI its template loads.
 #[derive(Debug, Serialize)]
