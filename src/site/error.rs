@@ -64,4 +64,3 @@ pub fn many(mut errors: Vec<SiteError>) -> SiteError {
         SiteError::Many(errors)
     }
 }
-

@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::links::Scans;
-use super::render::Inputs;
 use super::content;
 use super::error::SiteError;
+use super::links::Scans;
 use super::output::Site;
+use super::render::Inputs;
 use super::render::Options;
 use super::{routes, search};
 
@@ -154,7 +154,7 @@ impl Live {
         if let Some(language) = inputs.search_language()
             && paths.iter().any(|path| routes::searched(path).is_some())
         {
-            let (index, _) = super::search_index(site, language)?;
+            let (index, _) = search::index_site(site, language)?;
             site.files
                 .retain(|path, _| !path.starts_with(&format!("{}/", search::FOLDER)));
             site.files.extend(index);

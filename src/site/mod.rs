@@ -30,15 +30,13 @@ mod views;
 
 use std::path::Path;
 
-use bytes::Bytes;
-
 use crate::project;
 
+pub use assets::ECHARTS_SHA256;
 pub use error::SiteError;
 pub use escape::escape;
 pub use live::{Live, Rebuild};
 pub use output::{PageFile, Site};
-pub use assets::ECHARTS_SHA256;
 pub use render::{Built, Options};
 pub use search::Indexed as SearchIndexed;
 pub use templates::{
@@ -76,16 +74,5 @@ pub fn search_index(
     site: &Site,
     language: &str,
 ) -> Result<(Vec<PageFile>, SearchIndexed), SiteError> {
-    let searched: Vec<(&String, &Bytes, &str)> = site
-        .files
-        .iter()
-        .filter_map(|(path, bytes)| Some((path, bytes, routes::searched(path)?)))
-        .collect();
-    let previous = |path: &str| site.files.get(path).cloned();
-    let indexer = search::Indexer::start(searched.len(), language, &previous);
-    for (rank, (path, html, noun)) in searched.into_iter().enumerate() {
-        let html = std::str::from_utf8(html).unwrap_or_default();
-        indexer.add(rank, search::Record::of(path, noun, html));
-    }
-    indexer.finish()
+    search::index_site(site, language)
 }

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use super::error::SiteError;
 use super::content::{Place, Source};
+use super::error::SiteError;
 use super::markdown::{self, Expansion};
-use super::pages::Catalog;
+use super::pages::{self, Catalog};
 use super::routes::{self, Pages};
 use super::shortcodes::{self, Output, View};
 
@@ -17,10 +17,10 @@ pub fn check_place(catalog: &Catalog, place: &Place, file: &Path) -> Result<(), 
         Place::Home => Ok(()),
         Place::Record(folder, key) => {
             let route = routes::records_in(folder).expect("places are made from routes");
-            let Pages::PerRecord { noun, keys, .. } = &route.pages else {
+            let Pages::PerRecord { noun } = &route.pages else {
                 unreachable!("records_in finds record routes")
             };
-            let known = keys(catalog);
+            let known = (pages::kind(route).keys)(catalog);
             if known.contains(key) {
                 return Ok(());
             }

@@ -11,16 +11,16 @@ use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::content::{self, Content, Place, Source};
-use super::pages::Catalog;
-use super::routes::{self, Job, Pages};
-use super::search;
-use super::shortcodes::View;
-use super::views::Link;
 use super::assets::{ECHARTS, ECHARTS_LICENSE, ECHARTS_NOTICE};
+use super::content::{self, Content, Place, Source};
 use super::error::{SiteError, many};
 use super::output::{self, PageFile, Site};
+use super::pages::{self, Catalog, Page};
+use super::routes::{self, Pages, Route};
+use super::search;
+use super::shortcodes::View;
 use super::urls::Urls;
+use super::views::Link;
 use super::{downloads, links, narrative, sitemap, templates};
 use crate::config::Config;
 use crate::data::{self, Results};
@@ -297,8 +297,9 @@ struct SiteContext {
 }
 
 /// The page-specific part of a page's context.
+/// Beside its `content`, which is its view's.
 #[derive(Debug, Serialize)]
-struct PageContext<T: Serialize> {
+struct PageContext {
     title: String,
     description: String,
     path: String,
@@ -308,11 +309,84 @@ struct PageContext<T: Serialize> {
     /// The machine that measured the page's record, in a report that declares machines.
     #[serde(skip_serializing_if = "Option::is_none")]
     machine: Option<Link>,
-    content: T,
 }
 
-#[derive(Debug, Serialize)]
-struct Empty {}
+impl PageContext {
+    /// What the template gets as `page`: these fields and `content`.
+    fn with(self, content: serde_json::Value) -> serde_json::Value {
+        let mut page = serde_json::to_value(self).expect("plain data serializes");
+        if let serde_json::Value::Object(fields) = &mut page {
+            fields.insert("content".into(), content);
+        }
+        page
+    }
+}
+
+/// One page to render: its kind, the record's index and key, or the free page's source.
+struct Job<'s> {
+    /// The kind.
+    route: &'static Route,
+    /// The record's index in its array (0 for single pages).
+    index: usize,
+    /// The record's key, or the free page's name (empty for single pages).
+    key: String,
+    /// The free page's Markdown.
+    source: Option<&'s Source>,
+}
+
+impl Job<'_> {
+    /// The page's path inside the site.
+    fn path(&self) -> String {
+        self.route.path(&self.key)
+    }
+}
+
+/// Every page of the site, in route-table order: each shown single page, a page per record,
+/// and the free pages.
+fn jobs<'s>(catalog: &Catalog, free: impl Iterator<Item = (&'s str, &'s Source)>) -> Vec<Job<'s>> {
+    let mut jobs = Vec::new();
+    let mut free: Vec<_> = free.collect();
+    for route in routes::ROUTES {
+        let kind = pages::kind(route);
+        match &route.pages {
+            Pages::One => {
+                if (kind.shown)(catalog) {
+                    jobs.push(Job {
+                        route,
+                        index: 0,
+                        key: String::new(),
+                        source: None,
+                    });
+                }
+            }
+            Pages::PerRecord { .. } => {
+                jobs.extend(
+                    (kind.keys)(catalog)
+                        .into_iter()
+                        .enumerate()
+                        .map(|(index, key)| Job {
+                            route,
+                            index,
+                            key,
+                            source: None,
+                        }),
+                );
+            }
+            Pages::Free => {
+                jobs.extend(free.drain(..).map(|(name, source)| Job {
+                    route,
+                    index: 0,
+                    key: name.to_owned(),
+                    source: Some(source),
+                }));
+            }
+        }
+    }
+    jobs
+}
+
+/// Each content file's rendered Markdown, by its place.
+type Narrated<'s> = BTreeMap<Place, (String, &'s Source)>;
 
 /// The narrative HTML of a place and its source, or nothing.
 type Narratives<'s> = dyn Fn(&Place) -> (String, Option<&'s Source>) + Sync + 's;
@@ -323,7 +397,8 @@ pub struct Renderer<'a> {
     urls: Urls,
     catalog: Catalog<'a>,
     tera: &'a tera::Tera,
-    site: SiteContext,
+    /// The `site` every template gets.
+    site: serde_json::Value,
     data_bytes: &'a [Vec<u8>],
     logs: &'a [(String, Vec<u8>)],
     root: &'a Path,
@@ -356,7 +431,7 @@ impl<'a> Renderer<'a> {
             .filter_map(|route| {
                 let text = route.nav?;
                 let shown = match route.pages {
-                    routes::Pages::One { shown } => shown(&catalog),
+                    Pages::One => (pages::kind(route).shown)(&catalog),
                     _ => true,
                 };
                 shown.then(|| Link {
@@ -392,7 +467,7 @@ impl<'a> Renderer<'a> {
             catalog,
             urls,
             tera: &inputs.tera,
-            site,
+            site: serde_json::to_value(site).expect("plain data serializes"),
             data_bytes,
             logs: &inputs.logs,
             root: &inputs.layout.root,
@@ -444,32 +519,9 @@ impl<'a> Renderer<'a> {
         previous: search::Previous<'_>,
         emit: &Emit<'_>,
     ) -> Result<(Vec<ContentLink>, Option<search::Indexed>), SiteError> {
-        let content = self.content;
-        let mut errors = Vec::new();
-        let mut narratives: BTreeMap<Place, (String, &Source)> = BTreeMap::new();
-        let mut content_links = Vec::new();
-        for source in &content.sources {
-            if let Err(error) = narrative::check_place(&self.catalog, &source.place, &source.file) {
-                errors.push(error);
-                continue;
-            }
-            match self.narrative(source) {
-                Ok((html, links)) => {
-                    content_links.extend(
-                        links
-                            .into_iter()
-                            .map(|(url, line)| (source.file.clone(), url, line)),
-                    );
-                    narratives.insert(source.place.clone(), (html, source));
-                }
-                Err(error) => errors.push(error),
-            }
-        }
-        if !errors.is_empty() {
-            return Err(many(errors));
-        }
+        let (narrated, content_links) = self.narrate()?;
         let narrative = |place: &Place| -> (String, Option<&Source>) {
-            match narratives.get(place) {
+            match narrated.get(place) {
                 Some((html, source)) => (html.clone(), Some(*source)),
                 None => (String::new(), None),
             }
@@ -485,16 +537,66 @@ impl<'a> Renderer<'a> {
             }
             emit(path, bytes)
         };
-        let free = narratives
+        let jobs = self.pick(&narrated, sample, &content_links, &put)?;
+        let indexed = self.render_pages(&jobs, sample, previous, &narrative, &put)?;
+        self.put_beside_pages(&put)?;
+        let pages = std::mem::take(&mut *pages.lock().expect("no panic holds the lock"));
+        put(
+            "sitemap.xml".into(),
+            sitemap::sitemap(pages.iter().map(String::as_str), &self.urls).into(),
+        )?;
+        put("robots.txt".into(), sitemap::robots(&self.urls).into())?;
+        Ok((content_links, indexed))
+    }
+
+    /// Every content file's Markdown rendered, by its place, with the site links each holds;
+    /// or every content file that is wrong.
+    fn narrate(&self) -> Result<(Narrated<'_>, Vec<ContentLink>), SiteError> {
+        let mut errors = Vec::new();
+        let mut narrated = BTreeMap::new();
+        let mut content_links = Vec::new();
+        for source in &self.content.sources {
+            if let Err(error) = narrative::check_place(&self.catalog, &source.place, &source.file) {
+                errors.push(error);
+                continue;
+            }
+            match self.narrative(source) {
+                Ok((html, links)) => {
+                    content_links.extend(
+                        links
+                            .into_iter()
+                            .map(|(url, line)| (source.file.clone(), url, line)),
+                    );
+                    narrated.insert(source.place.clone(), (html, source));
+                }
+                Err(error) => errors.push(error),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(many(errors));
+        }
+        Ok((narrated, content_links))
+    }
+
+    /// The pages to render, the kinds with few pages first (the index pages and models are
+    /// the largest, so no core waits on one at the end). With `sample` (`check`), one page of
+    /// each kind and every page the Markdown links into an anchor of; the others are put as
+    /// empty files, for the link check.
+    fn pick<'s>(
+        &self,
+        narrated: &'s Narrated<'s>,
+        sample: Option<&Renderer<'_>>,
+        content_links: &[ContentLink],
+        put: &Emit<'_>,
+    ) -> Result<Vec<Job<'s>>, SiteError> {
+        let free = narrated
             .iter()
             .filter_map(|(place, (_, source))| match place {
                 Place::Free(name) => Some((name.as_str(), *source)),
                 _ => None,
             });
-        let mut jobs = routes::jobs(&self.catalog, free);
+        let mut jobs = jobs(&self.catalog, free);
         if sample.is_some() {
-            // Beside one page of each kind, the pages the Markdown links into an anchor of,
-            // so the anchors are checked as a build checks them.
             let anchored: BTreeSet<String> = content_links
                 .iter()
                 .filter(|(_, url, _)| url.contains('#'))
@@ -502,7 +604,7 @@ impl<'a> Renderer<'a> {
                 .collect();
             let mut seen = BTreeSet::new();
             let (kept, rest): (Vec<_>, Vec<_>) = jobs.into_iter().partition(|job| {
-                matches!(job.route.pages, routes::Pages::Free)
+                matches!(job.route.pages, Pages::Free)
                     || seen.insert(job.route.kind)
                     || anchored.contains(&format!("{}index.html", job.path()))
             });
@@ -511,15 +613,25 @@ impl<'a> Renderer<'a> {
             }
             jobs = kept;
         }
-        // Kinds with few pages (indexes, models) have the largest: start them first, so no
-        // core waits on one at the end.
         let mut per_kind: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for job in &jobs {
             *per_kind.entry(job.route.kind).or_default() += 1;
         }
         jobs.sort_by_key(|job| per_kind[job.route.kind]);
-        // The searched pages, ranked by path, are indexed beside the rendering (not for
-        // `check`'s sample).
+        Ok(jobs)
+    }
+
+    /// Renders the pages on every core, each put as it is done, the searched ones indexed
+    /// beside (not for `check`'s sample); what the index took.
+    fn render_pages<'s>(
+        &self,
+        jobs: &[Job<'s>],
+        sample: Option<&Renderer<'_>>,
+        previous: search::Previous<'_>,
+        narrative: &Narratives<'s>,
+        put: &Emit<'_>,
+    ) -> Result<Option<search::Indexed>, SiteError> {
+        // The searched pages, ranked by path.
         let indexing = self.catalog.search && sample.is_none();
         let mut searched: Vec<String> = match indexing {
             true => jobs
@@ -532,13 +644,12 @@ impl<'a> Renderer<'a> {
         searched.sort();
         let indexer = indexing
             .then(|| search::Indexer::start(searched.len(), &self.config.language, previous));
-        // Pages are independent: render them on every core, each written as it is done.
         jobs.par_iter().try_for_each(|job| {
             let (path, bytes) = match sample {
-                Some(sample) if job.route.is_index() => sample.render_job(job, &narrative),
-                _ => self.render_job(job, &narrative),
+                Some(sample) if job.route.is_index() => sample.render_job(job, narrative),
+                _ => self.render_job(job, narrative),
             }?;
-            if let (Some(indexer), Ok(rank), Pages::PerRecord { noun, .. }) =
+            if let (Some(indexer), Ok(rank), Pages::PerRecord { noun }) =
                 (&indexer, searched.binary_search(&path), &job.route.pages)
             {
                 let html = std::str::from_utf8(&bytes).unwrap_or_default();
@@ -546,17 +657,22 @@ impl<'a> Renderer<'a> {
             }
             put(path, bytes)
         })?;
-        let mut indexed = None;
-        if let Some(indexer) = indexer {
-            let (files, stats) = indexer.finish()?;
-            for (path, bytes) in files {
-                put(path, bytes)?;
-            }
-            indexed = Some(stats);
+        let Some(indexer) = indexer else {
+            return Ok(None);
+        };
+        let (files, indexed) = indexer.finish()?;
+        for (path, bytes) in files {
+            put(path, bytes)?;
         }
+        Ok(Some(indexed))
+    }
+
+    /// The files beside the pages: the 404 page, the theme's static files and ECharts, the
+    /// content's own files, the data downloads and the failures' logs.
+    fn put_beside_pages(&self, put: &Emit<'_>) -> Result<(), SiteError> {
         let not_found = self.render_template(
             "404.html",
-            &PageContext {
+            PageContext {
                 title: "Page not found".into(),
                 description: String::new(),
                 path: "404.html".into(),
@@ -564,8 +680,8 @@ impl<'a> Renderer<'a> {
                 canonical: None,
                 narrative: String::new(),
                 machine: None,
-                content: Empty {},
-            },
+            }
+            .with(serde_json::json!({})),
         )?;
         put("404.html".into(), not_found.into())?;
         for (name, default) in templates::STATIC {
@@ -583,7 +699,7 @@ impl<'a> Renderer<'a> {
             "assets/echarts-NOTICE.txt".into(),
             Bytes::from_static(ECHARTS_NOTICE),
         )?;
-        for asset in &content.assets {
+        for asset in &self.content.assets {
             put(asset.site_path.clone(), asset.bytes.clone().into())?;
         }
         for (machine, bytes) in self.catalog.machines.machines.iter().zip(self.data_bytes) {
@@ -598,14 +714,7 @@ impl<'a> Renderer<'a> {
         for (path, bytes) in self.logs {
             put(downloads::log_path(path), Bytes::copy_from_slice(bytes))?;
         }
-        put(".nojekyll".into(), Bytes::new())?;
-        let pages = std::mem::take(&mut *pages.lock().expect("no panic holds the lock"));
-        put(
-            "sitemap.xml".into(),
-            sitemap::sitemap(pages.iter().map(String::as_str), &self.urls).into(),
-        )?;
-        put("robots.txt".into(), sitemap::robots(&self.urls).into())?;
-        Ok((content_links, indexed))
+        put(".nojekyll".into(), Bytes::new())
     }
 
     /// Renders the one page whose narrative is `source`: its path and bytes, and the site
@@ -631,10 +740,7 @@ impl<'a> Renderer<'a> {
             },
             Place::Record(folder, key) => {
                 let route = routes::records_in(folder).expect("places are made from routes");
-                let routes::Pages::PerRecord { keys, .. } = &route.pages else {
-                    unreachable!("records_in finds record routes")
-                };
-                let index = keys(&self.catalog)
+                let index = (pages::kind(route).keys)(&self.catalog)
                     .iter()
                     .position(|k| k == key)
                     .expect("checked above");
@@ -678,112 +784,79 @@ impl<'a> Renderer<'a> {
             .map_err(|e| templates::chain(&e))
     }
 
-    /// Renders one page of the site: its path and bytes.
+    /// Renders one page of the site: its path and bytes. Its kind makes its view; the view
+    /// goes through the kind's template with the page's narrative, machine and metadata.
     fn render_job<'s>(
         &self,
         job: &Job<'s>,
         narrative: &Narratives<'s>,
     ) -> Result<PageFile, SiteError> {
-        (job.route.render)(&PageBuild {
-            renderer: self,
-            job,
-            narrative,
-        })
+        let kind = pages::kind(job.route);
+        let page = Page::new(
+            &self.catalog,
+            job.index,
+            &job.key,
+            &self.config.title,
+            job.source,
+        );
+        let view = (kind.view)(&page)?;
+        self.render_view(job, narrative, view)
     }
 
-    fn render_template<T: Serialize>(
+    /// A page's view through its kind's template; the narrative's front matter overrides the
+    /// view's title and the site's description.
+    fn render_view<'s>(
         &self,
-        name: &str,
-        page: &PageContext<T>,
-    ) -> Result<String, SiteError> {
-        let mut context = tera::Context::new();
-        context.insert("site", &self.site);
-        context.insert("page", page);
+        job: &Job<'s>,
+        narrative: &Narratives<'s>,
+        view: pages::View,
+    ) -> Result<PageFile, SiteError> {
+        let path = job.path();
+        let place = match &job.route.pages {
+            Pages::PerRecord { .. } => Some(Place::Record(job.route.folder, job.key.clone())),
+            Pages::Free => Some(Place::Free(job.key.clone())),
+            Pages::One if std::ptr::eq(job.route, &routes::HOME) => Some(Place::Home),
+            Pages::One => None,
+        };
+        let (narrative, source) = match &place {
+            Some(place) => narrative(place),
+            None => (String::new(), None),
+        };
+        let machine = match &job.route.pages {
+            Pages::PerRecord { .. } => (pages::kind(job.route).machine)(&self.catalog, job.index),
+            _ => None,
+        };
+        let source = source.or(job.source);
+        let front = source.map(|s| &s.front);
+        let title = front.and_then(|f| f.title.clone()).unwrap_or(view.title);
+        let description = front
+            .and_then(|f| f.description.clone())
+            .unwrap_or_else(|| self.config.description.clone());
+        let html = self.render_template(
+            job.route.template,
+            PageContext {
+                title,
+                description,
+                path: path.clone(),
+                url: self.urls.page(&path),
+                canonical: self.urls.absolute(&path),
+                narrative,
+                machine,
+            }
+            .with(view.content),
+        )?;
+        Ok((format!("{path}index.html"), html.into()))
+    }
+
+    /// Renders template `name` with `site` and `page`.
+    fn render_template(&self, name: &str, page: serde_json::Value) -> Result<String, SiteError> {
+        let context = serde_json::json!({ "site": &self.site, "page": page });
+        let context = tera::Context::from_value(context).expect("an object");
         self.tera
             .render(name, &context)
             .map_err(|error| SiteError::Template {
                 name: name.to_owned(),
                 message: templates::chain(&error),
             })
-    }
-}
-
-/// One page being rendered: what a page kind's `render` gets.
-pub struct PageBuild<'r, 's> {
-    renderer: &'r Renderer<'r>,
-    job: &'r Job<'s>,
-    narrative: &'r Narratives<'s>,
-}
-
-impl PageBuild<'_, '_> {
-    /// The data's look-ups.
-    pub fn catalog(&self) -> &Catalog<'_> {
-        &self.renderer.catalog
-    }
-
-    /// The record's index in its array.
-    pub fn index(&self) -> usize {
-        self.job.index
-    }
-
-    /// The record's key, or the free page's name.
-    pub fn key(&self) -> &str {
-        &self.job.key
-    }
-
-    /// The site's title, from benchsite.toml.
-    pub fn site_title(&self) -> &str {
-        &self.renderer.config.title
-    }
-
-    /// The free page's Markdown, for free pages.
-    pub fn source(&self) -> Option<&Source> {
-        self.job.source
-    }
-
-    /// Renders the page through its kind's template, with `content` and its narrative; the
-    /// narrative's front matter overrides `title`.
-    pub fn render<T: Serialize>(&self, title: String, content: &T) -> Result<PageFile, SiteError> {
-        let job = self.job;
-        let r = self.renderer;
-        let path = job.path();
-        let place = match &job.route.pages {
-            routes::Pages::PerRecord { .. } => {
-                Some(Place::Record(job.route.folder, job.key.clone()))
-            }
-            routes::Pages::Free => Some(Place::Free(job.key.clone())),
-            routes::Pages::One { .. } if std::ptr::eq(job.route, &routes::HOME) => {
-                Some(Place::Home)
-            }
-            routes::Pages::One { .. } => None,
-        };
-        let (narrative, source) = match &place {
-            Some(place) => (self.narrative)(place),
-            None => (String::new(), None),
-        };
-        let machine = match &job.route.pages {
-            routes::Pages::PerRecord { machine, .. } => machine(&r.catalog, job.index),
-            _ => None,
-        };
-        let source = source.or(job.source);
-        let front = source.map(|s| &s.front);
-        let title = front.and_then(|f| f.title.clone()).unwrap_or(title);
-        let description = front
-            .and_then(|f| f.description.clone())
-            .unwrap_or_else(|| r.config.description.clone());
-        let html = r.render_template(
-            job.route.template,
-            &PageContext {
-                title,
-                description,
-                path: path.clone(),
-                url: r.urls.page(&path),
-                canonical: r.urls.absolute(&path),
-                narrative,
-                machine,
-                content,
-            },
-        )?;
-        Ok((format!("{path}index.html"), html.into()))
     }
 }

@@ -35,13 +35,15 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::error::SiteError;
-use super::output::PageFile;
+use super::output::{PageFile, Site};
+use super::routes;
 
 /// The folder of the index inside the site.
 pub const FOLDER: &str = "search/data";
 
-/// The index format. A change of it, of the language or of benchsite's version (with its
-/// commit) makes the next build index every page anew.
+/// The index format: raise it when the rules of [`terms`], [`stem`] or the weights change
+/// (a test of them says so). A change of it, of the language or of benchsite's version makes
+/// the next build index every page anew.
 const FORMAT: u32 = 1;
 
 /// Pages per `p-<n>.json`: a result list of 10 fetches at most 10 of them, about 30 KB each.
@@ -280,7 +282,7 @@ impl<'p> Indexer<'p> {
     pub fn start(count: usize, language: &str, previous: Previous<'p>) -> Indexer<'p> {
         let header = format!(
             "benchsite-search {FORMAT} {language} {}",
-            env!("BENCHSITE_VERSION")
+            env!("CARGO_PKG_VERSION")
         );
         let earlier = Earlier::read(previous, &header);
         let known = earlier
@@ -496,6 +498,23 @@ fn patched(
     Some(shards)
 }
 
+/// The index of a rendered site's searched pages, made alone (a build makes it beside the
+/// rendering), reusing what it can of the index the site already holds.
+pub fn index_site(site: &Site, language: &str) -> Result<(Vec<PageFile>, Indexed), SiteError> {
+    let searched: Vec<(&String, &Bytes, &str)> = site
+        .files
+        .iter()
+        .filter_map(|(path, bytes)| Some((path, bytes, routes::searched(path)?)))
+        .collect();
+    let previous = |path: &str| site.files.get(path).cloned();
+    let indexer = Indexer::start(searched.len(), language, &previous);
+    for (rank, (path, html, noun)) in searched.into_iter().enumerate() {
+        let html = std::str::from_utf8(html).unwrap_or_default();
+        indexer.add(rank, Record::of(path, noun, html));
+    }
+    indexer.finish()
+}
+
 /// The text of some HTML: tags dropped (each a word break), the entities the site writes
 /// decoded, white space collapsed.
 fn text(html: &str) -> String {
@@ -586,6 +605,8 @@ mod tests {
     }
 
     #[test]
+    /// When this test must change, so must [`FORMAT`]: an index made by the old rules would
+    /// otherwise be reused.
     fn words_are_stemmed_and_compounds_kept_whole() {
         assert_eq!(
             terms(

@@ -71,7 +71,10 @@ impl Table {
             attribute(&mut html, "id", &row.id);
             attribute(&mut html, "class", &row.class);
             for (name, value) in attributes.get(i).into_iter().flatten() {
-                html.push_str(&format!(" data-{name}=\"{}\"", super::escape::escape(value)));
+                html.push_str(&format!(
+                    " data-{name}=\"{}\"",
+                    super::escape::escape(value)
+                ));
             }
             html.push('>');
             let numeric = self
@@ -88,9 +91,10 @@ impl Table {
                 html.push('>');
                 let text = super::escape::escape(&cell.text);
                 match cell.href.as_deref().filter(|h| !h.is_empty()) {
-                    Some(href) => {
-                        html.push_str(&format!("<a href=\"{}\">{text}</a>", super::escape::escape(href)))
-                    }
+                    Some(href) => html.push_str(&format!(
+                        "<a href=\"{}\">{text}</a>",
+                        super::escape::escape(href)
+                    )),
                     None => html.push_str(&text),
                 }
                 if let Some(warning) = cell.warning.as_deref().filter(|w| !w.is_empty()) {

@@ -3,11 +3,9 @@
 use serde::Serialize;
 
 use super::super::charts::LineSeries;
-use super::super::render::PageBuild;
-use super::super::views::{Cell, Chart, Column, Link, Row, Table};
 use super::super::error::SiteError;
-use super::super::output::PageFile;
-use super::{Catalog, level_value};
+use super::super::views::{Cell, Chart, Column, Link, Row, Table};
+use super::{Catalog, Page, View, level_value};
 use crate::compare::{Ablation, Kind};
 use crate::data::figures;
 use crate::format::{count, figure};
@@ -181,6 +179,6 @@ pub struct SweepAblation {
 }
 
 /// Renders the ablations page.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
-    page.render("One-knob ablations".into(), &self::page(page.catalog()))
+pub fn view(page: &Page) -> Result<View, SiteError> {
+    View::new("One-knob ablations".into(), &self::page(page.catalog()))
 }

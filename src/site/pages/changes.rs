@@ -2,10 +2,9 @@
 
 use serde::Serialize;
 
-use super::super::render::PageBuild;
-use super::super::views::{Cell, Column, Link, Row, Table};
 use super::super::error::SiteError;
-use super::super::output::PageFile;
+use super::super::views::{Cell, Column, Link, Row, Table};
+use super::{Page, View};
 use crate::compare;
 use crate::data;
 use crate::format::figure;
@@ -101,7 +100,7 @@ pub fn machine_changes(diff: &compare::Diff, baseline: &str, threshold: f64) -> 
 }
 
 /// Renders the changes page: each machine's document against its baseline.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let machines = c
         .baselines
@@ -123,5 +122,5 @@ pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
     } else {
         "Changes since the baseline"
     };
-    page.render(title.into(), &ChangesPage { machines })
+    View::new(title.into(), &ChangesPage { machines })
 }

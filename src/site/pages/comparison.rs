@@ -4,11 +4,9 @@ use serde::Serialize;
 
 use super::super::charts::{self, LineSeries};
 use super::super::downloads;
-use super::super::render::PageBuild;
-use super::super::views::{Cell, Chart, Column, Fact, Link, Row, Table};
 use super::super::error::SiteError;
-use super::super::output::PageFile;
-use super::{Catalog, Related, opt};
+use super::super::views::{Cell, Chart, Column, Fact, Link, Row, Table};
+use super::{Catalog, Page, Related, View, opt};
 use crate::compare::Kind;
 use crate::data::Divergence;
 use crate::format::{MISSING, count, figure, switch};
@@ -292,8 +290,8 @@ pub struct ComparisonPage {
 }
 
 /// Renders a comparison's page.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let view = self::page(c, &c.doc.divergence[page.index()]);
-    page.render(view.title.clone(), &view)
+    View::new(view.title.clone(), &view)
 }

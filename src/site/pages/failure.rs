@@ -2,11 +2,9 @@
 
 use serde::Serialize;
 
-use super::super::render::PageBuild;
-use super::super::views::{Fact, Link};
 use super::super::error::SiteError;
-use super::super::output::PageFile;
-use super::{Catalog, Related, provenance_facts};
+use super::super::views::{Fact, Link};
+use super::{Catalog, Page, Related, View, provenance_facts};
 use crate::data::{Failure, rules};
 use crate::format::figure;
 
@@ -76,8 +74,8 @@ pub struct FailurePage {
 }
 
 /// Renders a failure's page.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let view = self::page(c, &c.doc.failures[page.index()]);
-    page.render(view.title.clone(), &view)
+    View::new(view.title.clone(), &view)
 }

@@ -3,11 +3,9 @@
 use serde::Serialize;
 
 use super::super::downloads;
-use super::super::render::PageBuild;
-use super::super::views::{Cell, Column, Link, Row, Table};
 use super::super::error::SiteError;
-use super::super::output::PageFile;
-use super::{Catalog, opt, opt_cell};
+use super::super::views::{Cell, Column, Link, Row, Table};
+use super::{Catalog, Page, View, opt, opt_cell};
 use crate::data::Failure;
 use crate::format::figure;
 
@@ -69,11 +67,11 @@ pub fn links(c: &Catalog) -> Vec<Link> {
 }
 
 /// Renders the failures index.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let index = FailuresIndex {
         failures: table(c),
         list: links(c),
     };
-    page.render("Failures".into(), &index)
+    View::new("Failures".into(), &index)
 }

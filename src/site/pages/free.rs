@@ -2,21 +2,20 @@
 
 use serde::Serialize;
 
-use super::super::render::PageBuild;
 use super::super::error::SiteError;
-use super::super::output::PageFile;
+use super::{Page, View};
 
 /// A free page has no content but its narrative.
 #[derive(Debug, Serialize)]
 struct Empty {}
 
 /// Renders a free page.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+pub fn view(page: &Page) -> Result<View, SiteError> {
     let source = page.source().expect("free pages have their Markdown");
     let title = source
         .front
         .title
         .clone()
         .unwrap_or_else(|| page.key().to_owned());
-    page.render(title, &Empty {})
+    View::new(title, &Empty {})
 }

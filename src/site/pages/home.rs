@@ -3,12 +3,10 @@
 use serde::Serialize;
 
 use super::super::downloads;
-use super::super::render::PageBuild;
+use super::super::error::SiteError;
 use super::super::routes;
 use super::super::views::{Chart, Fact, Link, Table};
-use super::super::error::SiteError;
-use super::super::output::PageFile;
-use super::{Catalog, runs};
+use super::{Catalog, Page, View, runs};
 use crate::data::{Hardware, Software};
 use crate::format::{MISSING, count};
 
@@ -108,7 +106,7 @@ fn sections(c: &Catalog) -> Vec<Link> {
     let mut sections: Vec<Link> = routes::ROUTES
         .iter()
         .filter_map(|route| {
-            let note = route.section?(c);
+            let note = super::kind(route).section?(c);
             Some(Link {
                 text: route.nav?.into(),
                 href: c.urls.page(&route.path("")),
@@ -139,7 +137,7 @@ fn sections(c: &Catalog) -> Vec<Link> {
 }
 
 /// Renders the home page.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let home = Home {
         hardware: hardware(&c.doc.hardware),
@@ -164,5 +162,5 @@ pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
             })
             .collect(),
     };
-    page.render(page.site_title().to_owned(), &home)
+    View::new(page.site_title().to_owned(), &home)
 }

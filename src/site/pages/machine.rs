@@ -5,11 +5,9 @@
 use serde::Serialize;
 
 use super::super::downloads;
-use super::super::render::PageBuild;
-use super::super::views::{Fact, Link, Table};
 use super::super::error::SiteError;
-use super::super::output::PageFile;
-use super::{Catalog, failures, home, quality, runs, sweeps};
+use super::super::views::{Fact, Link, Table};
+use super::{Catalog, Page, View, failures, home, quality, runs, sweeps};
 use crate::compare;
 use crate::data::{Divergence, Failure, Jitter, Run, Sweep};
 
@@ -97,7 +95,7 @@ pub fn page(c: &Catalog, index: usize) -> MachinePage {
 }
 
 /// Renders a machine's page.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+pub fn view(page: &Page) -> Result<View, SiteError> {
     let view = self::page(page.catalog(), page.index());
-    page.render(view.title.clone(), &view)
+    View::new(view.title.clone(), &view)
 }

@@ -3,11 +3,9 @@
 
 use serde::Serialize;
 
-use super::super::render::PageBuild;
-use super::super::views::Table;
 use super::super::error::SiteError;
-use super::super::output::PageFile;
-use super::{Catalog, Model, failures, quality, runs, sweeps};
+use super::super::views::Table;
+use super::{Catalog, Model, Page, View, failures, quality, runs, sweeps};
 
 /// A model's page.
 #[derive(Debug, Serialize)]
@@ -56,10 +54,10 @@ pub fn page(c: &Catalog, model: &Model) -> ModelPage {
 }
 
 /// Renders a model's page.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let view = self::page(c, &c.models()[page.index()]);
-    page.render(view.title.clone(), &view)
+    View::new(view.title.clone(), &view)
 }
 
 #[cfg(test)]

@@ -4,12 +4,10 @@ use serde::Serialize;
 
 use super::super::charts::{self, ScatterGroup};
 use super::super::downloads;
-use super::super::filters::{self, FilteredTable};
-use super::super::render::PageBuild;
-use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::super::error::SiteError;
-use super::super::output::PageFile;
-use super::{Catalog, most_recent, opt_cell};
+use super::super::filters::{self, FilteredTable};
+use super::super::views::{Cell, Chart, Column, Row, Table};
+use super::{Catalog, Page, View, most_recent, opt_cell};
 use crate::data::{Divergence, Jitter, Results, Run};
 use crate::format::{count, figure};
 
@@ -343,7 +341,7 @@ fn comparison_class(d: &Divergence) -> Option<String> {
 }
 
 /// Renders the quality index.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let index = QualityIndex {
         heatmap: heatmap(c),
@@ -356,5 +354,5 @@ pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
         ),
         jitter: jitter_table(c),
     };
-    page.render("Quality".into(), &index)
+    View::new("Quality".into(), &index)
 }

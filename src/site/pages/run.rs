@@ -2,12 +2,10 @@
 
 use serde::Serialize;
 
-use super::super::render::PageBuild;
+use super::super::error::SiteError;
 use super::super::routes;
 use super::super::views::{Cell, Column, Fact, Link, Row, Table};
-use super::super::error::SiteError;
-use super::super::output::PageFile;
-use super::{Catalog, Related, opt};
+use super::{Catalog, Page, Related, View, opt};
 use crate::compare::Kind;
 use crate::data::{Run, rules};
 use crate::format::{count, figure, percent, switch};
@@ -343,8 +341,8 @@ pub struct RunQuality {
 }
 
 /// Renders a run's page.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let view = self::page(c, &c.doc.runs[page.index()]);
-    page.render(view.title.clone(), &view)
+    View::new(view.title.clone(), &view)
 }

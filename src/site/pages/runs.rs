@@ -4,12 +4,10 @@ use serde::Serialize;
 
 use super::super::charts;
 use super::super::downloads;
-use super::super::filters::{self, FilteredTable};
-use super::super::render::PageBuild;
-use super::super::views::{Cell, Chart, Column, Fact, Row, Table};
 use super::super::error::SiteError;
-use super::super::output::PageFile;
-use super::{Catalog, most_recent, value_cell};
+use super::super::filters::{self, FilteredTable};
+use super::super::views::{Cell, Chart, Column, Fact, Row, Table};
+use super::{Catalog, Page, View, most_recent, value_cell};
 use crate::data::{Run, figures};
 use crate::format::{figure, switch};
 
@@ -168,7 +166,7 @@ pub fn method(c: &Catalog) -> Vec<Fact> {
 }
 
 /// Renders the runs index.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let index = RunsIndex {
         decode_chart: decode_chart(c),
@@ -178,5 +176,5 @@ pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
         ),
         method: method(c),
     };
-    page.render("Runs".into(), &index)
+    View::new("Runs".into(), &index)
 }

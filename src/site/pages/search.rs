@@ -3,15 +3,14 @@
 
 use serde::Serialize;
 
-use super::super::render::PageBuild;
 use super::super::error::SiteError;
-use super::super::output::PageFile;
+use super::{Page, View};
 
 /// The search page has no content but the UI its template loads.
 #[derive(Debug, Serialize)]
 struct Empty {}
 
 /// Renders the search page.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
-    page.render("Search".to_owned(), &Empty {})
+pub fn view(_: &Page) -> Result<View, SiteError> {
+    View::new("Search".to_owned(), &Empty {})
 }

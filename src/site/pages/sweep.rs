@@ -4,11 +4,9 @@ use serde::Serialize;
 
 use super::super::charts::LineSeries;
 use super::super::downloads;
-use super::super::render::PageBuild;
-use super::super::views::{Chart, Column, Fact, Link, Row, Table};
 use super::super::error::SiteError;
-use super::super::output::PageFile;
-use super::{Catalog, Related, opt, points, value_cell};
+use super::super::views::{Chart, Column, Fact, Link, Row, Table};
+use super::{Catalog, Page, Related, View, opt, points, value_cell};
 use crate::compare::Kind;
 use crate::data::Sweep;
 use crate::data::figures;
@@ -202,8 +200,8 @@ pub struct SweepPage {
 }
 
 /// Renders a sweep's page.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let view = self::page(c, &c.doc.sweeps[page.index()]);
-    page.render(view.title.clone(), &view)
+    View::new(view.title.clone(), &view)
 }

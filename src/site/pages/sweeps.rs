@@ -4,12 +4,10 @@ use serde::Serialize;
 
 use super::super::charts::LineSeries;
 use super::super::downloads;
-use super::super::filters::{self, FilteredTable};
-use super::super::render::PageBuild;
-use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::super::error::SiteError;
-use super::super::output::PageFile;
-use super::{Catalog, most_recent, opt_cell, points};
+use super::super::filters::{self, FilteredTable};
+use super::super::views::{Cell, Chart, Column, Row, Table};
+use super::{Catalog, Page, View, most_recent, opt_cell, points};
 use crate::data::{Sweep, figures};
 use crate::format::{count, figure};
 
@@ -126,7 +124,7 @@ pub fn table_of(c: &Catalog, records: impl IntoIterator<Item = usize>) -> Table 
 }
 
 /// Renders the sweeps index.
-pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
+pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let index = SweepsIndex {
         charts: overlays(c),
@@ -135,5 +133,5 @@ pub fn render(page: &PageBuild) -> Result<PageFile, SiteError> {
             (0..c.doc.sweeps.len()).map(|i| c.sweep_facets(i)).collect(),
         ),
     };
-    page.render("Sweeps".into(), &index)
+    View::new("Sweeps".into(), &index)
 }
