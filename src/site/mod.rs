@@ -7,6 +7,7 @@
 //! under `pages/`.
 
 mod assets;
+mod catalog;
 mod charts;
 mod content;
 mod downloads;

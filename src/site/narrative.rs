@@ -3,10 +3,11 @@
 
 use std::path::Path;
 
+use super::catalog::Catalog;
 use super::content::{Place, Source};
 use super::error::SiteError;
 use super::markdown::{self, Expansion};
-use super::pages::{self, Catalog};
+use super::pages;
 use super::routes::{self, Pages};
 use super::shortcodes::{self, Output, View};
 

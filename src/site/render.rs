@@ -12,10 +12,11 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::assets::{ECHARTS, ECHARTS_LICENSE, ECHARTS_NOTICE};
+use super::catalog::{Baseline, Catalog};
 use super::content::{self, Content, Place, Source};
 use super::error::{SiteError, many};
 use super::output::{self, PageFile, Site};
-use super::pages::{self, Catalog, Page};
+use super::pages::{self, Page};
 use super::routes::{self, Pages, Route};
 use super::search;
 use super::shortcodes::View;
@@ -34,16 +35,6 @@ pub struct Options {
     pub base_url: Option<String>,
     /// Include pages marked `draft = true`.
     pub drafts: bool,
-}
-
-/// A document `/changes/` compares a machine's against.
-pub struct Baseline {
-    /// The machine's index in [`Documents::machines`].
-    pub machine: usize,
-    /// Its path, as configured.
-    pub path: String,
-    /// The document.
-    pub doc: Results,
 }
 
 /// Everything a site is rendered from, read and validated once.

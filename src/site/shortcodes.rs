@@ -4,8 +4,9 @@
 
 use serde::Serialize;
 
+use super::catalog::Catalog;
 use super::markdown::{Arg, Shortcode};
-use super::pages::{Catalog, failures, home, quality, runs, sweep, sweeps};
+use super::pages::{failures, home, quality, runs, sweep, sweeps};
 use super::views;
 use crate::data::figures::{self, Value};
 use crate::format::{self, MISSING};

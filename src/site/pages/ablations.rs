@@ -2,10 +2,12 @@
 
 use serde::Serialize;
 
+use super::super::catalog::Catalog;
 use super::super::charts::LineSeries;
 use super::super::error::SiteError;
 use super::super::views::{Cell, Chart, Column, Link, Row, Table};
-use super::{Catalog, Page, View, level_value};
+use super::page::{Page, View};
+use super::shared::level_value;
 use crate::compare::{Ablation, Kind};
 use crate::data::figures;
 use crate::format::{count, figure};

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::super::error::SiteError;
 use super::super::views::{Cell, Column, Link, Row, Table};
-use super::{Page, View};
+use super::page::{Page, View};
 use crate::compare;
 use crate::data;
 use crate::format::figure;

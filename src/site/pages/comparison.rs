@@ -2,18 +2,20 @@
 
 use serde::Serialize;
 
+use super::super::catalog::{Catalog, Related};
 use super::super::charts::{self, LineSeries};
 use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::views::{Cell, Chart, Column, Fact, Link, Row, Table};
-use super::{Catalog, Page, Related, View, opt};
+use super::page::{Page, View};
+use super::shared::opt;
 use crate::compare::Kind;
 use crate::data::Divergence;
 use crate::format::{MISSING, count, figure, switch};
 
 /// One comparison's page.
 pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
-    let index = super::index_in(&c.doc.divergence, d);
+    let index = super::super::catalog::index_in(&c.doc.divergence, d);
     let tf = &d.teacher_forced;
     let g = &d.generation;
     let both = |label: &str, a: String, b: String| Row {
@@ -235,7 +237,7 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
         facts.push(Fact::new("Notes", notes.clone()));
     }
     ComparisonPage {
-        provenance: super::provenance_facts(d.provenance.as_ref()),
+        provenance: super::shared::provenance_facts(d.provenance.as_ref()),
         slug: d.slug(),
         title: d.label.clone(),
         suspect: d.suspect.clone(),

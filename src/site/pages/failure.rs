@@ -2,9 +2,11 @@
 
 use serde::Serialize;
 
+use super::super::catalog::{Catalog, Related};
 use super::super::error::SiteError;
 use super::super::views::{Fact, Link};
-use super::{Catalog, Page, Related, View, provenance_facts};
+use super::page::{Page, View};
+use super::shared::provenance_facts;
 use crate::data::{Failure, rules};
 use crate::format::figure;
 

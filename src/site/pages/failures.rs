@@ -2,10 +2,12 @@
 
 use serde::Serialize;
 
+use super::super::catalog::Catalog;
 use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::views::{Cell, Column, Link, Row, Table};
-use super::{Catalog, Page, View, opt, opt_cell};
+use super::page::{Page, View};
+use super::shared::{opt, opt_cell};
 use crate::data::Failure;
 use crate::format::figure;
 

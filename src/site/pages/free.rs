@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::super::error::SiteError;
-use super::{Page, View};
+use super::page::{Page, View};
 
 /// A free page has no content but its narrative.
 #[derive(Debug, Serialize)]

@@ -2,11 +2,13 @@
 
 use serde::Serialize;
 
+use super::super::catalog::Catalog;
 use super::super::downloads;
 use super::super::error::SiteError;
-use super::super::routes;
+use super::super::routes::{self, Route};
 use super::super::views::{Chart, Fact, Link, Table};
-use super::{Catalog, Page, View, runs};
+use super::page::{Page, View};
+use super::runs;
 use crate::data::{Hardware, Software};
 use crate::format::{MISSING, count};
 
@@ -101,12 +103,40 @@ pub fn software(s: &Software) -> Vec<Fact> {
     facts
 }
 
+/// The line of `route` on the home page's list of sections, with what it holds.
+fn section(route: &Route) -> Option<fn(&Catalog) -> String> {
+    Some(match route.kind {
+        "runs" => |c| {
+            format!(
+                "{} measured configurations, one page each",
+                c.doc.runs.len()
+            )
+        },
+        "sweeps" => |c| format!("{} concurrency sweeps", c.doc.sweeps.len()),
+        "quality" => |c| {
+            format!(
+                "{} comparisons and {} jitter measurements",
+                c.doc.divergence.len(),
+                c.doc.jitter.len()
+            )
+        },
+        "failures" => |c| format!("{} configurations that did not run", c.doc.failures.len()),
+        "ablations" => |c| {
+            format!(
+                "{} pairs of records that differ in exactly one setting",
+                c.ablation_count()
+            )
+        },
+        _ => return None,
+    })
+}
+
 /// The sections of the report, each with what it holds, and the data downloads.
 fn sections(c: &Catalog) -> Vec<Link> {
     let mut sections: Vec<Link> = routes::ROUTES
         .iter()
         .filter_map(|route| {
-            let note = super::kind(route).section?(c);
+            let note = section(route)?(c);
             Some(Link {
                 text: route.nav?.into(),
                 href: c.urls.page(&route.path("")),

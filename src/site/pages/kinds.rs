@@ -2,12 +2,14 @@
 //! its records, the machine a record page names, its line on the home page, and its view.
 //! [`kind`] finds a route's; a test holds every route to one.
 
+use super::super::catalog::Catalog;
 use super::super::error::SiteError;
 use super::super::routes::{self, Route};
 use super::super::views::Link;
+use super::page::{Page, View};
 use super::{
-    Catalog, Page, View, ablations, changes, comparison, failure, failures, free, home, machine,
-    model, quality, run, runs, search, sweep, sweeps,
+    ablations, changes, comparison, failure, failures, free, home, machine, model, quality, run,
+    runs, search, sweep, sweeps,
 };
 use crate::data::{Divergence, Failure, Record, Run, Sweep};
 
@@ -22,8 +24,6 @@ pub struct PageKind {
     /// The page of the machine that measured record `index`, in a report that declares
     /// machines.
     pub machine: fn(&Catalog, usize) -> Option<Link>,
-    /// Its line on the home page's list of sections, with what it holds.
-    pub section: Option<fn(&Catalog) -> String>,
     /// What one of its pages shows.
     pub view: fn(&Page) -> Result<View, SiteError>,
 }
@@ -76,7 +76,6 @@ static HOME: PageKind = PageKind {
     shown: always,
     keys: no_keys,
     machine: no_machine,
-    section: None,
     view: home::view,
 };
 
@@ -86,12 +85,6 @@ static RUNS: PageKind = PageKind {
     shown: always,
     keys: no_keys,
     machine: no_machine,
-    section: Some(|c| {
-        format!(
-            "{} measured configurations, one page each",
-            c.doc.runs.len()
-        )
-    }),
     view: runs::view,
 };
 
@@ -101,7 +94,6 @@ static RUN: PageKind = PageKind {
     shown: always,
     keys: |c| c.doc.runs.iter().map(|r| r.id.to_string()).collect(),
     machine: machine_of::<Run>,
-    section: None,
     view: run::view,
 };
 
@@ -111,7 +103,6 @@ static SWEEPS: PageKind = PageKind {
     shown: always,
     keys: no_keys,
     machine: no_machine,
-    section: Some(|c| format!("{} concurrency sweeps", c.doc.sweeps.len())),
     view: sweeps::view,
 };
 
@@ -121,7 +112,6 @@ static SWEEP: PageKind = PageKind {
     shown: always,
     keys: |c| c.doc.sweeps.iter().map(|s| s.slug()).collect(),
     machine: machine_of::<Sweep>,
-    section: None,
     view: sweep::view,
 };
 
@@ -131,13 +121,6 @@ static QUALITY: PageKind = PageKind {
     shown: always,
     keys: no_keys,
     machine: no_machine,
-    section: Some(|c| {
-        format!(
-            "{} comparisons and {} jitter measurements",
-            c.doc.divergence.len(),
-            c.doc.jitter.len()
-        )
-    }),
     view: quality::view,
 };
 
@@ -147,7 +130,6 @@ static COMPARISON: PageKind = PageKind {
     shown: always,
     keys: |c| c.doc.divergence.iter().map(|d| d.slug()).collect(),
     machine: machine_of::<Divergence>,
-    section: None,
     view: comparison::view,
 };
 
@@ -157,7 +139,6 @@ static FAILURES: PageKind = PageKind {
     shown: always,
     keys: no_keys,
     machine: no_machine,
-    section: Some(|c| format!("{} configurations that did not run", c.doc.failures.len())),
     view: failures::view,
 };
 
@@ -167,7 +148,6 @@ static FAILURE: PageKind = PageKind {
     shown: always,
     keys: |c| c.doc.failures.iter().map(|f| f.id.to_string()).collect(),
     machine: machine_of::<Failure>,
-    section: None,
     view: failure::view,
 };
 
@@ -182,7 +162,6 @@ static MODEL: PageKind = PageKind {
             .collect()
     },
     machine: no_machine,
-    section: None,
     view: model::view,
 };
 
@@ -198,7 +177,6 @@ static MACHINE: PageKind = PageKind {
         }
     },
     machine: no_machine,
-    section: None,
     view: machine::view,
 };
 
@@ -208,12 +186,6 @@ static ABLATIONS: PageKind = PageKind {
     shown: always,
     keys: no_keys,
     machine: no_machine,
-    section: Some(|c| {
-        format!(
-            "{} pairs of records that differ in exactly one setting",
-            c.ablation_count()
-        )
-    }),
     view: ablations::view,
 };
 
@@ -223,7 +195,6 @@ static CHANGES: PageKind = PageKind {
     shown: |c| !c.baselines.is_empty(),
     keys: no_keys,
     machine: no_machine,
-    section: None,
     view: changes::view,
 };
 
@@ -233,7 +204,6 @@ static FREE: PageKind = PageKind {
     shown: always,
     keys: no_keys,
     machine: no_machine,
-    section: None,
     view: free::view,
 };
 
@@ -243,7 +213,6 @@ static SEARCH: PageKind = PageKind {
     shown: |c| c.search,
     keys: no_keys,
     machine: no_machine,
-    section: None,
     view: search::view,
 };
 

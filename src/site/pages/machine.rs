@@ -4,10 +4,12 @@
 
 use serde::Serialize;
 
+use super::super::catalog::Catalog;
 use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::views::{Fact, Link, Table};
-use super::{Catalog, Page, View, failures, home, quality, runs, sweeps};
+use super::page::{Page, View};
+use super::{failures, home, quality, runs, sweeps};
 use crate::compare;
 use crate::data::{Divergence, Failure, Jitter, Run, Sweep};
 

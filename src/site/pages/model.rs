@@ -3,9 +3,11 @@
 
 use serde::Serialize;
 
+use super::super::catalog::{Catalog, Model};
 use super::super::error::SiteError;
 use super::super::views::Table;
-use super::{Catalog, Model, Page, View, failures, quality, runs, sweeps};
+use super::page::{Page, View};
+use super::{failures, quality, runs, sweeps};
 
 /// A model's page.
 #[derive(Debug, Serialize)]

@@ -2,12 +2,14 @@
 
 use serde::Serialize;
 
+use super::super::catalog::Catalog;
 use super::super::charts::{self, ScatterGroup};
 use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::filters::{self, FilteredTable};
 use super::super::views::{Cell, Chart, Column, Row, Table};
-use super::{Catalog, Page, View, most_recent, opt_cell};
+use super::page::{Page, View};
+use super::shared::{most_recent, opt_cell};
 use crate::data::{Divergence, Jitter, Results, Run};
 use crate::format::{count, figure};
 

@@ -2,10 +2,12 @@
 
 use serde::Serialize;
 
+use super::super::catalog::{Catalog, Related};
 use super::super::error::SiteError;
 use super::super::routes;
 use super::super::views::{Cell, Column, Fact, Link, Row, Table};
-use super::{Catalog, Page, Related, View, opt};
+use super::page::{Page, View};
+use super::shared::opt;
 use crate::compare::Kind;
 use crate::data::{Run, rules};
 use crate::format::{count, figure, percent, switch};
@@ -118,7 +120,7 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
     });
     let launch = launch(c, run);
     RunPage {
-        provenance: super::provenance_facts(run.provenance.as_ref()),
+        provenance: super::shared::provenance_facts(run.provenance.as_ref()),
         id: run.id.to_string(),
         title: format!("{} ({})", run.id, run.model),
         figures,

@@ -2,12 +2,14 @@
 
 use serde::Serialize;
 
+use super::super::catalog::Catalog;
 use super::super::charts;
 use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::filters::{self, FilteredTable};
 use super::super::views::{Cell, Chart, Column, Fact, Row, Table};
-use super::{Catalog, Page, View, most_recent, value_cell};
+use super::page::{Page, View};
+use super::shared::{most_recent, value_cell};
 use crate::data::{Run, figures};
 use crate::format::{figure, switch};
 

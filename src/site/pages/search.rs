@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::super::error::SiteError;
-use super::{Page, View};
+use super::page::{Page, View};
 
 /// The search page has no content but the UI its template loads.
 #[derive(Debug, Serialize)]

@@ -2,11 +2,13 @@
 
 use serde::Serialize;
 
+use super::super::catalog::{Catalog, Related};
 use super::super::charts::LineSeries;
 use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::views::{Chart, Column, Fact, Link, Row, Table};
-use super::{Catalog, Page, Related, View, opt, points, value_cell};
+use super::page::{Page, View};
+use super::shared::{opt, points, value_cell};
 use crate::compare::Kind;
 use crate::data::Sweep;
 use crate::data::figures;
@@ -157,7 +159,7 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
         facts.push(Fact::new("Notes", notes.clone()));
     }
     SweepPage {
-        provenance: super::provenance_facts(sweep.provenance.as_ref()),
+        provenance: super::shared::provenance_facts(sweep.provenance.as_ref()),
         slug: sweep.slug(),
         title: sweep.label.clone(),
         facts,
@@ -170,7 +172,10 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
         levels: levels_table(c, sweep),
         runs: c.related_runs(&sweep.model, |_| false),
         model_page: c.model_link(&sweep.model),
-        ablations: c.ablation_links(Kind::Sweep, super::index_in(&c.doc.sweeps, sweep)),
+        ablations: c.ablation_links(
+            Kind::Sweep,
+            super::super::catalog::index_in(&c.doc.sweeps, sweep),
+        ),
     }
 }
 

@@ -2,12 +2,14 @@
 
 use serde::Serialize;
 
+use super::super::catalog::Catalog;
 use super::super::charts::LineSeries;
 use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::filters::{self, FilteredTable};
 use super::super::views::{Cell, Chart, Column, Row, Table};
-use super::{Catalog, Page, View, most_recent, opt_cell, points};
+use super::page::{Page, View};
+use super::shared::{most_recent, opt_cell, points};
 use crate::data::{Sweep, figures};
 use crate::format::{count, figure};
 

@@ -1,0 +1,91 @@
+//! The one-knob pairs of the document, and links to them.
+
+use crate::compare::{self, Ablation, Kind};
+use crate::data::{self, Divergence, Run, Sweep};
+
+use super::super::routes;
+use super::super::views::Link;
+use super::links::{RELATED, Related};
+use super::records::Catalog;
+
+impl<'a> Catalog<'a> {
+    /// How many one-knob pairs the document has.
+    pub fn ablation_count(&self) -> usize {
+        self.ablations().len()
+    }
+
+    pub fn ablations(&self) -> &[Ablation] {
+        self.ablations.get_or_init(|| {
+            compare::ablations_across(self.doc, self.profiles, |kind, index| {
+                let machine = match kind {
+                    Kind::Run => self.machine_of::<Run>(index),
+                    Kind::Sweep => self.machine_of::<Sweep>(index),
+                    Kind::Comparison => self.machine_of::<Divergence>(index),
+                };
+                machine.map(|m| m.slug.as_str())
+            })
+        })
+    }
+
+    /// The anchor of a pair on the ablations page.
+    pub fn ablation_id(&self, ablation: &Ablation) -> String {
+        let kind = match ablation.kind {
+            Kind::Run => "run",
+            Kind::Sweep => "sweep",
+            Kind::Comparison => "comparison",
+        };
+        let (a, _) = self.record(ablation.kind, ablation.a);
+        let (b, _) = self.record(ablation.kind, ablation.b);
+        format!("{kind}-{}-vs-{}", data::slugify(&a), data::slugify(&b))
+    }
+
+    /// `seqs: 8 → 32`.
+    pub fn ablation_change(ablation: &Ablation) -> String {
+        format!("{}: {} → {}", ablation.setting, ablation.from, ablation.to)
+    }
+
+    /// Links to the pairs record `index` of `kind` is part of: a handful, the rest on the
+    /// ablations page.
+    pub fn ablation_links(&self, kind: Kind, index: Option<usize>) -> Related {
+        let mut links = self.all_ablation_links(kind, index);
+        let total = links.len();
+        links.truncate(RELATED);
+        Related {
+            links,
+            more: (total > RELATED).then(|| Link {
+                text: format!("all {total} pairs on the ablations page"),
+                href: self.urls.page(&routes::ABLATIONS.path("")),
+                note: None,
+                warning: None,
+            }),
+        }
+    }
+
+    pub(super) fn all_ablation_links(&self, kind: Kind, index: Option<usize>) -> Vec<Link> {
+        let Some(index) = index else {
+            return Vec::new();
+        };
+        self.ablations()
+            .iter()
+            .filter(|ab| ab.kind == kind && (ab.a == index || ab.b == index))
+            .map(|ab| {
+                let other = if ab.a == index { ab.b } else { ab.a };
+                self.ablation_link(ab, format!("against {}", self.record(kind, other).0))
+            })
+            .collect()
+    }
+
+    /// A link called `text` to a pair on the ablations page, noting its change.
+    pub fn ablation_link(&self, ablation: &Ablation, text: String) -> Link {
+        Link {
+            text,
+            href: format!(
+                "{}#{}",
+                self.urls.page(&routes::ABLATIONS.path("")),
+                self.ablation_id(ablation)
+            ),
+            note: Some(Self::ablation_change(ablation)),
+            warning: None,
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! Everything derived from the data that pages and shortcodes share: [`Catalog`], split by
+//! concern, one `impl` per file.
+
+mod ablations;
+mod charts;
+mod facets;
+mod links;
+mod machines;
+mod records;
+
+pub use links::Related;
+pub use records::{Baseline, Catalog, Model, index_in};

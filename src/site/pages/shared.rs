@@ -1,0 +1,85 @@
+//! Helpers the page kinds share: cells, a sweep's points, the most recent records, a
+//! record's provenance.
+
+use crate::data::figures::{LevelField, Value};
+use crate::data::{self, Sweep, SweepLevel};
+use crate::format::{MISSING, count, figure, switch};
+
+use super::super::views::{Cell, Fact};
+
+/// A value, or the missing-value mark.
+pub fn opt(value: Option<String>) -> String {
+    value.unwrap_or_else(|| MISSING.into())
+}
+
+/// A number cell, or the missing-value cell.
+pub fn opt_cell(value: Option<f64>, text: impl Fn(f64) -> String) -> Cell {
+    match value {
+        Some(value) => Cell::number(text(value), value),
+        None => Cell::missing(),
+    }
+}
+
+/// A registry value as a table cell: numbers as the data has them, counts grouped.
+pub fn value_cell(value: Option<Value>) -> Cell {
+    match value {
+        None => Cell::missing(),
+        Some(Value::Number(x)) => Cell::number(figure(x), x),
+        Some(Value::Count(n)) => Cell::number(count(n), n as f64),
+        Some(Value::Bool(on)) => Cell::text(switch(on)),
+        Some(other) => Cell::text(other.raw()),
+    }
+}
+
+/// The value of one figure of a sweep level.
+pub fn level_value(field: &LevelField, level: &SweepLevel) -> Option<f64> {
+    (field.field.get)(level).and_then(|v| v.number())
+}
+
+/// The (concurrency, value) points of one figure of a sweep.
+pub fn points(sweep: &Sweep, field: &LevelField) -> Vec<(f64, f64)> {
+    sweep
+        .levels
+        .iter()
+        .filter_map(|level| level_value(field, level).map(|v| (level.concurrency as f64, v)))
+        .collect()
+}
+
+/// At most `limit` of `records`, the most recent by `date` (among equals the later in the
+/// document), kept in document order; and whether any were left out.
+pub fn most_recent<'r, T>(
+    records: impl IntoIterator<Item = &'r T>,
+    date: impl Fn(&T) -> &str,
+    limit: usize,
+) -> (Vec<&'r T>, bool) {
+    let mut all: Vec<(usize, &T)> = records.into_iter().enumerate().collect();
+    if all.len() <= limit {
+        return (all.into_iter().map(|(_, r)| r).collect(), false);
+    }
+    all.sort_by(|a, b| date(b.1).cmp(date(a.1)).then(b.0.cmp(&a.0)));
+    all.truncate(limit);
+    all.sort_by_key(|(i, _)| *i);
+    (all.into_iter().map(|(_, r)| r).collect(), true)
+}
+
+/// Where a record was measured, as facts: benchsite's version, the report's commit, the
+/// campaign and the engine's job ids; none for a record that does not say.
+pub fn provenance_facts(provenance: Option<&data::Provenance>) -> Vec<Fact> {
+    let Some(p) = provenance else {
+        return Vec::new();
+    };
+    let mut facts = vec![Fact::new(
+        "Measured with",
+        format!("benchsite {}", p.benchsite),
+    )];
+    if let Some(commit) = &p.commit {
+        facts.push(Fact::new("Report commit", commit.clone()));
+    }
+    if let Some(campaign) = &p.campaign {
+        facts.push(Fact::new("Campaign", campaign.clone()));
+    }
+    for (name, value) in &p.engine {
+        facts.push(Fact::new(name.clone(), value.clone()));
+    }
+    facts
+}
