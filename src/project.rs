@@ -263,8 +263,13 @@ pub enum ProjectError {
 /// What `check` found.
 #[derive(Debug)]
 pub struct CheckReport {
+    /// The settings, when `benchsite.toml` is valid.
+    pub config: Option<Config>,
     /// Every machine's valid results document, when all are valid.
     pub documents: Option<Documents>,
+    /// Each machine's document as its file has it, in the order of [`Documents::machines`]
+    /// (what the site offers for download), when all are valid.
+    pub bytes: Vec<Vec<u8>>,
     /// The profiles that parsed.
     pub profiles: Vec<Profile>,
     /// The quality prompt set, when the project has one.
@@ -292,11 +297,14 @@ pub const PROMPTS: &str = "data/prompts.jsonl";
 pub fn check(root: &Path) -> CheckReport {
     let layout = Layout::new(root);
     let mut errors = Vec::new();
-    let machines = match config::load(&layout.root) {
-        Ok(config) => machines(&config),
+    let (config, machines) = match config::load(&layout.root) {
+        Ok(config) => {
+            let machines = machines(&config);
+            (Some(config), machines)
+        }
         Err(error) => {
             errors.push(ProjectError::Config(error));
-            vec![single(None)]
+            (None, vec![single(None)])
         }
     };
     let (profiles, profile_errors) = profiles::load_all(&layout.profiles());
@@ -307,15 +315,26 @@ pub fn check(root: &Path) -> CheckReport {
         .collect();
     errors.extend(profile_errors.into_iter().map(ProjectError::Profile));
     let mut documents = Vec::new();
+    let mut bytes = Vec::new();
     let mut seen: HashMap<(&'static str, String), (String, String)> = HashMap::new();
     let mut all_valid = true;
     for machine in &machines {
-        let results = data::load_with(&layout.document(machine), |doc| {
-            let mut problems =
-                run_profile_problems(doc, &profiles, &profile_names, &layout.profiles());
-            problems.extend(not_unique_across(doc, &machine.data, &mut seen));
-            problems
-        });
+        let path = layout.document(machine);
+        let results = std::fs::read(&path)
+            .map_err(|source| data::DataError::Read {
+                path: path.clone(),
+                source,
+            })
+            .and_then(|read| {
+                let doc = data::parse_with(&path, &read, |doc| {
+                    let mut problems =
+                        run_profile_problems(doc, &profiles, &profile_names, &layout.profiles());
+                    problems.extend(not_unique_across(doc, &machine.data, &mut seen));
+                    problems
+                })?;
+                bytes.push(read);
+                Ok(doc)
+            });
         match results {
             Ok(results) => documents.push(results),
             Err(error) => {
@@ -337,7 +356,9 @@ pub fn check(root: &Path) -> CheckReport {
         None
     };
     CheckReport {
+        config,
         documents,
+        bytes: if all_valid { bytes } else { Vec::new() },
         profiles,
         prompts,
         warnings,

@@ -15,8 +15,10 @@ pub fn run(root: &Path) -> Outcome {
     for warning in benchsite::site::theme_warnings(root) {
         eprintln!("warning: {warning}");
     }
-    let campaigns = benchsite::config::load(root)
-        .map(|config| benchsite::campaign::check(root, &project::machines(&config)))
+    let campaigns = report
+        .config
+        .as_ref()
+        .map(|config| benchsite::campaign::check(root, &project::machines(config)))
         .unwrap_or_default();
     if !report.is_ok() || !campaigns.is_empty() {
         for error in &report.errors {

@@ -108,7 +108,8 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Results, DataError> {
     parse_with(path, bytes, |_| Vec::new())
 }
 
-fn parse_with(
+/// [`parse`], with `more_checks` as [`load_with`] runs them.
+pub fn parse_with(
     path: &Path,
     bytes: &[u8],
     more_checks: impl FnOnce(&Results) -> Vec<Problem>,

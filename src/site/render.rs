@@ -91,18 +91,10 @@ impl Inputs {
         }
         let documents = report.documents.expect("a valid project has results");
         let merged = documents.declared().then(|| documents.merged());
-        let config =
-            crate::config::load(&layout.root).map_err(|e| SiteError::Project(vec![e.into()]))?;
+        // What the check read and parsed, not read again.
+        let config = report.config.expect("a valid project has its settings");
+        let data_bytes = report.bytes;
         let data_error = |e| SiteError::Project(vec![ProjectError::Data(e)]);
-        let data_bytes = documents
-            .machines
-            .iter()
-            .map(|machine| {
-                let path = layout.document(machine);
-                std::fs::read(&path)
-                    .map_err(|source| data_error(data::DataError::Read { path, source }))
-            })
-            .collect::<Result<_, _>>()?;
         let content = content?;
         let tera = tera?;
         let mut baselines = Vec::new();
