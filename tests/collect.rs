@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use benchsite::data::{self, FailureStatus, LevelStatus};
 use fake_vllm::{FakeVllm, Script};
-use support::{Output, Project, free_port, repo};
+use support::{Output, Project, StaleProxy, free_port, repo};
 
 /// `collect run` of the fake profile (a dense 7B) against `server`, with `extra` arguments.
 fn fake_run(project: &Project, server: &FakeVllm, id: &str, extra: &[&str]) -> Output {
@@ -282,6 +282,128 @@ fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
     assert_eq!(sweep.dimensions["prompt"], "60 tok");
     assert_eq!(sweep.workload.output_tokens, 50);
     check_is_clean(&project);
+}
+
+#[test]
+fn a_request_on_a_kept_alive_connection_closed_under_it_goes_out_again() {
+    let _timed = timed();
+    let script = Script {
+        ttft: Duration::from_millis(5),
+        chunk_interval: Duration::from_millis(1),
+        tokens: 20,
+        ..Script::default()
+    };
+    let server = FakeVllm::start(script);
+    let proxy = StaleProxy::start(server.addr);
+    let project = Project::copy_of_repo();
+    fake_profile(&project, server.addr.port(), 65536);
+    let url = proxy.url();
+    let output = project.run(&[
+        "collect",
+        "run",
+        "--id",
+        "fake-kept-alive",
+        "--profile",
+        "fake",
+        "--base-url",
+        &url,
+        "--shape",
+        "Dense, 7B",
+        "--precision",
+        "BF16",
+    ]);
+    output.assert_success();
+    let sweep = project.run_with(&sweep_args(&url, "kept-alive", "1,2,4"), &[]);
+    sweep.assert_success();
+    assert!(
+        proxy.closed() >= 4,
+        "the proxy closed {} requests under the client",
+        proxy.closed()
+    );
+    let doc = project.results();
+    let run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "fake-kept-alive")
+        .unwrap();
+    assert_eq!(run.decode_samples.len(), 3, "{:?}", run.notes);
+    assert!(run.notes.as_deref().is_none_or(|n| !n.contains("failed")));
+    let sweep = doc.sweeps.iter().find(|s| s.label == "kept-alive").unwrap();
+    let counts: Vec<_> = sweep
+        .levels
+        .iter()
+        .map(|l| (l.succeeded, l.failed))
+        .collect();
+    assert_eq!(counts, [(2, 0), (4, 0), (8, 0)]);
+}
+
+#[test]
+fn a_failed_sample_costs_that_sample_and_says_so() {
+    let _timed = timed();
+    // Request 1 is the cold one; 3 is the second sample.
+    let script = Script {
+        ttft: Duration::from_millis(5),
+        chunk_interval: Duration::from_millis(1),
+        tokens: 20,
+        fail: vec![3],
+        max_model_len: 65536,
+        ..Script::default()
+    };
+    let server = FakeVllm::start(script);
+    let project = Project::copy_of_repo();
+    fake_profile(&project, server.addr.port(), 65536);
+    let output = fake_run(
+        &project,
+        &server,
+        "fake-one-failed",
+        &["--precision", "BF16"],
+    );
+    output.assert_success();
+    assert!(
+        output.stderr.contains("sample 2/3 failed (HTTP 500"),
+        "{}",
+        output.stderr
+    );
+    let doc = project.results();
+    let run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "fake-one-failed")
+        .unwrap();
+    assert_eq!(run.decode_samples.len(), 2);
+    let notes = run.notes.as_deref().unwrap_or_default();
+    assert!(
+        notes.contains("Sample 2/3 failed (HTTP 500")
+            && notes.contains("the decode figure is the median of the other 2"),
+        "{notes}"
+    );
+    check_is_clean(&project);
+    // Every sample failing is an error, and nothing is written.
+    let server = FakeVllm::start(Script {
+        tokens: 20,
+        fail: vec![2, 3, 4],
+        ..Script::default()
+    });
+    fake_profile(&project, server.addr.port(), 65536);
+    let output = fake_run(
+        &project,
+        &server,
+        "fake-all-failed",
+        &["--precision", "BF16"],
+    );
+    assert!(!output.status.success());
+    assert!(
+        output.stderr.contains("every sample failed"),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        !project
+            .results()
+            .runs
+            .iter()
+            .any(|r| r.id.as_str() == "fake-all-failed")
+    );
 }
 
 #[test]

@@ -54,6 +54,9 @@ pub enum Liveness {
 #[derive(Debug, Clone)]
 pub struct Client {
     http: reqwest::Client,
+    /// The same client without a pool: a request that died on a kept-alive connection the
+    /// server had closed goes out again on a new one.
+    fresh: reqwest::Client,
     base: String,
     timeout: Duration,
 }
@@ -78,14 +81,19 @@ impl Client {
                 .map_err(|_| CollectError::Usage("the API key is not a valid header".into()))?;
             headers.insert(AUTHORIZATION, value);
         }
-        let http = reqwest::Client::builder()
-            .default_headers(headers)
-            .tcp_nodelay(true)
-            .pool_max_idle_per_host(1024)
-            .build()
-            .map_err(|error| CollectError::Usage(format!("cannot make an HTTP client: {error}")))?;
+        let client = |pool: usize| {
+            reqwest::Client::builder()
+                .default_headers(headers.clone())
+                .tcp_nodelay(true)
+                .pool_max_idle_per_host(pool)
+                .build()
+                .map_err(|error| {
+                    CollectError::Usage(format!("cannot make an HTTP client: {error}"))
+                })
+        };
         Ok(Self {
-            http,
+            http: client(1024)?,
+            fresh: client(0)?,
             base: base.to_owned(),
             timeout,
         })
@@ -107,12 +115,32 @@ impl Client {
         format!("{}{path}", self.base)
     }
 
+    /// Sends the request `make` builds; when the kept-alive connection it went out on was
+    /// closed before any byte of the answer came back (servers close them on their own
+    /// schedule: cpp-httplib after a number of requests or an idle time), nothing was
+    /// measured, and it goes out once more on a new connection. The instant the answer's
+    /// clock starts, and the response.
+    async fn send(
+        &self,
+        make: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
+    ) -> Result<(Instant, reqwest::Response), reqwest::Error> {
+        let sent = Instant::now();
+        match make(&self.http).send().await {
+            Err(error) if unanswered(&error) => {
+                let sent = Instant::now();
+                make(&self.fresh)
+                    .send()
+                    .await
+                    .map(|response| (sent, response))
+            }
+            other => other.map(|response| (sent, response)),
+        }
+    }
+
     async fn get(&self, path: &str) -> Result<reqwest::Response, CollectError> {
-        self.http
-            .get(self.url(path))
-            .timeout(self.timeout)
-            .send()
+        self.send(|http| http.get(self.url(path)).timeout(self.timeout))
             .await
+            .map(|(_, response)| response)
             .map_err(|error| self.unreachable(path, &error))
     }
 
@@ -202,12 +230,12 @@ impl Client {
     /// `GET /metrics` as text, asked for as Prometheus asks; or why there is none, in a
     /// sentence.
     pub async fn metrics(&self) -> Result<String, String> {
-        let response = self
-            .http
-            .get(self.url("/metrics"))
-            .header(ACCEPT, metrics::ACCEPT)
-            .timeout(self.timeout)
-            .send()
+        let (_, response) = self
+            .send(|http| {
+                http.get(self.url("/metrics"))
+                    .header(ACCEPT, metrics::ACCEPT)
+                    .timeout(self.timeout)
+            })
             .await
             .map_err(|error| format!("/metrics could not be read: {}", error_chain(&error)))?;
         let status = response.status();
@@ -247,14 +275,7 @@ impl Client {
             ),
         ];
         for (path, body) in bodies {
-            let Ok(response) = self
-                .http
-                .post(self.url(path))
-                .timeout(self.timeout)
-                .header(CONTENT_TYPE, "application/json")
-                .body(body.to_string())
-                .send()
-                .await
+            let Ok((_, response)) = self.send(|http| self.json_post(http, path, &body)).await
             else {
                 continue;
             };
@@ -273,13 +294,8 @@ impl Client {
 
     /// `POST path` with a JSON body: the JSON answer, or the server's message.
     async fn post(&self, path: &str, body: &Value) -> Result<Value, String> {
-        let response = self
-            .http
-            .post(self.url(path))
-            .timeout(self.timeout)
-            .header(CONTENT_TYPE, "application/json")
-            .body(body.to_string())
-            .send()
+        let (_, response) = self
+            .send(|http| self.json_post(http, path, body))
             .await
             .map_err(|e| format!("{}{path}: {}", self.base, error_chain(&e)))?;
         let status = response.status();
@@ -368,14 +384,10 @@ impl Client {
             Endpoint::Chat => "/v1/chat/completions",
             Endpoint::Completions => "/v1/completions",
         };
-        let request = self
-            .http
-            .post(self.url(path))
-            .timeout(self.timeout)
-            .header(CONTENT_TYPE, "application/json")
-            .body(body.to_string());
-        let sent = Instant::now();
-        let response = request.send().await.map_err(|e| self.failed(&e))?;
+        let (sent, response) = self
+            .send(|http| self.json_post(http, path, body))
+            .await
+            .map_err(|e| self.failed(&e))?;
         let status = response.status();
         if !status.is_success() {
             let body = response.text().await.unwrap_or_default();
@@ -396,6 +408,19 @@ impl Client {
         reader.finish()
     }
 
+    /// A POST of `body` as JSON to `path`.
+    fn json_post(
+        &self,
+        http: &reqwest::Client,
+        path: &str,
+        body: &Value,
+    ) -> reqwest::RequestBuilder {
+        http.post(self.url(path))
+            .timeout(self.timeout)
+            .header(CONTENT_TYPE, "application/json")
+            .body(body.to_string())
+    }
+
     fn failed(&self, error: &reqwest::Error) -> RequestError {
         if error.is_timeout() {
             RequestError::Timeout(self.timeout)
@@ -403,6 +428,37 @@ impl Client {
             RequestError::Transport(error_chain(error))
         }
     }
+}
+
+/// Whether a request died with no answer on a connection that closed under it (hyper's
+/// "connection closed before message completed", or a reset or broken pipe while sending),
+/// rather than failing to connect or waiting too long.
+fn unanswered(error: &reqwest::Error) -> bool {
+    use std::io::ErrorKind;
+    if error.is_timeout() || error.is_connect() {
+        return false;
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(error) = cause.downcast_ref::<hyper::Error>()
+            && (error.is_incomplete_message() || error.is_canceled())
+        {
+            return true;
+        }
+        if let Some(error) = cause.downcast_ref::<std::io::Error>()
+            && matches!(
+                error.kind(),
+                ErrorKind::ConnectionReset
+                    | ErrorKind::ConnectionAborted
+                    | ErrorKind::BrokenPipe
+                    | ErrorKind::UnexpectedEof
+            )
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// An error with its causes, which say what actually went wrong (refused, reset, ...).

@@ -114,6 +114,7 @@ pub async fn run(
         after,
         power,
         counted,
+        failed,
     } = match measured {
         Ok(measured) => measured,
         Err(error) => {
@@ -147,6 +148,13 @@ pub async fn run(
     }
     // What is missing is said on the terminal and in the record.
     let mut gaps = Vec::new();
+    if !failed.is_empty() {
+        gaps.push(format!(
+            "{}; the decode figure is the median of the other {}",
+            failed.join("; "),
+            samples.len() - 1
+        ));
+    }
     let rates: Vec<f64> = samples.iter().map(decode_rate).collect::<Result<_, _>>()?;
     let cold = rates[0];
     let measured: Vec<f64> = rates[1..]
@@ -278,6 +286,8 @@ struct Measured {
     power: Option<Drawn>,
     /// The tokenizer endpoint that counted the output tokens, when there was no usage report.
     counted: Option<&'static str>,
+    /// The samples that failed, each with why.
+    failed: Vec<String>,
 }
 
 /// The cold request and the samples, with the metrics scraped around the samples.
@@ -290,6 +300,7 @@ async fn measure(
     progress.line(&format!("measuring {}", target.server.describe()));
     let body = decode_body(&target, prompt, options.max_tokens);
     let mut samples = Vec::with_capacity(options.samples + 1);
+    let mut failed = Vec::new();
     let mut counted = None;
     let mut before = Err("not scraped".to_owned());
     let mut sampler = None;
@@ -304,10 +315,17 @@ async fn measure(
             format!("sample {index}/{}", options.samples)
         };
         progress.step(&what);
-        let mut timing = target
-            .stream(Endpoint::Chat, &body, progress)
-            .await
-            .map_err(|error| CollectError::Request(format!("{what} failed: {error}")))?;
+        let mut timing = match target.stream(Endpoint::Chat, &body, progress).await {
+            Ok(timing) => timing,
+            // A failed sample costs that sample, never those taken.
+            Err(error) if index > 0 => {
+                progress.line(&format!("{what} failed: {error}"));
+                failed.push(format!("{what} failed ({error})"));
+                progress.advance(1);
+                continue;
+            }
+            Err(error) => return Err(CollectError::Request(format!("{what} failed: {error}"))),
+        };
         if let Some(path) = target.count_tokens(&mut timing).await {
             counted = Some(path);
         }
@@ -321,8 +339,15 @@ async fn measure(
         samples.push(timing);
     }
     let power = sampler.and_then(Sampler::stop);
+    if samples.len() == 1 {
+        return Err(CollectError::Request(format!(
+            "every sample failed: {}",
+            failed.join("; ")
+        )));
+    }
     let after = scrape(&target).await;
     Ok(Measured {
+        failed,
         target,
         before,
         samples,

@@ -46,6 +46,76 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// A proxy in front of `upstream` that keeps connections alive as a client expects and then
+/// closes each under the second request sent on it, before any byte of the answer: what a
+/// server that closes kept-alive connections on its own schedule (cpp-httplib) does to a
+/// client that reuses one at the wrong moment. `closed` counts the requests it dropped.
+pub struct StaleProxy {
+    pub addr: std::net::SocketAddr,
+    pub closed: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl StaleProxy {
+    pub fn start(upstream: std::net::SocketAddr) -> Self {
+        use std::io::{Read, Write};
+        use std::net::{Shutdown, TcpListener, TcpStream};
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let closed = Arc::new(AtomicUsize::new(0));
+        let count = Arc::clone(&closed);
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(mut client) = client else { break };
+                let Ok(mut server) = TcpStream::connect(upstream) else {
+                    continue;
+                };
+                let answered = Arc::new(AtomicBool::new(false));
+                let (mut client_out, mut server_in) =
+                    (client.try_clone().unwrap(), server.try_clone().unwrap());
+                let seen = Arc::clone(&answered);
+                // The answer, back to the client.
+                std::thread::spawn(move || {
+                    let mut buffer = [0u8; 16384];
+                    while let Ok(n @ 1..) = server_in.read(&mut buffer) {
+                        seen.store(true, Ordering::SeqCst);
+                        if client_out.write_all(&buffer[..n]).is_err() {
+                            break;
+                        }
+                    }
+                    let _ = client_out.shutdown(Shutdown::Both);
+                });
+                let count = Arc::clone(&count);
+                // The requests, on to the server; the first byte of a second one closes both.
+                std::thread::spawn(move || {
+                    let mut buffer = [0u8; 16384];
+                    while let Ok(n @ 1..) = client.read(&mut buffer) {
+                        if answered.load(Ordering::SeqCst) {
+                            count.fetch_add(1, Ordering::SeqCst);
+                            break;
+                        }
+                        if server.write_all(&buffer[..n]).is_err() {
+                            break;
+                        }
+                    }
+                    let _ = client.shutdown(Shutdown::Both);
+                    let _ = server.shutdown(Shutdown::Both);
+                });
+            }
+        });
+        StaleProxy { addr, closed }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn closed(&self) -> usize {
+        self.closed.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
 /// The corpus's valid base document.
 pub fn valid_minimal() -> Vec<u8> {
     std::fs::read(repo().join("tests/fixtures/valid/minimal.json")).unwrap()

@@ -6,6 +6,11 @@
 #                      the npm packages of tests/browser/package-lock.json; prints chromium's path
 #   setup.sh python    tests/requirements.txt (llama-cpp-python, which builds llama.cpp in about
 #                      9 minutes on 2 cores, and gguf); prints the Python that has them
+#   setup.sh llama-server
+#                      llama.cpp's own llama-server, built from the llama.cpp the
+#                      llama-cpp-python sdist of tests/requirements.txt vendors (target
+#                      llama-server only: no tests, examples, UI or OpenSSL; about 6.5 minutes
+#                      on 2 cores, once, into target/llama-server); prints its path
 #
 # Where something cannot be installed it says what is missing and exits 1.
 set -euo pipefail
@@ -73,8 +78,63 @@ python() {
   echo "$python"
 }
 
+llama_server() {
+  local dir="$PWD/target/llama-server"
+  local bin="$dir/build/bin/llama-server"
+  if [ -x "$bin" ]; then
+    echo "$bin"
+    return
+  fi
+  local python version source
+  python=$(python)
+  version=$(sed -n 's/^llama-cpp-python\[server\]==\([0-9.]*\)$/\1/p' tests/requirements.txt)
+  [ -n "$version" ] || missing "tests/requirements.txt pins no llama-cpp-python version"
+  mkdir -p "$dir"
+  source="$dir/llama_cpp_python-$version/vendor/llama.cpp"
+  if [ ! -f "$source/CMakeLists.txt" ]; then
+    echo "fetching the llama-cpp-python $version sdist for its llama.cpp (PyPI)" >&2
+    # The sdist's address and sha256 from PyPI's simple index (pip download would build its
+    # build dependencies, cmake among them, from source).
+    "$python" - "$version" "$dir/llama.tar.gz" >&2 <<'PY' ||
+import hashlib, re, sys, urllib.parse, urllib.request
+version, out = sys.argv[1], sys.argv[2]
+index = "https://pypi.org/simple/llama-cpp-python/"
+with urllib.request.urlopen(index) as answer:
+    page = answer.read().decode()
+name = re.escape(f"llama_cpp_python-{version}.tar.gz")
+href = re.search(r'href="([^"]*' + name + r'#sha256=([0-9a-f]{64}))"', page)
+if not href:
+    sys.exit(f"{index} lists no llama_cpp_python-{version}.tar.gz")
+url = urllib.parse.urljoin(index, href.group(1).split("#")[0])
+with urllib.request.urlopen(url) as answer:
+    data = answer.read()
+if hashlib.sha256(data).hexdigest() != href.group(2):
+    sys.exit(f"{url}: sha256 differs from the index's")
+open(out, "wb").write(data)
+PY
+      missing "cannot fetch the llama-cpp-python $version sdist from PyPI: the llama-server tests build llama.cpp from it"
+    tar -xzf "$dir/llama.tar.gz" -C "$dir"
+  fi
+  # cmake and ninja from PyPI where the machine has none.
+  local tools="$dir/tools"
+  if ! command -v cmake >/dev/null 2>&1 || ! command -v ninja >/dev/null 2>&1; then
+    "$python" -m pip install -q --target "$tools" cmake ninja >&2 ||
+      missing "the llama-server tests need cmake and ninja (pip install cmake ninja failed)"
+    export PATH="$tools/bin:$PATH" PYTHONPATH="$tools${PYTHONPATH:+:$PYTHONPATH}"
+  fi
+  echo "building llama-server from llama-cpp-python $version's llama.cpp (cmake; about 6.5 minutes on 2 cores)" >&2
+  cmake -S "$source" -B "$dir/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON \
+    -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF >"$dir/cmake.log" 2>&1 ||
+    missing "configuring llama.cpp failed: see $dir/cmake.log"
+  cmake --build "$dir/build" --target llama-server -j "$(nproc)" >"$dir/build.log" 2>&1 ||
+    missing "building llama-server failed: see $dir/build.log"
+  echo "$bin"
+}
+
 case "${1:-}" in
   browser) browser ;;
   python) python ;;
-  *) missing "usage: tests/support/setup.sh browser|python" ;;
+  llama-server) llama_server ;;
+  *) missing "usage: tests/support/setup.sh browser|python|llama-server" ;;
 esac
