@@ -1080,7 +1080,10 @@ fn a_server_without_health_is_alive_and_a_failed_level_names_its_cause_once() {
     assert!(notes.contains(&format!("{cause}.")), "{notes}");
     // No usage report: the fake's /tokenize counted every answer, 30 tokens.
     assert_eq!(sweep.levels[1].output_tokens, Some(30));
-    assert!(notes.contains("counted by its /tokenize"), "{notes}");
+    assert!(
+        notes.contains("approximately, by re-tokenizing the answer's text with its /tokenize"),
+        "{notes}"
+    );
     assert!(notes.contains("The server has no /version"), "{notes}");
     assert_eq!(sweep.vllm_version, None);
 }

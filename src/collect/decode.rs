@@ -143,8 +143,8 @@ pub async fn run(
     let mut warnings = Vec::new();
     let mut notes: Vec<String> = options.notes.iter().cloned().collect();
     notes.extend(target.notes());
-    if let Some(counted) = counted {
-        notes.push(super::counted_note(counted));
+    if !counted.is_empty() {
+        notes.push(super::counted_note(&counted));
     }
     // What is missing is said on the terminal and in the record.
     let mut gaps = Vec::new();
@@ -284,8 +284,8 @@ struct Measured {
     after: Result<Metrics, String>,
     /// What the GPUs drew over the samples, where nvidia-smi reads it.
     power: Option<Drawn>,
-    /// The tokenizer endpoint that counted the output tokens, when there was no usage report.
-    counted: Option<&'static str>,
+    /// How the output tokens were counted, where there was no usage report.
+    counted: Vec<super::Counted>,
     /// The samples that failed, each with why.
     failed: Vec<String>,
 }
@@ -301,7 +301,7 @@ async fn measure(
     let body = decode_body(&target, prompt, options.max_tokens);
     let mut samples = Vec::with_capacity(options.samples + 1);
     let mut failed = Vec::new();
-    let mut counted = None;
+    let mut counted = Vec::new();
     let mut before = Err("not scraped".to_owned());
     let mut sampler = None;
     for index in 0..=options.samples {
@@ -326,9 +326,7 @@ async fn measure(
             }
             Err(error) => return Err(CollectError::Request(format!("{what} failed: {error}"))),
         };
-        if let Some(path) = target.count_tokens(&mut timing).await {
-            counted = Some(path);
-        }
+        counted.extend(target.count_tokens(&mut timing, options.max_tokens).await);
         if let Some(rate) = timing.decode_rate() {
             progress.line(&format!(
                 "{what}: {rate:.1} tok/s, TTFT {}",

@@ -189,18 +189,31 @@ impl Target {
         )))
     }
 
-    /// Counts the output tokens of an answer that came without a usage report, with the
-    /// server's tokenizer (chunks are not tokens); the endpoint that counted, when one did.
-    pub async fn count_tokens(&self, timing: &mut Timing) -> Option<&'static str> {
+    /// Counts the output tokens of an answer that came without a usage report, asked for
+    /// at most `max_tokens`, by what was generated: its per-token logprobs where the server
+    /// sent them; `max_tokens` when it stopped there (`finish_reason` `length`); one per
+    /// chunk where the server streams a token per chunk. Re-tokenizing its text with the
+    /// server's tokenizer is the last resort, and approximate: the text of the generated
+    /// tokens need not tokenize back to them. How it counted, when it had to.
+    pub async fn count_tokens(&self, timing: &mut Timing, max_tokens: u64) -> Option<Counted> {
         if timing.output_tokens().is_some() {
             return None;
         }
-        let (tokens, path) = self.client.count_tokens(&self.model, &timing.text).await?;
+        let (tokens, counted) = if timing.logprob_tokens > 0 {
+            (timing.logprob_tokens, Counted::Logprobs)
+        } else if timing.finish_reason.as_deref() == Some("length") {
+            (max_tokens, Counted::MaxTokens)
+        } else if self.server.streams_token_per_chunk() {
+            (timing.text_chunks, Counted::Chunks)
+        } else {
+            let (tokens, path) = self.client.count_tokens(&self.model, &timing.text).await?;
+            (tokens, Counted::Tokenizer(path))
+        };
         timing.usage = Some(Usage {
             prompt_tokens: None,
             completion_tokens: Some(tokens),
         });
-        Some(path)
+        Some(counted)
     }
 
     /// The warning, when the server gives no vLLM version.
@@ -224,9 +237,40 @@ impl Target {
     }
 }
 
-/// The note of a record whose output tokens the server's tokenizer at `path` counted.
-pub(crate) fn counted_note(path: &str) -> String {
-    format!("The server sent no usage report; output tokens were counted by its {path}.")
+/// How the output tokens of an answer without a usage report were counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Counted {
+    /// Its per-token log-probability entries.
+    Logprobs,
+    /// `max_tokens`, where it stopped there.
+    MaxTokens,
+    /// One per streamed chunk, from a server that streams a token per chunk.
+    Chunks,
+    /// Its text re-tokenized by the server's tokenizer at this path: approximate.
+    Tokenizer(&'static str),
+}
+
+/// What a record says of how its output tokens were counted: one sentence for all the ways
+/// its answers were.
+pub(crate) fn counted_note(ways: &[Counted]) -> String {
+    let mut ways = ways.to_vec();
+    ways.sort();
+    ways.dedup();
+    let said: Vec<String> = ways
+        .iter()
+        .map(|way| match way {
+            Counted::Logprobs => "from its per-token logprobs".to_owned(),
+            Counted::MaxTokens => "as max_tokens where an answer stopped there (finish_reason length)".to_owned(),
+            Counted::Chunks => "one per streamed chunk, as the server streams a token per chunk".to_owned(),
+            Counted::Tokenizer(path) => format!(
+                "approximately, by re-tokenizing the answer's text with its {path} (the text of the generated tokens need not tokenize back to them)"
+            ),
+        })
+        .collect();
+    format!(
+        "The server sent no usage report; output tokens were counted {}.",
+        said.join(", and ")
+    )
 }
 
 /// A clause as a sentence: capitalised, with a full stop.

@@ -149,6 +149,12 @@ impl Server {
         )
     }
 
+    /// Whether the server streams exactly one generated token per chunk (llama.cpp's servers
+    /// do; vLLM's chunks carry several under speculative decoding).
+    pub fn streams_token_per_chunk(&self) -> bool {
+        matches!(self.kind, Kind::LlamaServer | Kind::LlamaCppPython)
+    }
+
     /// Whether the server reads `ignore_eos` (vLLM and llama-server do).
     pub fn reads_ignore_eos(&self) -> bool {
         matches!(self.kind, Kind::Vllm | Kind::LlamaServer)

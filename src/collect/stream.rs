@@ -32,6 +32,20 @@ struct Choice<'a> {
     text: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     delta: Option<Delta<'a>>,
+    #[serde(borrow, default)]
+    finish_reason: Option<Cow<'a, str>>,
+    #[serde(default)]
+    logprobs: Option<Logprobs>,
+}
+
+/// A choice's log-probabilities: an entry per generated token (`content` in chat answers,
+/// `tokens` in completions).
+#[derive(Debug, Deserialize)]
+struct Logprobs {
+    #[serde(default)]
+    content: Option<Vec<serde::de::IgnoredAny>>,
+    #[serde(default)]
+    tokens: Option<Vec<serde::de::IgnoredAny>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -109,6 +123,10 @@ pub struct Timing {
     pub text_chunks: u64,
     /// The generated text, reasoning included.
     pub text: String,
+    /// Why generation stopped (`length`, `stop`), as the last choice said.
+    pub finish_reason: Option<String>,
+    /// Log-probability entries, one per generated token, where the server sent them.
+    pub logprob_tokens: u64,
 }
 
 impl Timing {
@@ -135,6 +153,8 @@ pub struct Reader {
     usage: Option<Usage>,
     text_chunks: u64,
     text: String,
+    finish_reason: Option<String>,
+    logprob_tokens: u64,
     done: bool,
 }
 
@@ -148,6 +168,8 @@ impl Reader {
             usage: None,
             text_chunks: 0,
             text: String::new(),
+            finish_reason: None,
+            logprob_tokens: 0,
             done: false,
         }
     }
@@ -178,6 +200,13 @@ impl Reader {
         }
         let before = self.text.len();
         for choice in &chunk.choices {
+            if let Some(reason) = &choice.finish_reason {
+                self.finish_reason = Some(reason.clone().into_owned());
+            }
+            if let Some(logprobs) = &choice.logprobs {
+                let entries = logprobs.content.as_ref().or(logprobs.tokens.as_ref());
+                self.logprob_tokens += entries.map_or(0, |e| e.len() as u64);
+            }
             if let Some(text) = &choice.text {
                 self.text.push_str(text);
             }
@@ -215,6 +244,8 @@ impl Reader {
             usage: self.usage,
             text_chunks: self.text_chunks,
             text: self.text,
+            finish_reason: self.finish_reason,
+            logprob_tokens: self.logprob_tokens,
         })
     }
 }
@@ -230,6 +261,30 @@ mod tests {
 
     fn at(start: Instant, ms: u64) -> Instant {
         start + Duration::from_millis(ms)
+    }
+
+    #[test]
+    fn why_generation_stopped_and_the_logprobs_entries_are_kept() {
+        let start = Instant::now();
+        let mut reader = Reader::new(start);
+        for (ms, data) in [
+            (
+                5,
+                r#"{"choices":[{"delta":{"content":"ab"},"logprobs":{"content":[{"token":"a","logprob":-0.1},{"token":"b","logprob":-0.2}]}}]}"#,
+            ),
+            (
+                9,
+                r#"{"choices":[{"text":"c","logprobs":{"tokens":["c"],"token_logprobs":[-0.3]},"finish_reason":"length"}]}"#,
+            ),
+            (10, "[DONE]"),
+        ] {
+            reader.event(data, at(start, ms)).unwrap();
+        }
+        let timing = reader.finish().unwrap();
+        assert_eq!(timing.logprob_tokens, 3);
+        assert_eq!(timing.finish_reason.as_deref(), Some("length"));
+        assert_eq!(timing.text_chunks, 2);
+        assert_eq!(timing.output_tokens(), None, "no usage report");
     }
 
     #[test]

@@ -144,15 +144,22 @@ impl Level {
             .collect()
     }
 
-    /// Counts the output tokens of the answers that came without a usage report, with the
-    /// server's tokenizer, eight at a time; the endpoint that counted, when one did.
-    pub(crate) async fn count_tokens(&mut self, target: &Target) -> Option<&'static str> {
-        futures_util::stream::iter(self.timings.iter_mut().map(|t| target.count_tokens(t)))
-            .buffer_unordered(8)
-            .filter_map(std::future::ready)
-            .collect::<Vec<_>>()
-            .await
-            .pop()
+    /// Counts the output tokens of the answers that came without a usage report, asked for
+    /// at most `max_tokens` (`Target::count_tokens`), eight at a time; how they were counted.
+    pub(crate) async fn count_tokens(
+        &mut self,
+        target: &Target,
+        max_tokens: u64,
+    ) -> Vec<super::Counted> {
+        futures_util::stream::iter(
+            self.timings
+                .iter_mut()
+                .map(|t| target.count_tokens(t, max_tokens)),
+        )
+        .buffer_unordered(8)
+        .filter_map(std::future::ready)
+        .collect::<Vec<_>>()
+        .await
     }
 
     /// The level as the results document records it.
@@ -298,7 +305,7 @@ pub async fn sweep(
     let mut levels = Vec::new();
     let mut stopped = None;
     let mut notes: Vec<String> = options.notes.iter().cloned().collect();
-    let mut counted = None;
+    let mut counted = Vec::new();
     let mut uncounted = false;
     for (index, &concurrency) in options.levels.iter().enumerate() {
         let requests = concurrency * workload.rounds;
@@ -337,10 +344,8 @@ pub async fn sweep(
         }) else {
             break;
         };
-        match level.count_tokens(&target).await {
-            Some(path) => counted = Some(path),
-            None => uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none()),
-        }
+        counted.extend(level.count_tokens(&target, workload.output_tokens).await);
+        uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none());
         let summary = level.summary(concurrency, requests);
         let causes = level.causes();
         if !causes.is_empty() {
@@ -393,10 +398,10 @@ pub async fn sweep(
     }
     notes.extend(target.notes());
     let mut gaps = Vec::new();
-    match (counted, uncounted) {
-        (_, true) => gaps.push("the server sent no usage report and has no tokenizer endpoint; output tokens, decode and total tok/s are left out where it was missing".to_owned()),
-        (Some(path), false) => notes.push(super::counted_note(path)),
-        (None, false) => {}
+    if uncounted {
+        gaps.push("the server sent no usage report and has no tokenizer endpoint; output tokens, decode and total tok/s are left out where it was missing".to_owned());
+    } else if !counted.is_empty() {
+        notes.push(super::counted_note(&counted));
     }
     if !target.server.reads_ignore_eos() && workload.ignore_eos {
         gaps.push(format!(

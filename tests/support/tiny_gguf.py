@@ -1,8 +1,9 @@
 """Writes a tiny llama-architecture GGUF model for the tests: python3 tiny_gguf.py OUT.gguf
 
-Nothing is downloaded. The vocabulary is GPT-2's 256 byte tokens plus BOS and EOS, with no
-merges that generation can reach, so any text the model writes tokenizes back to exactly the
-tokens it generated. The weights are seeded random numbers, so greedy decoding is
+Nothing is downloaded. The vocabulary is GPT-2's 256 byte tokens plus BOS and EOS, and a
+merged token for every pair of printable ASCII characters, which the model never writes: it
+writes one character per token, so its text tokenizes back to about half as many tokens as it
+generated, and a count made by re-tokenizing an answer is visibly wrong. The weights are seeded random numbers, so greedy decoding is
 deterministic and the next-token distributions are far from flat. Embedding dimension 0 is a
 large constant, which keeps the final hidden state's dimension 0 positive; the output rows of
 EOS, BOS and the non-printable bytes are very negative there, so the model never stops early
@@ -33,10 +34,12 @@ def byte_tokens():
 
 def main(path):
     rng = np.random.default_rng(7)
-    tokens = byte_tokens() + ["<|bos|>", "<|eos|>"]
+    printable_chars = [chr(b) for b in range(0x21, 0x7F)]
+    pairs = [a + b for a in printable_chars for b in printable_chars]
+    tokens = byte_tokens() + ["<|bos|>", "<|eos|>"] + pairs
     vocab = len(tokens)
     bos, eos = 256, 257
-    types = [gguf.TokenType.NORMAL] * 256 + [gguf.TokenType.CONTROL] * 2
+    types = [gguf.TokenType.NORMAL] * 256 + [gguf.TokenType.CONTROL] * 2 + [gguf.TokenType.NORMAL] * len(pairs)
 
     writer = gguf.GGUFWriter(path, "llama")
     writer.add_name("benchsite-tiny")
@@ -54,8 +57,8 @@ def main(path):
     writer.add_tokenizer_pre("default")
     writer.add_token_list(tokens)
     writer.add_token_types(types)
-    # One merge of two control bytes, which generation never writes (GPT-2 needs a merge list).
-    writer.add_token_merges([f"{tokens[1]} {tokens[2]}"])
+    # A merge of two control bytes, and one per printable pair; generation reaches neither.
+    writer.add_token_merges([f"{tokens[1]} {tokens[2]}"] + [f"{p[0]} {p[1]}" for p in pairs])
     writer.add_bos_token_id(bos)
     writer.add_eos_token_id(eos)
     writer.add_add_bos_token(False)
