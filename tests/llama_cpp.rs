@@ -369,3 +369,207 @@ exec "$PYTHON" -m llama_cpp.server --model "$TINY" --model_alias tiny --n_ctx 20
         .unwrap();
     assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
 }
+
+/// llama.cpp's own `llama-server` (built by `setup.sh llama-server` from the llama.cpp the
+/// llama-cpp-python sdist vendors), serving the tiny model with four slots and its metrics.
+struct RealLlamaServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl RealLlamaServer {
+    fn start(dir: &Path) -> Self {
+        let binary = support::setup("llama-server");
+        let (_, model) = tiny_model(dir);
+        let port = free_port();
+        let log = std::fs::File::create(dir.join("llama-server.log")).unwrap();
+        let child = Command::new(&binary)
+            .arg("-m")
+            .arg(&model)
+            .args([
+                "--alias",
+                MODEL,
+                "-c",
+                "16384",
+                "-np",
+                "4",
+                "-t",
+                "1",
+                "--metrics",
+            ])
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let server = Self {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        };
+        // Ready when /health answers 200 (it answers 503 while the model loads).
+        let started = Instant::now();
+        loop {
+            use std::io::{Read, Write};
+            let healthy = std::net::TcpStream::connect(("127.0.0.1", port))
+                .and_then(|mut stream| {
+                    stream.write_all(b"GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?;
+                    let mut answer = String::new();
+                    stream.read_to_string(&mut answer)?;
+                    Ok(answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200"))
+                })
+                .unwrap_or(false);
+            if healthy {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "llama-server was not healthy within 60 s: {}",
+                std::fs::read_to_string(dir.join("llama-server.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        server
+    }
+}
+
+impl Drop for RealLlamaServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_real_llama_server_is_measured_whole_run_after_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = RealLlamaServer::start(dir.path());
+    let project = Project::copy_of_repo();
+    project.write(
+        "profiles/tiny.env",
+        "IMAGE=none\nMODEL=tiny\nPORT=8000\nMAX_MODEL_LEN=4096\n",
+    );
+    let run = |id: &str, max_tokens: &str| {
+        project.run(&[
+            "collect",
+            "run",
+            "--id",
+            id,
+            "--profile",
+            "tiny",
+            "--base-url",
+            &server.url,
+            "--shape",
+            "Dense, tiny",
+            "--precision",
+            "F32",
+            "--max-tokens",
+            max_tokens,
+        ])
+    };
+    // Twenty runs in a row: every one records its three samples; a kept-alive connection the
+    // server closed is never a failure.
+    for i in 0..20 {
+        let output = run(&format!("tiny-server-{i}"), "32");
+        output.assert_success();
+        assert!(
+            output.stderr.contains("measuring llama.cpp llama-server"),
+            "{}",
+            output.stderr
+        );
+        assert!(
+            !output.stderr.contains("failed"),
+            "run {i}: {}",
+            output.stderr
+        );
+    }
+    let doc = project.results();
+    let runs: Vec<_> = doc
+        .runs
+        .iter()
+        .filter(|r| r.id.as_str().starts_with("tiny-server-"))
+        .collect();
+    assert_eq!(runs.len(), 20);
+    assert!(runs.iter().all(|r| r.decode_samples.len() == 3), "{runs:?}");
+    // A sweep at 1 to 8 in flight on four slots: every request answered, each with the
+    // tokens asked for (the model never writes EOS and the server reads ignore_eos).
+    let sweep = project.run(&[
+        "collect",
+        "sweep",
+        "--label",
+        "tiny server",
+        "--levels",
+        "1,2,4,8",
+        "--prompt-words",
+        "30",
+        "--output-tokens",
+        "16",
+        "--rounds",
+        "2",
+        "--ignore-eos",
+        "--base-url",
+        &server.url,
+    ]);
+    sweep.assert_success();
+    let doc = project.results();
+    let record = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "tiny server")
+        .unwrap();
+    let levels: Vec<_> = record
+        .levels
+        .iter()
+        .map(|l| (l.concurrency, l.succeeded, l.failed, l.output_tokens))
+        .collect();
+    assert_eq!(
+        levels,
+        [
+            (1, 2, 0, Some(16)),
+            (2, 4, 0, Some(16)),
+            (4, 8, 0, Some(16)),
+            (8, 16, 0, Some(16))
+        ]
+    );
+    // The server killed under a run's cold request: the run fails, naming the broken stream
+    // or connection, and records nothing. (Killed later, the samples already taken would be
+    // kept and the failed ones named in the record.)
+    let killer = {
+        let pid = server.child.id();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        })
+    };
+    let output = run("tiny-server-killed", "3500");
+    killer.join().unwrap();
+    let _ = server.child.wait();
+    let named = |text: &str| {
+        text.contains("the stream ended before [DONE]")
+            || text.contains("transport: error decoding response body")
+            || text.contains("Connection refused")
+    };
+    if output.status.success() {
+        let doc = project.results();
+        let killed = doc
+            .runs
+            .iter()
+            .find(|r| r.id.as_str() == "tiny-server-killed")
+            .unwrap();
+        let notes = killed.notes.as_deref().unwrap_or_default();
+        assert!(notes.contains("failed (") && named(notes), "{notes}");
+    } else {
+        assert!(
+            output.stderr.contains("cold request failed") && named(&output.stderr),
+            "{}",
+            output.stderr
+        );
+        assert!(
+            !project
+                .results()
+                .runs
+                .iter()
+                .any(|r| r.id.as_str() == "tiny-server-killed")
+        );
+    }
+}
