@@ -491,6 +491,14 @@ fn the_real_llama_server_is_measured_whole_run_after_run() {
         .collect();
     assert_eq!(runs.len(), 20);
     assert!(runs.iter().all(|r| r.decode_samples.len() == 3), "{runs:?}");
+    // The KV pool is what the server gives its four slots: 2,048 tokens each (the model's
+    // training context caps the 16,384 / 4 asked for), read from GET /slots.
+    assert_eq!(runs[0].kv_tokens, Some(4 * 2048));
+    let notes = runs[0].notes.as_deref().unwrap_or_default();
+    assert!(
+        notes.contains("kv_tokens is the context the server gives its 4 slots (GET /slots"),
+        "{notes}"
+    );
     // A sweep at 1 to 8 in flight on four slots: every request answered, each with the
     // tokens asked for (the model never writes EOS and the server reads ignore_eos).
     let sweep = project.run(&[

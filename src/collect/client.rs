@@ -227,6 +227,18 @@ impl Client {
         answer["version"].as_str().map(str::to_owned)
     }
 
+    /// llama-server's `GET /slots`: the context its slots hold in all (the sum of their
+    /// `n_ctx`) and how many slots there are; `None` from a server without it.
+    pub async fn slots_context(&self) -> Option<(u64, usize)> {
+        let slots = self.get_json("/slots").await?;
+        let contexts: Vec<u64> = slots
+            .as_array()?
+            .iter()
+            .map(|slot| slot["n_ctx"].as_u64())
+            .collect::<Option<_>>()?;
+        (!contexts.is_empty()).then(|| (contexts.iter().sum(), contexts.len()))
+    }
+
     /// `GET /metrics` as text, asked for as Prometheus asks; or why there is none, in a
     /// sentence.
     pub async fn metrics(&self) -> Result<String, String> {

@@ -173,7 +173,15 @@ pub async fn run(
             )
         })?;
     let scraped = after.as_ref().ok();
-    let kv = kv_pool(scraped, log.as_deref());
+    let mut kv = kv_pool(scraped, log.as_deref());
+    if kv.is_none()
+        && let Some((tokens, slots)) = target.client.slots_context().await
+    {
+        notes.push(format!(
+            "kv_tokens is the context the server gives its {slots} slots (GET /slots: the sum of their n_ctx)."
+        ));
+        kv = Some((tokens, KvSource::Slots));
+    }
     let kv_tokens = match kv {
         Some((tokens, source)) => {
             if source == KvSource::Blocks {

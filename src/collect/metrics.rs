@@ -30,6 +30,8 @@ pub enum KvSource {
     Log,
     /// `num_gpu_blocks × block_size`: exact only for single-group full-attention models.
     Blocks,
+    /// llama-server's `/slots`: the context of each slot, summed.
+    Slots,
 }
 
 /// The speculative-decoding counters, summed over engines.
