@@ -539,6 +539,57 @@ fn the_real_llama_server_is_measured_whole_run_after_run() {
             (8, 16, 0, Some(16))
         ]
     );
+    // Measured with the profile of another model, the run is refused before any request,
+    // naming both; --force records it, saying so.
+    project.write(
+        "profiles/other.env",
+        "IMAGE=none\nMODEL=nvidia/Qwen3.6-35B-A3B-NVFP4\nPORT=8000\nMAX_MODEL_LEN=4096\n",
+    );
+    let other = |extra: &[&str]| {
+        let mut args = vec![
+            "collect",
+            "run",
+            "--id",
+            "tiny-as-other",
+            "--profile",
+            "other",
+            "--base-url",
+            &server.url,
+            "--shape",
+            "MoE, 35B total / 3B active",
+            "--precision",
+            "NVFP4",
+            "--max-tokens",
+            "16",
+        ];
+        args.extend_from_slice(extra);
+        project.run(&args)
+    };
+    let refused = other(&[]);
+    assert!(!refused.status.success());
+    assert!(
+        refused.stderr.contains(
+            "the server serves tiny, but profile other is nvidia/Qwen3.6-35B-A3B-NVFP4: measure it with the profile of what the server serves, or give --force"
+        ),
+        "{}",
+        refused.stderr
+    );
+    other(&["--force"]).assert_success();
+    let doc = project.results();
+    let forced = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "tiny-as-other")
+        .unwrap();
+    assert!(
+        forced
+            .notes
+            .as_deref()
+            .unwrap_or_default()
+            .contains("Recorded with --force: the server serves tiny, but profile other is nvidia/Qwen3.6-35B-A3B-NVFP4."),
+        "{:?}",
+        forced.notes
+    );
     // The server killed under a run's cold request: the run fails, naming the broken stream
     // or connection, and records nothing. (Killed later, the samples already taken would be
     // kept and the failed ones named in the record.)

@@ -359,6 +359,7 @@ async fn execute(
                 prompt: spec.prompt.clone(),
                 today,
                 replace: false,
+                force: false,
             };
             let outcome = session
                 .timed(collect::run(layout, &run_options, progress))

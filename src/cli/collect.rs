@@ -185,6 +185,9 @@ struct RunArgs {
     /// The prompt (default: method.prompt of the results document).
     #[arg(long)]
     prompt: Option<String>,
+    /// Record the run even when the server serves another model than the profile names.
+    #[arg(long)]
+    force: bool,
     #[command(flatten)]
     writing: Writing,
 }
@@ -480,6 +483,7 @@ async fn decode(layout: &Layout, args: RunArgs) -> CommandOutcome {
         prompt: args.prompt,
         today: scaffold::today(),
         replace: args.writing.replace,
+        force: args.force,
     };
     let progress = Progress::new(options.samples as u64 + 1);
     let outcome = collect::run(layout, &options, &progress).await;

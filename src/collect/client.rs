@@ -37,6 +37,9 @@ pub struct Model {
     /// Who serves it, by the server's own word (`vllm`, `llamacpp`, `me`).
     #[serde(default)]
     pub owned_by: Option<String>,
+    /// The checkpoint it was loaded from, where the server says (vLLM does).
+    #[serde(default)]
+    pub root: Option<String>,
 }
 
 /// Whether a server answers, after a measurement's requests failed.

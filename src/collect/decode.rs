@@ -50,6 +50,8 @@ pub struct RunOptions {
     pub today: Date,
     /// Replace a run of the same id.
     pub replace: bool,
+    /// Record it even when the server serves another model than the profile's.
+    pub force: bool,
 }
 
 /// Measures the configuration; see the module documentation.
@@ -82,6 +84,9 @@ pub async fn run(
             )
         })?;
     let overrides = overrides_text(&options.overrides);
+    let profile_names: Vec<String> = std::iter::once(checkpoint.clone())
+        .chain(effective.get("SERVED_MODEL_NAME").map(str::to_owned))
+        .collect();
     let failed = |diagnosis| {
         Outcome::Failed(Box::new(failure(
             &options.id,
@@ -104,7 +109,7 @@ pub async fn run(
     };
 
     let measured = tokio::select! {
-        measured = measure(options, &prompt, progress) => measured,
+        measured = measure(options, &prompt, &profile_names, progress) => measured,
         () = interrupted() => return Err(CollectError::Interrupted),
     };
     let Measured {
@@ -115,6 +120,7 @@ pub async fn run(
         power,
         counted,
         failed,
+        mismatch,
     } = match measured {
         Ok(measured) => measured,
         Err(error) => {
@@ -145,6 +151,9 @@ pub async fn run(
     notes.extend(target.notes());
     if !counted.is_empty() {
         notes.push(super::counted_note(&counted));
+    }
+    if let Some(what) = mismatch {
+        notes.push(super::sentence(&format!("recorded with --force: {what}")));
     }
     // What is missing is said on the terminal and in the record.
     let mut gaps = Vec::new();
@@ -296,15 +305,30 @@ struct Measured {
     counted: Vec<super::Counted>,
     /// The samples that failed, each with why.
     failed: Vec<String>,
+    /// How the server's model differs from the profile's, recorded with --force.
+    mismatch: Option<String>,
 }
 
 /// The cold request and the samples, with the metrics scraped around the samples.
 async fn measure(
     options: &RunOptions,
     prompt: &str,
+    profile_names: &[String],
     progress: &Progress,
 ) -> Result<Measured, CollectError> {
     let mut target = connect(&options.server).await?;
+    let names: Vec<&str> = profile_names.iter().map(String::as_str).collect();
+    let mut mismatch = None;
+    if let Err(what) = super::serves(&target, &options.profile, &names) {
+        if !options.force {
+            return Err(CollectError::Usage(format!(
+                "{what}: measure it with the profile of what the server serves, or give --force to record it as {} anyway",
+                options.profile
+            )));
+        }
+        progress.line(&format!("warning: {what}; recorded anyway (--force)"));
+        mismatch = Some(what);
+    }
     progress.line(&format!("measuring {}", target.server.describe()));
     let body = decode_body(&target, prompt, options.max_tokens);
     let mut samples = Vec::with_capacity(options.samples + 1);
@@ -354,6 +378,7 @@ async fn measure(
     let after = scrape(&target).await;
     Ok(Measured {
         failed,
+        mismatch,
         target,
         before,
         samples,

@@ -111,6 +111,8 @@ pub enum Outcome<T> {
 pub(crate) struct Target {
     pub client: Client,
     pub model: String,
+    /// The checkpoint the model was loaded from, where the server says (vLLM's `root`).
+    pub root: Option<String>,
     pub max_model_len: Option<u64>,
     pub server: Server,
     /// Optional fields the server refused, each with its refusal; left out from then on.
@@ -304,10 +306,45 @@ pub(crate) async fn connect(server: &ServerOptions) -> Result<Target, CollectErr
     Ok(Target {
         client,
         model: model.id,
+        root: model.root,
         max_model_len: model.max_model_len,
         server,
         refused: Vec::new(),
     })
+}
+
+/// Whether the server serves what the profile names: one of the names it gives (the model's
+/// id, the checkpoint it was loaded from) is one the profile gives (`MODEL`,
+/// `SERVED_MODEL_NAME`), compared by their last path segment, case aside, `.gguf` aside. The
+/// mismatch in words, when they differ.
+pub(crate) fn serves(target: &Target, profile: &str, names: &[&str]) -> Result<(), String> {
+    let plain = |name: &str| {
+        let last = name
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(name);
+        let last = last.to_lowercase();
+        last.strip_suffix(".gguf").unwrap_or(&last).to_owned()
+    };
+    let given: Vec<&str> = std::iter::once(target.model.as_str())
+        .chain(target.root.as_deref())
+        .collect();
+    if given
+        .iter()
+        .any(|served| names.iter().any(|name| plain(served) == plain(name)))
+    {
+        return Ok(());
+    }
+    let root = match &target.root {
+        Some(root) if *root != target.model => format!(" (loaded from {root})"),
+        _ => String::new(),
+    };
+    Err(format!(
+        "the server serves {}{root}, but profile {profile} is {}",
+        target.model,
+        names.join(", served as ")
+    ))
 }
 
 /// Writes `record` into the layout's results document through the atomic writer: lock,
@@ -403,5 +440,43 @@ pub(crate) fn refuse_existing(exists: bool, what: &str) -> Result<(), CollectErr
 pub(crate) async fn interrupted() {
     if tokio::signal::ctrl_c().await.is_err() {
         std::future::pending::<()>().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(model: &str, root: Option<&str>) -> Target {
+        Target {
+            client: Client::new("http://127.0.0.1:9", None, Duration::from_secs(1)).unwrap(),
+            model: model.into(),
+            root: root.map(str::to_owned),
+            max_model_len: None,
+            server: Server::vllm(None),
+            refused: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_server_serves_a_profile_that_names_its_model_or_checkpoint() {
+        let names = ["nvidia/Qwen3.6-35B-A3B-NVFP4", "qwen36"];
+        // By its served name, by the checkpoint it was loaded from (a local path), or by the
+        // checkpoint's last segment.
+        assert!(serves(&target("qwen36", None), "q", &names).is_ok());
+        assert!(
+            serves(
+                &target("x", Some("/models/Qwen3.6-35B-A3B-NVFP4/")),
+                "q",
+                &names
+            )
+            .is_ok()
+        );
+        assert!(serves(&target("qwen3.6-35b-a3b-nvfp4", None), "q", &names).is_ok());
+        assert!(serves(&target("tiny", None), "t", &["models/TINY.gguf"]).is_ok());
+        assert_eq!(
+            serves(&target("tiny-llama-base", Some("/m/tiny")), "q", &names),
+            Err("the server serves tiny-llama-base (loaded from /m/tiny), but profile q is nvidia/Qwen3.6-35B-A3B-NVFP4, served as qwen36".into())
+        );
     }
 }

@@ -254,7 +254,7 @@ async fn models(State(shared): State<Arc<Shared>>) -> Response {
     let script = &shared.script;
     json_response(json!({
         "object": "list",
-        "data": [{"id": script.model, "object": "model", "owned_by": if script.llama_server.is_some() { "llamacpp" } else { "vllm" }, "max_model_len": script.max_model_len}],
+        "data": [{"id": script.model, "object": "model", "owned_by": if script.llama_server.is_some() { "llamacpp" } else { "vllm" }, "root": format!("example/{}", script.model), "max_model_len": script.max_model_len}],
     }))
 }
 
