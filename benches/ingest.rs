@@ -90,6 +90,7 @@ fn measure(runtime: &tokio::runtime::Runtime, port: u16, server_name: &str, serv
         &format!("http://127.0.0.1:{port}"),
         None,
         Duration::from_secs(30),
+        None,
     )
     .unwrap();
     let body = json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": TOKENS, "stream": true});

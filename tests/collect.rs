@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use benchsite::data::{self, FailureStatus, LevelStatus};
 use fake_vllm::{FakeVllm, Script};
-use support::{Output, Project, StaleProxy, free_port, repo};
+use support::{Output, Project, StaleProxy, TlsProxy, free_port, repo};
 
 /// `collect run` of the fake profile (a dense 7B) against `server`, with `extra` arguments.
 fn fake_run(project: &Project, server: &FakeVllm, id: &str, extra: &[&str]) -> Output {
@@ -184,7 +184,8 @@ fn ttft_and_latency_of_one_request() {
     let server = FakeVllm::start(script);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let client =
-        benchsite::collect::Client::new(&server.url(), None, Duration::from_secs(10)).unwrap();
+        benchsite::collect::Client::new(&server.url(), None, Duration::from_secs(10), None)
+            .unwrap();
     let body = benchsite::collect::request_body(
         &benchsite::collect::Server::vllm(None),
         "Fake-Model-7B",
@@ -335,6 +336,81 @@ fn a_request_on_a_kept_alive_connection_closed_under_it_goes_out_again() {
         .map(|l| (l.succeeded, l.failed))
         .collect();
     assert_eq!(counts, [(2, 0), (4, 0), (8, 0)]);
+}
+
+#[test]
+fn a_server_behind_tls_is_measured_with_its_private_authority() {
+    let _timed = timed();
+    let script = Script {
+        ttft: Duration::from_millis(5),
+        chunk_interval: Duration::from_millis(1),
+        tokens: 20,
+        max_model_len: 65536,
+        ..Script::default()
+    };
+    let server = FakeVllm::start(script);
+    let tls = TlsProxy::start(server.addr);
+    let project = Project::copy_of_repo();
+    fake_profile(&project, server.addr.port(), 65536);
+    project.write("ca.pem", &tls.ca_pem);
+    let url = tls.url();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "collect",
+            "run",
+            "--id",
+            "fake-tls",
+            "--profile",
+            "fake",
+            "--base-url",
+            &url,
+            "--shape",
+            "Dense, 7B",
+            "--precision",
+            "BF16",
+        ];
+        args.extend_from_slice(extra);
+        project.run_with(&args, &[("OPENAI_API_KEY", "secret-key")])
+    };
+    // Its certificate is signed by no authority the system knows: refused, and said why.
+    let refused = run(&[]);
+    assert!(!refused.status.success());
+    assert!(
+        refused.stderr.contains("UnknownIssuer") || refused.stderr.contains("certificate"),
+        "{}",
+        refused.stderr
+    );
+    let ca = project.root.path().join("ca.pem");
+    run(&["--ca-cert", ca.to_str().unwrap()]).assert_success();
+    let doc = project.results();
+    let record = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "fake-tls")
+        .unwrap();
+    assert_eq!(record.decode_samples.len(), 3);
+    // The API key went through the TLS ingress as a bearer token.
+    assert!(
+        server
+            .authorizations()
+            .iter()
+            .all(|a| a == "Bearer secret-key")
+    );
+    assert_eq!(
+        server.authorizations().len(),
+        4,
+        "the cold request and three samples"
+    );
+    // A file that holds no certificate is named.
+    project.write("not.pem", "hello");
+    let not = project.root.path().join("not.pem");
+    let bad = run(&["--replace", "--ca-cert", not.to_str().unwrap()]);
+    assert!(
+        bad.stderr
+            .contains("expected PEM certificates (-----BEGIN CERTIFICATE-----)"),
+        "{}",
+        bad.stderr
+    );
 }
 
 #[test]

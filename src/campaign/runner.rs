@@ -183,6 +183,7 @@ pub async fn run(
             model: None,
             api_key: collect::Client::api_key_from_env(),
             timeout: options.request_timeout,
+            ca_cert: None,
         };
         let launch = collect::LaunchOptions {
             launcher,

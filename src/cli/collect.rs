@@ -107,6 +107,10 @@ struct ServerArgs {
     /// Seconds one request may take (default: [collect] request_timeout_s, 600).
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
+    /// A PEM file of the certificate authorities an https:// server's certificate may be
+    /// signed by (a private CA), beside the system's.
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<std::path::PathBuf>,
 }
 
 /// Starting the server from its profile.
@@ -434,6 +438,7 @@ fn server_options(
         model: args.model.clone(),
         api_key: collect::Client::api_key_from_env(),
         timeout: Duration::from_secs_f64(seconds),
+        ca_cert: args.ca_cert.clone(),
     })
 }
 

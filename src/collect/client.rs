@@ -65,19 +65,42 @@ pub struct Client {
 }
 
 impl Client {
-    /// A client of the server at `base_url` (`http://127.0.0.1:8000`), sending the API key
-    /// when given, giving each request up after `timeout`.
+    /// A client of the server at `base_url` (`http://127.0.0.1:8000`, or `https://` behind a
+    /// TLS ingress, its certificate checked against the system's authorities and those of
+    /// the PEM file `ca_cert`), sending the API key when given, giving each request up after
+    /// `timeout`.
     pub fn new(
         base_url: &str,
         api_key: Option<&str>,
         timeout: Duration,
+        ca_cert: Option<&std::path::Path>,
     ) -> Result<Self, CollectError> {
         let base = base_url.trim_end_matches('/').trim_end_matches("/v1");
-        if !base.starts_with("http://") {
+        if !base.starts_with("http://") && !base.starts_with("https://") {
             return Err(CollectError::Usage(format!(
-                "--base-url {base_url}: expected an http:// address (benchsite talks plain HTTP to local servers)"
+                "--base-url {base_url}: expected an http:// or https:// address"
             )));
         }
+        // rustls with ring, for the whole process; a second install finds it there.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let authorities = match ca_cert {
+            Some(path) => {
+                let pem = std::fs::read(path).map_err(|error| {
+                    CollectError::Usage(format!("--ca-cert {}: {error}", path.display()))
+                })?;
+                let certificates = reqwest::Certificate::from_pem_bundle(&pem)
+                    .ok()
+                    .filter(|certificates| !certificates.is_empty())
+                    .ok_or_else(|| {
+                        CollectError::Usage(format!(
+                            "--ca-cert {}: expected PEM certificates (-----BEGIN CERTIFICATE-----)",
+                            path.display()
+                        ))
+                    })?;
+                certificates
+            }
+            None => Vec::new(),
+        };
         let mut headers = reqwest::header::HeaderMap::new();
         if let Some(key) = api_key {
             let value = HeaderValue::from_str(&format!("Bearer {key}"))
@@ -89,6 +112,7 @@ impl Client {
                 .default_headers(headers.clone())
                 .tcp_nodelay(true)
                 .pool_max_idle_per_host(pool)
+                .tls_certs_merge(authorities.iter().cloned())
                 .build()
                 .map_err(|error| {
                     CollectError::Usage(format!("cannot make an HTTP client: {error}"))

@@ -163,7 +163,13 @@ impl Launched {
     /// After a failed request: whether the server died, waiting a few seconds for it to exit
     /// or to stop being alive; what was seen.
     pub async fn died(&mut self, server: &ServerOptions) -> Option<String> {
-        let client = Client::new(&server.base_url, None, Duration::from_secs(2)).ok()?;
+        let client = Client::new(
+            &server.base_url,
+            None,
+            Duration::from_secs(2),
+            server.ca_cert.as_deref(),
+        )
+        .ok()?;
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
             if let Some(status) = self.exited() {
@@ -317,10 +323,20 @@ pub async fn launch(
     let command = effective
         .launch_command(options.launcher)
         .map_err(|error| CollectError::Launch(error.to_string()))?;
-    let client = Client::new(&server.base_url, server.api_key.as_deref(), server.timeout)?;
+    let client = Client::new(
+        &server.base_url,
+        server.api_key.as_deref(),
+        server.timeout,
+        server.ca_cert.as_deref(),
+    )?;
     // A server already there (one a killed benchsite left running, say) would answer the
     // readiness check and be measured in place of this one.
-    let probe = Client::new(&server.base_url, None, Duration::from_secs(2))?;
+    let probe = Client::new(
+        &server.base_url,
+        None,
+        Duration::from_secs(2),
+        server.ca_cert.as_deref(),
+    )?;
     if matches!(probe.liveness().await, Liveness::Alive) {
         return Err(CollectError::Launch(format!(
             "a server already answers on {} before this one was started (one left running by an earlier benchsite?); stop it, then measure again",

@@ -83,6 +83,9 @@ pub struct ServerOptions {
     pub api_key: Option<String>,
     /// How long one request may take.
     pub timeout: Duration,
+    /// A PEM file of the certificate authorities an `https://` server's certificate may be
+    /// signed by, beside the system's.
+    pub ca_cert: Option<std::path::PathBuf>,
 }
 
 /// What a measurement gave: the record, or, when the server it launched did not serve, the
@@ -284,7 +287,12 @@ pub(crate) fn sentence(clause: &str) -> String {
 
 /// Connects: the model list (the model asked for must be served), then which server it is.
 pub(crate) async fn connect(server: &ServerOptions) -> Result<Target, CollectError> {
-    let client = Client::new(&server.base_url, server.api_key.as_deref(), server.timeout)?;
+    let client = Client::new(
+        &server.base_url,
+        server.api_key.as_deref(),
+        server.timeout,
+        server.ca_cert.as_deref(),
+    )?;
     let models = client.models().await?;
     let model = match &server.model {
         Some(name) => models.iter().find(|m| &m.id == name).ok_or_else(|| {
@@ -449,7 +457,7 @@ mod tests {
 
     fn target(model: &str, root: Option<&str>) -> Target {
         Target {
-            client: Client::new("http://127.0.0.1:9", None, Duration::from_secs(1)).unwrap(),
+            client: Client::new("http://127.0.0.1:9", None, Duration::from_secs(1), None).unwrap(),
             model: model.into(),
             root: root.map(str::to_owned),
             max_model_len: None,

@@ -122,6 +122,8 @@ struct Shared {
     in_flight: AtomicUsize,
     peak: AtomicUsize,
     bodies: Mutex<Vec<Value>>,
+    /// The Authorization header of each chat request, empty when there was none.
+    authorizations: Mutex<Vec<String>>,
     /// Scorings so far, by prompt.
     scorings: Mutex<std::collections::HashMap<Vec<u32>, u64>>,
     die: watch::Sender<bool>,
@@ -156,6 +158,7 @@ impl FakeVllm {
             in_flight: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
             bodies: Mutex::new(Vec::new()),
+            authorizations: Mutex::new(Vec::new()),
             scorings: Mutex::new(std::collections::HashMap::new()),
             die,
         });
@@ -210,6 +213,11 @@ impl FakeVllm {
     /// Every generation request's body.
     pub fn bodies(&self) -> Vec<Value> {
         self.shared.bodies.lock().unwrap().clone()
+    }
+
+    /// The Authorization header of each chat request.
+    pub fn authorizations(&self) -> Vec<String> {
+        self.shared.authorizations.lock().unwrap().clone()
     }
 }
 
@@ -364,7 +372,7 @@ pub fn top(logprobs: &[f64], k: usize) -> Vec<(u32, f64)> {
 async fn completions(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
     let request: Value = serde_json::from_slice(&body).unwrap();
     if request["stream"] == true {
-        return chat(State(shared), body).await;
+        return chat(State(shared), axum::http::HeaderMap::new(), body).await;
     }
     let script = &shared.script;
     let prompt: Vec<u32> = request["prompt"]
@@ -452,7 +460,18 @@ fn event(value: &Value) -> Bytes {
     Bytes::from(format!("data: {value}\n\n"))
 }
 
-async fn chat(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
+async fn chat(
+    State(shared): State<Arc<Shared>>,
+    headers: axum::http::HeaderMap,
+    body: Bytes,
+) -> Response {
+    shared.authorizations.lock().unwrap().push(
+        headers
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned(),
+    );
     let request: Value = serde_json::from_slice(&body).unwrap();
     let number = shared.started.fetch_add(1, Ordering::SeqCst) + 1;
     shared.bodies.lock().unwrap().push(request.clone());

@@ -116,6 +116,71 @@ impl StaleProxy {
     }
 }
 
+/// An HTTPS endpoint in front of `upstream` (a TLS ingress, as rustls terminates it), with a
+/// certificate for 127.0.0.1 and localhost signed by a private authority made for it:
+/// `ca_pem` is that authority's certificate.
+pub struct TlsProxy {
+    pub addr: std::net::SocketAddr,
+    pub ca_pem: String,
+}
+
+impl TlsProxy {
+    pub fn start(upstream: std::net::SocketAddr) -> Self {
+        use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut authority = CertificateParams::new(Vec::<String>::new()).unwrap();
+        authority.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let authority =
+            CertifiedIssuer::self_signed(authority, KeyPair::generate().unwrap()).unwrap();
+        let key = KeyPair::generate().unwrap();
+        let leaf = CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
+            .unwrap()
+            .signed_by(&key, &authority)
+            .unwrap();
+        let config = rustls::ServerConfig::builder()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![leaf.der().clone()],
+                rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+            )
+            .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        listener.set_nonblocking(true).unwrap();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                while let Ok((client, _)) = listener.accept().await {
+                    let acceptor = acceptor.clone();
+                    tokio::spawn(async move {
+                        let Ok(mut client) = acceptor.accept(client).await else {
+                            return;
+                        };
+                        let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else {
+                            return;
+                        };
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    });
+                }
+            });
+        });
+        TlsProxy {
+            addr,
+            ca_pem: authority.pem(),
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("https://{}", self.addr)
+    }
+}
+
 /// The corpus's valid base document.
 pub fn valid_minimal() -> Vec<u8> {
     std::fs::read(repo().join("tests/fixtures/valid/minimal.json")).unwrap()
@@ -260,9 +325,9 @@ impl Project {
                 .arg("--root")
                 .arg(self.root.path())
                 .args(args)
-                .envs(env.iter().copied())
                 .env_remove("BENCHSITE_API_KEY")
-                .env_remove("OPENAI_API_KEY"),
+                .env_remove("OPENAI_API_KEY")
+                .envs(env.iter().copied()),
         )
     }
 
