@@ -88,7 +88,7 @@ impl Client {
                 let pem = std::fs::read(path).map_err(|error| {
                     CollectError::Usage(format!("--ca-cert {}: {error}", path.display()))
                 })?;
-                let certificates = reqwest::Certificate::from_pem_bundle(&pem)
+                reqwest::Certificate::from_pem_bundle(&pem)
                     .ok()
                     .filter(|certificates| !certificates.is_empty())
                     .ok_or_else(|| {
@@ -96,8 +96,7 @@ impl Client {
                             "--ca-cert {}: expected PEM certificates (-----BEGIN CERTIFICATE-----)",
                             path.display()
                         ))
-                    })?;
-                certificates
+                    })?
             }
             None => Vec::new(),
         };
