@@ -1330,6 +1330,181 @@ fn vllm_bench_result_files_become_one_sweep_with_each_figure_sourced() {
 }
 
 #[test]
+fn sglang_bench_serving_lines_become_one_sweep() {
+    let _timed = timed();
+    let project = Project::copy_of_repo();
+    let file = repo().join("tests/fixtures/sglang/sglang-oai-chat_1203_20_100_256.jsonl");
+    let output = project.run(&[
+        "collect",
+        "import",
+        "sglang",
+        file.to_str().unwrap(),
+        "--label",
+        "qwen3-8b sglang",
+    ]);
+    output.assert_success();
+    let doc = project.results();
+    let sweep = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "qwen3-8b sglang")
+        .unwrap();
+    assert_eq!(sweep.model, "Qwen/Qwen3-8B", "from server_info.model_path");
+    let [one, four] = &sweep.levels[..] else {
+        panic!("{:?}", sweep.levels)
+    };
+    // --output-details, by hand: the third request's error leaves it out; TTFTs 0.1, 0.2, 0.3
+    // (p95 at rank 1.9: 0.29); latencies TTFT + the gaps: 1.1, 2.2, 1.3 (p50 1.3, p95
+    // 1.3 + 0.9 × 0.9 = 2.11); per-request rates (11 − 1) / 1.0, (21 − 1) / 2.0,
+    // (11 − 1) / 1.0, all 10; outputs 11, 21, 11 (median 11).
+    assert_eq!(
+        (one.concurrency, one.requests, one.succeeded, one.failed),
+        (1, 4, 3, 1)
+    );
+    assert_eq!((one.ttft_p50_s, one.ttft_p95_s), (Some(0.2), Some(0.29)));
+    assert_eq!(
+        (one.latency_p50_s, one.latency_p95_s),
+        (Some(1.3), Some(2.11))
+    );
+    assert_eq!(one.decode_tok_s_per_stream, Some(10.0));
+    assert_eq!(
+        (one.output_tokens, one.prompt_tokens),
+        (Some(11), Some(100))
+    );
+    assert_eq!(one.total_tok_s, Some(20.0));
+    // Summary only: median_ttft_ms 140, median_e2e_latency_ms 2000, 1000 / mean_tpot_ms 8.0
+    // = 125, 4096 and 1616 tokens over 16 completed; SGLang writes no p95 of either.
+    assert_eq!(
+        (four.concurrency, four.requests, four.succeeded, four.failed),
+        (4, 16, 16, 0)
+    );
+    assert_eq!((four.ttft_p50_s, four.ttft_p95_s), (Some(0.14), None));
+    assert_eq!((four.latency_p50_s, four.latency_p95_s), (Some(2.0), None));
+    assert_eq!(four.decode_tok_s_per_stream, Some(125.0));
+    assert_eq!(
+        (four.output_tokens, four.prompt_tokens),
+        (Some(256), Some(101))
+    );
+    assert_eq!(four.total_tok_s, Some(512.0));
+    assert!(
+        four.source
+            .as_deref()
+            .unwrap()
+            .contains("SGLang's summary has no p95 of TTFT or latency")
+    );
+    let source = sweep.source.as_deref().unwrap();
+    assert!(
+        source.starts_with("sglang bench_serving --output-file: ")
+            && source.ends_with("sglang-oai-chat_1203_20_100_256.jsonl"),
+        "{source}"
+    );
+    check_is_clean(&project);
+}
+
+#[test]
+fn aiperf_and_genai_perf_exports_become_one_sweep() {
+    let _timed = timed();
+    let project = Project::copy_of_repo();
+    let dir = repo().join("tests/fixtures/aiperf");
+    let aiperf = dir.join("concurrency1/profile_export_aiperf.json");
+    let genai = dir.join("concurrency4/profile_export_genai_perf.json");
+    let output = project.run(&[
+        "collect",
+        "import",
+        "aiperf",
+        genai.to_str().unwrap(),
+        aiperf.to_str().unwrap(),
+        "--label",
+        "qwen3-8b aiperf",
+    ]);
+    output.assert_success();
+    let doc = project.results();
+    let sweep = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "qwen3-8b aiperf")
+        .unwrap();
+    assert_eq!(sweep.model, "Qwen/Qwen3-8B");
+    assert_eq!(
+        sweep.generated.to_string(),
+        "2025-12-03",
+        "AIPerf's start_time"
+    );
+    assert_eq!(sweep.base_url, "http://gpu1:8000");
+    let [one, four] = &sweep.levels[..] else {
+        panic!("{:?}", sweep.levels)
+    };
+    // AIPerf, concurrency from input_config.loadgen: 10 requests; TTFT p50 120 ms, p95
+    // 180.5 ms; latency p50 2,100 ms, p95 2,400 ms; per user 101.24 tok/s; 200.4 and 512
+    // tokens; 98.76 tok/s in all.
+    assert_eq!(
+        (one.concurrency, one.requests, one.succeeded, one.failed),
+        (1, 10, 10, 0)
+    );
+    assert_eq!((one.ttft_p50_s, one.ttft_p95_s), (Some(0.12), Some(0.1805)));
+    assert_eq!(
+        (one.latency_p50_s, one.latency_p95_s),
+        (Some(2.1), Some(2.4))
+    );
+    assert_eq!(one.decode_tok_s_per_stream, Some(101.2));
+    assert_eq!(
+        (one.output_tokens, one.prompt_tokens),
+        (Some(200), Some(512))
+    );
+    assert_eq!(one.total_tok_s, Some(98.8));
+    assert!(one.source.as_deref().unwrap().contains("(AIPerf 0.3.0)"));
+    // genai-perf, concurrency and the request count from the flat input_config: 40
+    // requests; TTFT 150 / 260 ms; latency 2,300 / 2,900 ms; per request 104.6 tok/s;
+    // 199.6 → 200 and 511.8 → 512 tokens; 350.24 tok/s in all.
+    assert_eq!(
+        (four.concurrency, four.requests, four.succeeded, four.failed),
+        (4, 40, 40, 0)
+    );
+    assert_eq!((four.ttft_p50_s, four.ttft_p95_s), (Some(0.15), Some(0.26)));
+    assert_eq!(
+        (four.latency_p50_s, four.latency_p95_s),
+        (Some(2.3), Some(2.9))
+    );
+    assert_eq!(four.decode_tok_s_per_stream, Some(104.6));
+    assert_eq!(
+        (four.output_tokens, four.prompt_tokens),
+        (Some(200), Some(512))
+    );
+    assert_eq!(four.total_tok_s, Some(350.2));
+    let source = four.source.as_deref().unwrap();
+    assert!(
+        source.contains("(genai-perf)")
+            && source.contains("the avg of output_token_throughput_per_request"),
+        "{source}"
+    );
+    check_is_clean(&project);
+    // A file with no concurrency anywhere says where it looked.
+    let mut blind: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&aiperf).unwrap()).unwrap();
+    blind["input_config"]["loadgen"]
+        .as_object_mut()
+        .unwrap()
+        .remove("concurrency");
+    project.write("blind.json", &blind.to_string());
+    let refused = project.run(&[
+        "collect",
+        "import",
+        "aiperf",
+        project.root.path().join("blind.json").to_str().unwrap(),
+        "--label",
+        "blind",
+    ]);
+    assert!(!refused.status.success());
+    assert!(
+        refused.stderr.contains(
+            "blind.json: no concurrency in input_config (loadgen.concurrency, concurrency or perf_analyzer.stimulus.concurrency) or run_info.variation_values"
+        ),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[test]
 fn a_guidellm_report_becomes_one_sweep_of_its_concurrency_levels() {
     let _timed = timed();
     let project = Project::copy_of_repo();

@@ -63,6 +63,12 @@ enum ImportCommand {
     /// A guidellm JSON report (`--output json`): each synchronous or concurrent-streams
     /// benchmark is a level of one sweep.
     Guidellm(ImportArgs),
+    /// SGLang's `python -m sglang.bench_serving --output-file X.jsonl` (one JSON line per
+    /// run, appended) at several --max-concurrency values: a level per line.
+    Sglang(ImportArgs),
+    /// AIPerf's `profile_export_aiperf.json` or genai-perf's `profile_export_genai_perf.json`,
+    /// one file per --concurrency: a level per file.
+    Aiperf(ImportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -378,6 +384,12 @@ pub fn run(root: &Path, args: CollectArgs) -> CommandOutcome {
         }
         CollectCommand::Import(ImportCommand::Guidellm(args)) => {
             import(&layout, collect::ImportTool::Guidellm, args)
+        }
+        CollectCommand::Import(ImportCommand::Sglang(args)) => {
+            import(&layout, collect::ImportTool::Sglang, args)
+        }
+        CollectCommand::Import(ImportCommand::Aiperf(args)) => {
+            import(&layout, collect::ImportTool::Aiperf, args)
         }
     }
 }

@@ -1,0 +1,169 @@
+//! guidellm's JSON report: each synchronous or concurrent benchmark is a level. Field names
+//! are those of guidellm's `GenerativeBenchmarksReport` and `GenerativeRequestStats`.
+
+use serde_json::Value;
+
+use super::super::sweep::{Request, counted, figures};
+use super::{CollectError, Imported, Loaded};
+use crate::data::Date;
+use crate::stats;
+
+/// Each synchronous or concurrent benchmark of a guidellm JSON report as a level; the
+/// rate-driven ones (throughput, constant, poisson) have no concurrency and are left out.
+pub(super) fn levels(result: &Loaded) -> Result<Vec<Imported>, CollectError> {
+    let file = &result.file;
+    let benchmarks = result.json["benchmarks"].as_array().ok_or_else(|| {
+        CollectError::Usage(format!(
+            "{file}: no `benchmarks` list: not a guidellm JSON report"
+        ))
+    })?;
+    let mut levels = Vec::new();
+    let mut other = Vec::new();
+    for benchmark in benchmarks {
+        let strategy = &benchmark["config"]["strategy"];
+        let kind = strategy["type_"].as_str().unwrap_or("unknown");
+        let concurrency = match kind {
+            "synchronous" => 1,
+            "concurrent" => strategy["streams"].as_u64().unwrap_or(0),
+            _ => 0,
+        };
+        if concurrency == 0 {
+            other.push(kind);
+            continue;
+        }
+        levels.push(guidellm_level(file, benchmark, concurrency));
+    }
+    if levels.is_empty() {
+        return Err(CollectError::Usage(format!(
+            "{file}: no synchronous or concurrent benchmark (found: {}): a sweep is concurrency levels; run guidellm with --profile concurrent",
+            if other.is_empty() {
+                "none".to_owned()
+            } else {
+                other.join(", ")
+            }
+        )));
+    }
+    Ok(levels)
+}
+
+/// One guidellm benchmark at `concurrency` streams.
+fn guidellm_level(file: &str, benchmark: &Value, concurrency: u64) -> Imported {
+    let metrics = &benchmark["metrics"];
+    let totals = &metrics["request_totals"];
+    let count = |key: &str| totals[key].as_u64().unwrap_or(0);
+    let completed = count("successful");
+    let mut level = counted(
+        concurrency,
+        completed,
+        count("errored") + count("incomplete"),
+    );
+    let successful = |name: &str| &metrics[name]["successful"];
+    let duration = benchmark["duration"].as_f64().filter(|&d| d > 0.0);
+    level.total_tok_s = successful("output_token_count")["total_sum"]
+        .as_f64()
+        .zip(duration)
+        .filter(|_| completed > 0)
+        .map(|(tokens, seconds)| stats::round(tokens / seconds, 1));
+    let sampled = benchmark["requests"]["successful"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    if !sampled.is_empty() {
+        let requests: Vec<Request> = sampled
+            .iter()
+            .filter_map(|request| {
+                let timings = &request["info"]["timings"];
+                let at = |key: &str| timings[key].as_f64();
+                let start = at("request_start")?;
+                let ttft = request["time_to_first_token_ms"]
+                    .as_f64()
+                    .map(|ms| ms / 1e3)
+                    .or_else(|| Some(at("first_token_iteration")? - start))?;
+                Some(Request {
+                    ttft,
+                    latency: at("last_token_iteration").map(|last| last - start),
+                    output: request["output_tokens"].as_f64(),
+                    prompt: request["prompt_tokens"].as_f64(),
+                })
+            })
+            .collect();
+        figures(&mut level, &requests);
+        level.source = Some(format!(
+            "{file}: recomputed from {} per-request records{}: TTFT to the first token, latency to the last token; total tok/s is output_token_count over the benchmark's duration",
+            requests.len(),
+            if (requests.len() as u64) < completed {
+                format!(" (a sample of the {completed} successful)")
+            } else {
+                String::new()
+            }
+        ));
+    } else {
+        let value = |name: &str, key: &str| successful(name)[key].as_f64();
+        let p95 = |name: &str| successful(name)["percentiles"]["p95"].as_f64();
+        let seconds = |ms: Option<f64>| ms.map(|v| stats::round(v / 1e3, 4));
+        level.ttft_p50_s = seconds(value("time_to_first_token_ms", "median"));
+        level.ttft_p95_s = seconds(p95("time_to_first_token_ms"));
+        level.latency_p50_s = value("request_latency", "median").map(|v| stats::round(v, 4));
+        level.latency_p95_s = p95("request_latency").map(|v| stats::round(v, 4));
+        level.decode_tok_s_per_stream = value("inter_token_latency_ms", "mean")
+            .filter(|&ms| ms > 0.0)
+            .map(|ms| stats::round(1e3 / ms, 1));
+        level.output_tokens = value("output_token_count", "median").map(|v| v.round() as u64);
+        level.prompt_tokens = value("prompt_token_count", "median").map(|v| v.round() as u64);
+        level.source = Some(format!(
+            "{file}: summary distributions only (no per-request records): latency is request_latency (to the response's end), decode tok/s per stream is 1000 / mean inter_token_latency_ms"
+        ));
+    }
+    let backend = &benchmark["config"]["backend"];
+    Imported {
+        level,
+        model: find_text(backend, "model").or_else(|| find_text(&benchmark["config"], "model")),
+        date: benchmark["start_time"].as_f64().and_then(date_of_epoch),
+        target: find_text(backend, "target"),
+        file: file.to_owned(),
+    }
+}
+
+/// The first string under `key` anywhere in `value`, depth first.
+fn find_text(value: &Value, key: &str) -> Option<String> {
+    match value {
+        Value::Object(map) => map
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| map.values().find_map(|v| find_text(v, key))),
+        Value::Array(items) => items.iter().find_map(|v| find_text(v, key)),
+        _ => None,
+    }
+}
+
+/// Seconds since 1970 (UTC) as a calendar date.
+fn date_of_epoch(seconds: f64) -> Option<Date> {
+    if !(0.0..1e11).contains(&seconds) {
+        return None;
+    }
+    // Howard Hinnant's civil_from_days.
+    let z = (seconds / 86_400.0).floor() as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    Date::new(&format!("{year:04}-{month:02}-{day:02}")).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_of_epoch_seconds() {
+        let shown = |s: f64| date_of_epoch(s).map(|d| d.to_string());
+        assert_eq!(shown(0.0).as_deref(), Some("1970-01-01"));
+        assert_eq!(shown(951_782_400.0).as_deref(), Some("2000-02-29"));
+        assert_eq!(shown(1_796_306_262.5).as_deref(), Some("2026-12-03"));
+    }
+}

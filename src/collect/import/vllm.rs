@@ -1,0 +1,167 @@
+//! `vllm bench serve --save-result`: each file (or line of an `--append-result` file) is a
+//! level. Field names are those of `vllm/benchmarks/serve.py`.
+
+use serde_json::Value;
+
+use super::super::sweep::{Request, counted, figures};
+use super::{CollectError, Imported, Loaded};
+use crate::data::Date;
+use crate::stats;
+
+/// `20250101-120000` → `2025-01-01`.
+fn date_of(text: &str) -> Option<Date> {
+    let day = text.get(..8)?;
+    Date::new(&format!("{}-{}-{}", &day[..4], &day[4..6], &day[6..8])).ok()
+}
+
+/// One `vllm bench serve` result object as a level.
+pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
+    let json = &result.json;
+    let file = &result.file;
+    let concurrency = json["max_concurrency"].as_u64().ok_or_else(|| {
+        CollectError::Usage(format!(
+            "{file}: max_concurrency is {}: run vllm bench serve with --max-concurrency, one value per file",
+            json.get("max_concurrency").map_or("missing".to_owned(), Value::to_string)
+        ))
+    })?;
+    let completed = json["completed"].as_u64().ok_or_else(|| {
+        CollectError::Usage(format!(
+            "{file}: no `completed`: not a vllm bench serve result"
+        ))
+    })?;
+    let failed = json["failed"]
+        .as_u64()
+        .or_else(|| {
+            json["num_prompts"]
+                .as_u64()
+                .map(|n| n.saturating_sub(completed))
+        })
+        .unwrap_or(0);
+    let numbers = |key: &str| -> Option<Vec<f64>> {
+        json[key].as_array().map(|values| {
+            values
+                .iter()
+                .map(|v| v.as_f64().unwrap_or(f64::NAN))
+                .collect()
+        })
+    };
+    let ms = |key: &str| json[key].as_f64().map(|v| stats::round(v / 1e3, 4));
+    let total_tok_s = json["output_throughput"]
+        .as_f64()
+        .filter(|_| completed > 0)
+        .map(|v| stats::round(v, 1));
+    let mut level = counted(concurrency, completed, failed);
+    level.total_tok_s = total_tok_s;
+    if let (Some(ttfts), Some(outputs)) = (numbers("ttfts"), numbers("output_lens")) {
+        // Per request: the failed ones (an error, or no first token) are left out, as vLLM does.
+        let errors = json["errors"].as_array();
+        let ok = |i: usize| match errors {
+            Some(errors) => errors
+                .get(i)
+                .and_then(Value::as_str)
+                .is_none_or(str::is_empty),
+            None => ttfts[i] > 0.0,
+        };
+        let itls = json["itls"].as_array();
+        let latencies = numbers("latencies");
+        let inputs = numbers("input_lens");
+        let requests: Vec<Request> = (0..ttfts.len())
+            .filter(|&i| ok(i))
+            .map(|i| Request {
+                ttft: ttfts[i],
+                // vLLM's latency is the last chunk's time: TTFT plus every inter-chunk gap.
+                latency: latencies
+                    .as_ref()
+                    .and_then(|l| l.get(i).copied())
+                    .or_else(|| {
+                        let gaps = itls?.get(i)?.as_array()?;
+                        Some(ttfts[i] + gaps.iter().filter_map(Value::as_f64).sum::<f64>())
+                    }),
+                output: outputs.get(i).copied(),
+                prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
+            })
+            .collect();
+        figures(&mut level, &requests);
+        level.source = Some(format!(
+            "{file}: recomputed from the per-request ttfts, {}output_lens{} (--save-detailed); total tok/s is output_throughput",
+            if latencies.is_some() {
+                "latencies, "
+            } else {
+                "itls, "
+            },
+            if inputs.is_some() { ", input_lens" } else { "" }
+        ));
+    } else {
+        let mean_of = |total: &str| {
+            json[total]
+                .as_f64()
+                .filter(|_| completed > 0)
+                .map(|t| (t / completed as f64).round() as u64)
+        };
+        level.ttft_p50_s = ms("median_ttft_ms");
+        level.ttft_p95_s = ms("p95_ttft_ms");
+        // Newer vLLM keeps `latencies` without --save-detailed (a failed request's is 0).
+        let latencies: Option<Vec<f64>> =
+            numbers("latencies").map(|l| l.into_iter().filter(|&v| v > 0.0).collect());
+        match latencies.as_deref().filter(|l| !l.is_empty()) {
+            Some(latencies) => {
+                level.latency_p50_s = stats::quantile(latencies, 0.5).map(|v| stats::round(v, 4));
+                level.latency_p95_s = stats::quantile(latencies, 0.95).map(|v| stats::round(v, 4));
+            }
+            None => {
+                level.latency_p50_s = ms("median_e2el_ms");
+                level.latency_p95_s = ms("p95_e2el_ms");
+            }
+        }
+        let recomputed_latency = latencies.is_some_and(|l| !l.is_empty());
+        level.decode_tok_s_per_stream = json["mean_tpot_ms"]
+            .as_f64()
+            .filter(|&tpot| tpot > 0.0)
+            .map(|tpot| stats::round(1e3 / tpot, 1));
+        level.output_tokens = mean_of("total_output_tokens");
+        level.prompt_tokens = mean_of("total_input_tokens");
+        let missing: Vec<&str> = [
+            ("p95_ttft_ms", level.ttft_p95_s),
+            ("mean_tpot_ms", level.decode_tok_s_per_stream),
+            ("p95_e2el_ms", level.latency_p95_s),
+        ]
+        .into_iter()
+        .filter(|(_, value)| value.is_none())
+        .map(|(key, _)| key)
+        .collect();
+        level.source = Some(format!(
+            "{file}: summary fields only (no --save-detailed): TTFT p50 is median_ttft_ms, latency {}, decode tok/s per stream is 1000 / mean_tpot_ms (not a mean of per-request rates), tokens are totals over completed{}",
+            if recomputed_latency {
+                "recomputed from latencies"
+            } else {
+                "from median_e2el_ms and p95_e2el_ms"
+            },
+            if missing.is_empty() {
+                String::new()
+            } else {
+                format!("; not in the file: {}", missing.join(", "))
+            }
+        ));
+    }
+    Ok(Imported {
+        level,
+        model: json["model_id"].as_str().map(str::to_owned),
+        date: json["date"].as_str().and_then(date_of),
+        target: None,
+        file: file.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_of_vllm_result_files() {
+        assert_eq!(
+            date_of("20251203-141500").map(|d| d.to_string()),
+            Some("2025-12-03".into())
+        );
+        assert_eq!(date_of("nope"), None);
+    }
+}
