@@ -833,8 +833,12 @@ impl<'a> Renderer<'a> {
 
     /// Renders template `name` with `site` and `page`.
     fn render_template(&self, name: &str, page: serde_json::Value) -> Result<String, SiteError> {
-        let context = serde_json::json!({ "site": &self.site, "page": page });
-        let context = tera::Context::from_value(context).expect("an object");
+        // Moved in, not serialized again (`json!` would copy the page through serde).
+        let mut context = serde_json::Map::new();
+        context.insert("site".into(), self.site.clone());
+        context.insert("page".into(), page);
+        let context =
+            tera::Context::from_value(serde_json::Value::Object(context)).expect("an object");
         self.tera
             .render(name, &context)
             .map_err(|error| SiteError::Template {
