@@ -84,6 +84,51 @@ struct Imported {
     file: String,
 }
 
+/// The `max_concurrency` and `completed` of a serving benchmark's result (vLLM's and SGLang's
+/// name them alike); `run` says how to run `tool` so the file has them.
+fn concurrency_and_completed(
+    result: &Loaded,
+    tool: &str,
+    run: &str,
+) -> Result<(u64, u64), CollectError> {
+    let (json, file) = (&result.json, &result.file);
+    let concurrency = json["max_concurrency"].as_u64().ok_or_else(|| {
+        CollectError::Usage(format!(
+            "{file}: max_concurrency is {}: {run}",
+            json.get("max_concurrency")
+                .map_or("missing".to_owned(), Value::to_string)
+        ))
+    })?;
+    let completed = json["completed"].as_u64().ok_or_else(|| {
+        CollectError::Usage(format!("{file}: no `completed`: not a {tool} result"))
+    })?;
+    Ok((concurrency, completed))
+}
+
+/// A list of numbers in a result, NaN where an entry is not one.
+fn numbers(json: &Value, key: &str) -> Option<Vec<f64>> {
+    json[key].as_array().map(|values| {
+        values
+            .iter()
+            .map(|v| v.as_f64().unwrap_or(f64::NAN))
+            .collect()
+    })
+}
+
+/// Request `i`'s last token's time: its TTFT plus every inter-token gap of `itls`.
+fn after_gaps(ttft: f64, itls: Option<&Vec<Value>>, i: usize) -> Option<f64> {
+    let gaps = itls?.get(i)?.as_array()?;
+    Some(ttft + gaps.iter().filter_map(Value::as_f64).sum::<f64>())
+}
+
+/// A total of a result over its `completed` requests, rounded; none when none completed.
+fn mean_of(json: &Value, total: &str, completed: u64) -> Option<u64> {
+    json[total]
+        .as_f64()
+        .filter(|_| completed > 0)
+        .map(|t| (t / completed as f64).round() as u64)
+}
+
 /// Reads the files into one sweep; see the module documentation.
 pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep, CollectError> {
     let mut loaded = Vec::new();

@@ -13,17 +13,11 @@ use crate::stats;
 pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
     let json = &result.json;
     let file = &result.file;
-    let concurrency = json["max_concurrency"].as_u64().ok_or_else(|| {
-        CollectError::Usage(format!(
-            "{file}: max_concurrency is {}: run bench_serving with --max-concurrency, one value per line",
-            json.get("max_concurrency").map_or("missing".to_owned(), Value::to_string)
-        ))
-    })?;
-    let completed = json["completed"].as_u64().ok_or_else(|| {
-        CollectError::Usage(format!(
-            "{file}: no `completed`: not a sglang bench_serving result"
-        ))
-    })?;
+    let (concurrency, completed) = super::concurrency_and_completed(
+        result,
+        "sglang bench_serving",
+        "run bench_serving with --max-concurrency, one value per line",
+    )?;
     // Only --output-details says which requests failed: a non-empty error each.
     let errors = json["errors"].as_array();
     let failed = errors.map_or(0, |errors| {
@@ -37,14 +31,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
         .as_f64()
         .filter(|_| completed > 0)
         .map(|v| stats::round(v, 1));
-    let numbers = |key: &str| -> Option<Vec<f64>> {
-        json[key].as_array().map(|values| {
-            values
-                .iter()
-                .map(|v| v.as_f64().unwrap_or(f64::NAN))
-                .collect()
-        })
-    };
+    let numbers = |key: &str| super::numbers(json, key);
     let failures_said = if errors.is_some() {
         "failures are its non-empty errors"
     } else {
@@ -64,10 +51,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
             .map(|i| Request {
                 ttft: ttfts[i],
                 // The last token's time: TTFT plus every inter-token gap.
-                latency: itls.and_then(|itls| {
-                    let gaps = itls.get(i)?.as_array()?;
-                    Some(ttfts[i] + gaps.iter().filter_map(Value::as_f64).sum::<f64>())
-                }),
+                latency: super::after_gaps(ttfts[i], itls, i),
                 output: outputs.get(i).copied(),
                 prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
             })
@@ -79,12 +63,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
         ));
     } else {
         let seconds = |key: &str| json[key].as_f64().map(|ms| stats::round(ms / 1e3, 4));
-        let mean_of = |total: &str| {
-            json[total]
-                .as_f64()
-                .filter(|_| completed > 0)
-                .map(|t| (t / completed as f64).round() as u64)
-        };
+        let mean_of = |total: &str| super::mean_of(json, total, completed);
         level.ttft_p50_s = seconds("median_ttft_ms");
         level.latency_p50_s = seconds("median_e2e_latency_ms");
         level.decode_tok_s_per_stream = json["mean_tpot_ms"]

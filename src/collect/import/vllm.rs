@@ -18,17 +18,11 @@ fn date_of(text: &str) -> Option<Date> {
 pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
     let json = &result.json;
     let file = &result.file;
-    let concurrency = json["max_concurrency"].as_u64().ok_or_else(|| {
-        CollectError::Usage(format!(
-            "{file}: max_concurrency is {}: run vllm bench serve with --max-concurrency, one value per file",
-            json.get("max_concurrency").map_or("missing".to_owned(), Value::to_string)
-        ))
-    })?;
-    let completed = json["completed"].as_u64().ok_or_else(|| {
-        CollectError::Usage(format!(
-            "{file}: no `completed`: not a vllm bench serve result"
-        ))
-    })?;
+    let (concurrency, completed) = super::concurrency_and_completed(
+        result,
+        "vllm bench serve",
+        "run vllm bench serve with --max-concurrency, one value per file",
+    )?;
     let failed = json["failed"]
         .as_u64()
         .or_else(|| {
@@ -37,14 +31,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
                 .map(|n| n.saturating_sub(completed))
         })
         .unwrap_or(0);
-    let numbers = |key: &str| -> Option<Vec<f64>> {
-        json[key].as_array().map(|values| {
-            values
-                .iter()
-                .map(|v| v.as_f64().unwrap_or(f64::NAN))
-                .collect()
-        })
-    };
+    let numbers = |key: &str| super::numbers(json, key);
     let ms = |key: &str| json[key].as_f64().map(|v| stats::round(v / 1e3, 4));
     let total_tok_s = json["output_throughput"]
         .as_f64()
@@ -73,10 +60,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
                 latency: latencies
                     .as_ref()
                     .and_then(|l| l.get(i).copied())
-                    .or_else(|| {
-                        let gaps = itls?.get(i)?.as_array()?;
-                        Some(ttfts[i] + gaps.iter().filter_map(Value::as_f64).sum::<f64>())
-                    }),
+                    .or_else(|| super::after_gaps(ttfts[i], itls, i)),
                 output: outputs.get(i).copied(),
                 prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
             })
@@ -92,12 +76,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
             if inputs.is_some() { ", input_lens" } else { "" }
         ));
     } else {
-        let mean_of = |total: &str| {
-            json[total]
-                .as_f64()
-                .filter(|_| completed > 0)
-                .map(|t| (t / completed as f64).round() as u64)
-        };
+        let mean_of = |total: &str| super::mean_of(json, total, completed);
         level.ttft_p50_s = ms("median_ttft_ms");
         level.ttft_p95_s = ms("p95_ttft_ms");
         // Newer vLLM keeps `latencies` without --save-detailed (a failed request's is 0).
