@@ -179,14 +179,8 @@ impl Target {
     /// Refuses a quality measurement (`what`) on a server known to lack what it needs:
     /// chat-templated token ids from `/tokenize` and teacher-forced `prompt_logprobs`.
     pub fn require_scoring(&self, what: &str) -> Result<(), CollectError> {
-        let lacks = match self.server.kind {
-            ServerKind::LlamaServer => {
-                "its /tokenize takes no chat messages and its completions have no prompt_logprobs"
-            }
-            ServerKind::LlamaCppPython => {
-                "it has no /tokenize for chat messages, and its completions give logprobs of the generated tokens only, never prompt_logprobs"
-            }
-            ServerKind::Vllm | ServerKind::Other => return Ok(()),
+        let Some(lacks) = self.server.kind.known().cannot_score else {
+            return Ok(());
         };
         Err(CollectError::Usage(format!(
             "{what} scores each continuation teacher-forced, with vLLM's prompt_logprobs on the chat template's token ids; {} cannot: {lacks}",

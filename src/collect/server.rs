@@ -24,6 +24,94 @@ pub enum Kind {
     Other,
 }
 
+/// What benchsite knows of one kind of server, beside how it is recognised
+/// ([`Server::identify`]): one entry of [`KNOWN`] per [`Kind`]. A new kind is a variant, an
+/// entry here, its recognition, and its test.
+#[derive(Debug)]
+pub struct Known {
+    /// The kind.
+    pub kind: Kind,
+    /// Its name for readers (a server of kind `Other` is named by its `owned_by`).
+    pub name: &'static str,
+    /// Its greedy sampling fields, in its own spelling (the model is added).
+    greedy: fn() -> Value,
+    /// Whether it reads `chat_template_kwargs` (thinking on or off).
+    pub thinking: bool,
+    /// Whether it reads `ignore_eos`.
+    pub ignore_eos: bool,
+    /// Whether it streams exactly one generated token per chunk.
+    pub token_per_chunk: bool,
+    /// Why it cannot score a quality measurement (chat-templated token ids from `/tokenize`
+    /// and teacher-forced `prompt_logprobs`), when it cannot.
+    pub cannot_score: Option<&'static str>,
+    /// What it does to answers at concurrency above 1 that cuts them short, when it does.
+    pub cuts_under_load: Option<&'static str>,
+}
+
+/// Every kind of server benchsite knows, one entry each.
+pub static KNOWN: [Known; 4] = [
+    Known {
+        kind: Kind::Vllm,
+        name: "vLLM",
+        // vLLM disables top-k with -1.
+        greedy: || json!({"temperature": 0.0, "top_p": 1.0, "top_k": -1, "min_p": 0.0, "repetition_penalty": 1.0, "seed": 0}),
+        thinking: true,
+        ignore_eos: true,
+        // Its chunks carry several tokens under speculative decoding.
+        token_per_chunk: false,
+        cannot_score: None,
+        cuts_under_load: None,
+    },
+    Known {
+        kind: Kind::LlamaServer,
+        name: "llama.cpp llama-server",
+        // llama.cpp disables top-k with 0 and spells the penalty repeat_penalty.
+        greedy: || json!({"temperature": 0.0, "top_p": 1.0, "top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0, "seed": 0}),
+        thinking: true,
+        ignore_eos: true,
+        token_per_chunk: true,
+        cannot_score: Some(
+            "its /tokenize takes no chat messages and its completions have no prompt_logprobs",
+        ),
+        cuts_under_load: None,
+    },
+    Known {
+        kind: Kind::LlamaCppPython,
+        name: "llama-cpp-python",
+        greedy: || json!({"temperature": 0.0, "top_p": 1.0, "top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0, "seed": 0}),
+        thinking: false,
+        ignore_eos: false,
+        token_per_chunk: true,
+        cannot_score: Some(
+            "it has no /tokenize for chat messages, and its completions give logprobs of the generated tokens only, never prompt_logprobs",
+        ),
+        cuts_under_load: Some(
+            "llama-cpp-python cancels a running request when the next one arrives unless it is started with --interrupt_requests False; its answers at concurrency above 1 need that.",
+        ),
+    },
+    Known {
+        kind: Kind::Other,
+        name: "an OpenAI-compatible server",
+        // Only the OpenAI fields.
+        greedy: || json!({"temperature": 0.0, "top_p": 1.0, "seed": 0}),
+        thinking: false,
+        ignore_eos: false,
+        token_per_chunk: false,
+        cannot_score: None,
+        cuts_under_load: None,
+    },
+];
+
+impl Kind {
+    /// What benchsite knows of this kind.
+    pub fn known(self) -> &'static Known {
+        KNOWN
+            .iter()
+            .find(|known| known.kind == self)
+            .expect("every kind has its entry")
+    }
+}
+
 /// The server a measurement talks to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Server {
@@ -81,11 +169,8 @@ impl Server {
     /// The server as a record and the terminal name it: `vLLM 0.11.0`, `llama-server b6500`.
     pub fn describe(&self) -> String {
         let name = match (self.kind, &self.owned_by) {
-            (Kind::Vllm, _) => "vLLM",
-            (Kind::LlamaServer, _) => "llama.cpp llama-server",
-            (Kind::LlamaCppPython, _) => "llama-cpp-python",
             (Kind::Other, Some(owner)) => owner.as_str(),
-            (Kind::Other, None) => "an OpenAI-compatible server",
+            (kind, _) => kind.known().name,
         };
         match &self.version {
             Some(version) => format!("{name} {version}"),
@@ -104,19 +189,12 @@ impl Server {
     /// explicitly: left out, a server applies its own or the model's defaults (llama.cpp's top-k
     /// is 40). `fields` (an object) are added on top.
     pub fn greedy(&self, model: &str, fields: Value) -> Value {
-        let mut body = match self.kind {
-            Kind::Vllm => json!({
-                "model": model, "temperature": 0.0, "top_p": 1.0, "top_k": -1,
-                "min_p": 0.0, "repetition_penalty": 1.0, "seed": 0,
-            }),
-            Kind::LlamaServer | Kind::LlamaCppPython => json!({
-                "model": model, "temperature": 0.0, "top_p": 1.0, "top_k": 0,
-                "min_p": 0.0, "repeat_penalty": 1.0, "seed": 0,
-            }),
-            Kind::Other => json!({"model": model, "temperature": 0.0, "top_p": 1.0, "seed": 0}),
-        };
-        if let (Some(body), Value::Object(fields)) = (body.as_object_mut(), fields) {
-            body.extend(fields);
+        let mut body = (self.kind.known().greedy)();
+        if let Some(object) = body.as_object_mut() {
+            object.insert("model".into(), json!(model));
+            if let Value::Object(fields) = fields {
+                object.extend(fields);
+            }
         }
         body
     }
@@ -134,30 +212,28 @@ impl Server {
                 "stream_options": {"include_usage": true},
             }),
         );
-        if matches!(self.kind, Kind::Vllm | Kind::LlamaServer) {
+        if self.kind.known().thinking {
             body["chat_template_kwargs"] = json!({"enable_thinking": thinking});
         }
         body
     }
 
-    /// What this server is known to do that explains failures at `concurrency`, if anything:
-    /// llama-cpp-python cancels a running request when the next one arrives, by default.
+    /// What this server is known to do that explains answers cut short at `concurrency`, if
+    /// anything (llama-cpp-python cancels a running request when the next one arrives).
     pub fn hint(&self, concurrency: u64, errors: &[RequestError]) -> Option<&'static str> {
         let cut = |e: &RequestError| matches!(e, RequestError::NoToken | RequestError::Cut);
-        (self.kind == Kind::LlamaCppPython && concurrency > 1 && errors.iter().any(cut)).then_some(
-            "llama-cpp-python cancels a running request when the next one arrives unless it is started with --interrupt_requests False; its answers at concurrency above 1 need that.",
-        )
+        let known = self.kind.known().cuts_under_load?;
+        (concurrency > 1 && errors.iter().any(cut)).then_some(known)
     }
 
-    /// Whether the server streams exactly one generated token per chunk (llama.cpp's servers
-    /// do; vLLM's chunks carry several under speculative decoding).
+    /// Whether the server streams exactly one generated token per chunk.
     pub fn streams_token_per_chunk(&self) -> bool {
-        matches!(self.kind, Kind::LlamaServer | Kind::LlamaCppPython)
+        self.kind.known().token_per_chunk
     }
 
-    /// Whether the server reads `ignore_eos` (vLLM and llama-server do).
+    /// Whether the server reads `ignore_eos`.
     pub fn reads_ignore_eos(&self) -> bool {
-        matches!(self.kind, Kind::Vllm | Kind::LlamaServer)
+        self.kind.known().ignore_eos
     }
 }
 
@@ -286,6 +362,29 @@ mod tests {
             Server::identify(None, None, None, Some("vllm")).kind,
             Kind::Vllm
         );
+    }
+
+    #[test]
+    fn every_kind_has_one_entry() {
+        let kinds = [
+            Kind::Vllm,
+            Kind::LlamaServer,
+            Kind::LlamaCppPython,
+            Kind::Other,
+        ];
+        for kind in kinds {
+            // A new variant fails to compile here until it is listed above.
+            match kind {
+                Kind::Vllm | Kind::LlamaServer | Kind::LlamaCppPython | Kind::Other => {}
+            }
+            assert_eq!(kind.known().kind, kind);
+            assert_eq!(
+                KNOWN.iter().filter(|k| k.kind == kind).count(),
+                1,
+                "{kind:?}"
+            );
+        }
+        assert_eq!(KNOWN.len(), kinds.len());
     }
 
     #[test]
