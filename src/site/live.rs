@@ -6,10 +6,9 @@ use std::sync::Arc;
 
 use super::content;
 use super::error::SiteError;
+use super::inputs::{Inputs, Options};
 use super::links::Scans;
 use super::output::Site;
-use super::render::Inputs;
-use super::render::Options;
 use super::{routes, search};
 
 /// The last good site of a project and what it was rendered from.

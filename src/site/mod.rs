@@ -14,6 +14,7 @@ mod downloads;
 mod error;
 mod escape;
 mod filters;
+mod inputs;
 mod links;
 mod live;
 mod markdown;
@@ -36,9 +37,9 @@ use crate::project;
 pub use assets::ECHARTS_SHA256;
 pub use error::SiteError;
 pub use escape::escape;
+pub use inputs::{Built, Options};
 pub use live::{Live, Rebuild};
 pub use output::{PageFile, Site};
-pub use render::{Built, Options};
 pub use search::Indexed as SearchIndexed;
 pub use templates::{
     DEFAULTS as DEFAULT_TEMPLATES, EjectError, Override, PREFIX as THEME_PREFIX,
@@ -50,7 +51,7 @@ pub use urls::Urls;
 /// Renders the site of the project at `root` in memory: validates the project, renders
 /// every page, and checks every internal link.
 pub fn render(root: &Path, options: &Options) -> Result<Site, SiteError> {
-    render::Inputs::read(root, options)?.render()
+    inputs::Inputs::read(root, options)?.render()
 }
 
 /// Checks the project as `render` would, rendering every content page but only one page of
@@ -58,14 +59,14 @@ pub fn render(root: &Path, options: &Options) -> Result<Site, SiteError> {
 /// checked without the cost of rendering every record's page. `report` is the project's
 /// [`project::check`]. The returned site holds the other data pages as empty files.
 pub fn check(root: &Path, report: project::CheckReport) -> Result<Site, SiteError> {
-    render::Inputs::load(root, report, &Options::default())?.check()
+    inputs::Inputs::load(root, report, &Options::default())?.check()
 }
 
 /// Renders the site and writes it to `out`: into a temporary folder beside it first, each
 /// page as soon as it is rendered, swapped in only when everything succeeded, so a failed
 /// build leaves the previous site as it was. Memory does not grow with the site's size.
 pub fn build(root: &Path, out: &Path, options: &Options) -> Result<Built, SiteError> {
-    render::Inputs::read(root, options)?.build(out)
+    inputs::Inputs::read(root, options)?.build(out)
 }
 
 /// The search index of a rendered site's searched pages, built alone (a build builds it

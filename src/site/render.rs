@@ -1,10 +1,9 @@
-//! Rendering: the inputs read and validated once, then every page of the route table
-//! rendered through its template in parallel, with the files that go beside the pages.
+//! Rendering: every page of the route table rendered through its template in parallel, with
+//! the files that go beside the pages, from what `inputs.rs` read once.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
 use rayon::prelude::*;
@@ -13,9 +12,9 @@ use sha2::{Digest, Sha256};
 
 use super::assets::{ECHARTS, ECHARTS_LICENSE, ECHARTS_NOTICE};
 use super::catalog::{Baseline, Catalog};
-use super::content::{self, Content, Place, Source};
+use super::content::{Content, Place, Source};
 use super::error::{SiteError, many};
-use super::output::{self, PageFile, Site};
+use super::output::{PageFile, Site};
 use super::pages::{self, Page};
 use super::routes::{self, Pages, Route};
 use super::search;
@@ -26,234 +25,10 @@ use super::{downloads, links, narrative, sitemap, templates};
 use crate::config::Config;
 use crate::data::{self, Results};
 use crate::profiles::Profile;
-use crate::project::{self, Documents, Layout, ProjectError};
-
-/// How to render.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    /// Overrides `base_url` of benchsite.toml.
-    pub base_url: Option<String>,
-    /// Include pages marked `draft = true`.
-    pub drafts: bool,
-}
-
-/// Everything a site is rendered from, read and validated once.
-pub struct Inputs {
-    layout: Layout,
-    options: Options,
-    config: Config,
-    /// Every machine's records in one document, when there are several machines (with one,
-    /// its document is that).
-    merged: Option<Results>,
-    /// Each machine's own document.
-    documents: Documents,
-    profiles: Vec<Profile>,
-    tera: tera::Tera,
-    /// Each machine's document as its file has it.
-    data_bytes: Vec<Vec<u8>>,
-    content: Content,
-    baselines: Vec<Baseline>,
-    /// The failures' server logs that exist: each one's path in the project and bytes.
-    logs: Vec<(String, Vec<u8>)>,
-}
-
-impl Inputs {
-    /// Reads the project at `root` whose [`project::check`] is `report`.
-    pub fn load(
-        root: &Path,
-        report: project::CheckReport,
-        options: &Options,
-    ) -> Result<Self, SiteError> {
-        let (content, tera) = read_site_files(root, options);
-        Self::assemble(root, report, options, content, tera)
-    }
-
-    /// Checks the project at `root` ([`project::check`]) and reads its content and templates
-    /// at the same time, on two cores.
-    pub fn read(root: &Path, options: &Options) -> Result<Self, SiteError> {
-        let (report, (content, tera)) = rayon::join(
-            || project::check(&Layout::new(root).root),
-            || read_site_files(root, options),
-        );
-        Self::assemble(root, report, options, content, tera)
-    }
-
-    fn assemble(
-        root: &Path,
-        report: project::CheckReport,
-        options: &Options,
-        content: Result<Content, SiteError>,
-        tera: Result<tera::Tera, SiteError>,
-    ) -> Result<Self, SiteError> {
-        let layout = Layout::new(root);
-        if !report.is_ok() {
-            return Err(SiteError::Project(report.errors));
-        }
-        let documents = report.documents.expect("a valid project has results");
-        let merged = documents.declared().then(|| documents.merged());
-        // What the check read and parsed, not read again.
-        let config = report.config.expect("a valid project has its settings");
-        let data_bytes = report.bytes;
-        let data_error = |e| SiteError::Project(vec![ProjectError::Data(e)]);
-        let content = content?;
-        let tera = tera?;
-        let mut baselines = Vec::new();
-        for (machine, m) in documents.machines.iter().enumerate() {
-            if let Some(path) = &m.baseline {
-                let doc = data::load(&layout.root.join(path)).map_err(data_error)?;
-                baselines.push(Baseline {
-                    machine,
-                    path: path.clone(),
-                    doc,
-                });
-            }
-        }
-        let logs = documents
-            .documents
-            .iter()
-            .flat_map(|doc| doc.failures.iter().filter_map(|f| f.log.clone()))
-            .filter_map(|path| {
-                let bytes = std::fs::read(layout.root.join(&path)).ok()?;
-                Some((path, bytes))
-            })
-            .collect();
-        Ok(Self {
-            logs,
-            baselines,
-            layout,
-            options: options.clone(),
-            config,
-            merged,
-            documents,
-            profiles: report.profiles,
-            tera,
-            data_bytes,
-            content,
-        })
-    }
-
-    /// Every machine's records in one document.
-    fn results(&self) -> &Results {
-        self.merged.as_ref().unwrap_or(&self.documents.documents[0])
-    }
-
-    /// The author's Markdown files.
-    pub fn sources(&self) -> &[Source] {
-        &self.content.sources
-    }
-
-    /// Replaces the Markdown file at `index` of [`Inputs::sources`] after an edit.
-    pub fn replace_source(&mut self, index: usize, source: Source) {
-        self.content.sources[index] = source;
-    }
-
-    /// The search index's language, when the site has search.
-    pub fn search_language(&self) -> Option<&str> {
-        self.config.search.then_some(self.config.language.as_str())
-    }
-
-    /// A renderer of the project's results.
-    pub fn renderer(&self) -> Renderer<'_> {
-        Renderer::new(self, self.results())
-    }
-
-    /// Renders every page and checks every link.
-    pub fn render(&self) -> Result<Site, SiteError> {
-        let renderer = self.renderer();
-        let (site, content_links) = renderer.render_unchecked(None, &search::no_previous)?;
-        renderer.check_content_links(&site, &content_links)?;
-        links::check_site(&site, renderer.urls())?;
-        Ok(site)
-    }
-
-    /// Renders the site into `out`: each file written into a temporary folder as soon as it
-    /// is rendered, with only the pages' links and ids kept for the link check, and the
-    /// folder swapped in for `out` only when every link resolves.
-    pub fn build(&self, out: &Path) -> Result<Built, SiteError> {
-        let staging = output::Staging::new(out)?;
-        let renderer = self.renderer();
-        let scans = Mutex::new(BTreeMap::new());
-        let files = Mutex::new(HashSet::new());
-        let pages = AtomicUsize::new(0);
-        // The site being replaced holds the search index this build reuses.
-        let previous = |path: &str| std::fs::read(out.join(path)).ok().map(Bytes::from);
-        let (content_links, search) = renderer.render_each(None, &previous, &|path, bytes| {
-            if path.ends_with(".html") {
-                let scan = links::scan_page(&bytes);
-                scans
-                    .lock()
-                    .expect("no panic holds the lock")
-                    .insert(path.clone(), scan);
-                pages.fetch_add(1, Ordering::Relaxed);
-            }
-            staging.write(&path, &bytes)?;
-            files.lock().expect("no panic holds the lock").insert(path);
-            Ok(())
-        })?;
-        let files = files.into_inner().expect("no panic holds the lock");
-        let scans = scans.into_inner().expect("no panic holds the lock");
-        let has = |file: &str| files.contains(file);
-        let has_id = |file: &str, id: &str| scans.get(file).is_some_and(|scan| scan.has_id(id));
-        links::check_content_links_in(&has, &has_id, renderer.urls(), &content_links)?;
-        links::Scans::from_pages(scans).check_in(&has, renderer.urls())?;
-        staging.commit()?;
-        Ok(Built {
-            pages: pages.into_inner(),
-            files: files.len(),
-            search,
-        })
-    }
-
-    /// Renders every content page and one page of each data kind, the index pages through a
-    /// sample of the document, and checks the links the Markdown holds.
-    pub fn check(&self) -> Result<Site, SiteError> {
-        // The index templates are checked against one record of each kind: they show
-        // every record, and a large document would make check as slow as a build.
-        let sample = first_of_each(self.results());
-        let renderer = self.renderer();
-        let (site, content_links) =
-            renderer.render_unchecked(Some(&Renderer::new(self, &sample)), &search::no_previous)?;
-        renderer.check_content_links(&site, &content_links)?;
-        Ok(site)
-    }
-}
-
-/// The author's Markdown and the templates of the project at `root`.
-fn read_site_files(
-    root: &Path,
-    options: &Options,
-) -> (Result<Content, SiteError>, Result<tera::Tera, SiteError>) {
-    let root = Layout::new(root).root;
-    (
-        content::load(&root, options.drafts).map_err(many),
-        templates::load(&root),
-    )
-}
-
-/// The document with only the first record of each kind.
-fn first_of_each(doc: &Results) -> Results {
-    let mut sample = doc.clone();
-    sample.runs.truncate(1);
-    sample.failures.truncate(1);
-    sample.sweeps.truncate(1);
-    sample.jitter.truncate(1);
-    sample.divergence.truncate(1);
-    sample
-}
+use crate::project::Documents;
 
 /// Takes one rendered file: its path inside the site and its bytes.
 pub type Emit<'e> = dyn Fn(String, Bytes) -> Result<(), SiteError> + Sync + 'e;
-
-/// What a build wrote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Built {
-    /// HTML pages.
-    pub pages: usize,
-    /// Files in all.
-    pub files: usize,
-    /// What the search index took, when the site has search.
-    pub search: Option<search::Indexed>,
-}
 
 /// A site link written in Markdown: its file, URL and line.
 pub type ContentLink = (std::path::PathBuf, String, usize);
@@ -388,10 +163,35 @@ pub struct Renderer<'a> {
     content: &'a Content,
 }
 
+/// What a renderer reads, borrowed from the project's inputs (`inputs::Inputs`).
+pub struct Read<'a> {
+    /// The settings.
+    pub config: &'a Config,
+    /// `--base-url`, over the settings' `base_url`.
+    pub base_url: Option<&'a str>,
+    /// Each machine's document.
+    pub documents: &'a Documents,
+    /// The profiles.
+    pub profiles: &'a [Profile],
+    /// The documents `/changes/` compares against.
+    pub baselines: &'a [Baseline],
+    /// Each machine's document as its file has it.
+    pub data_bytes: &'a [Vec<u8>],
+    /// The failures' server logs: each one's path in the project and bytes.
+    pub logs: &'a [(String, Vec<u8>)],
+    /// The templates.
+    pub tera: &'a tera::Tera,
+    /// The project's folder.
+    pub root: &'a Path,
+    /// The author's Markdown and files.
+    pub content: &'a Content,
+}
+
 impl<'a> Renderer<'a> {
-    fn new(inputs: &'a Inputs, results: &'a Results) -> Self {
-        let (config, options, data_bytes) = (&inputs.config, &inputs.options, &inputs.data_bytes);
-        let base_url = options.base_url.as_deref().unwrap_or(&config.base_url);
+    /// A renderer of `results` (every record, or `check`'s sample of them).
+    pub fn new(read: Read<'a>, results: &'a Results) -> Self {
+        let (config, data_bytes) = (read.config, read.data_bytes);
+        let base_url = read.base_url.unwrap_or(&config.base_url);
         let urls = Urls::new(base_url);
         let mut hash = Sha256::new();
         for bytes in data_bytes {
@@ -401,14 +201,14 @@ impl<'a> Renderer<'a> {
         let hash: String = hash.iter().take(6).map(|b| format!("{b:02x}")).collect();
         let catalog = Catalog::new(
             results,
-            &inputs.documents,
-            &inputs.profiles,
+            read.documents,
+            read.profiles,
             urls.clone(),
-            &inputs.baselines,
+            read.baselines,
             config.regression_threshold,
             config.search,
         )
-        .with_logs(inputs.logs.iter().map(|(path, _)| path.as_str()).collect());
+        .with_logs(read.logs.iter().map(|(path, _)| path.as_str()).collect());
         let nav = routes::ROUTES
             .iter()
             .filter_map(|route| {
@@ -425,7 +225,7 @@ impl<'a> Renderer<'a> {
                 })
             })
             .collect();
-        let data_name = if inputs.documents.declared() {
+        let data_name = if read.documents.declared() {
             downloads::RUNS
         } else {
             downloads::RESULTS
@@ -449,12 +249,12 @@ impl<'a> Renderer<'a> {
             config,
             catalog,
             urls,
-            tera: &inputs.tera,
+            tera: read.tera,
             site: serde_json::to_value(site).expect("plain data serializes"),
             data_bytes,
-            logs: &inputs.logs,
-            root: &inputs.layout.root,
-            content: &inputs.content,
+            logs: read.logs,
+            root: read.root,
+            content: read.content,
         }
     }
 
