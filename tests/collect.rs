@@ -92,7 +92,7 @@ fn a_run_measures_the_scripted_decode_rate_and_the_kv_pool() {
     for sample in &run.decode_samples {
         assert!(within(*sample, expected, 0.01), "{sample} vs {expected}");
     }
-    assert!(within(run.decode_cold_sample, expected, 0.02));
+    assert!(within(run.decode_cold_sample.unwrap(), expected, 0.02));
     assert_eq!(run.model, "Fake-Model-7B");
     assert_eq!(run.checkpoint, "example/Fake-Model-7B");
     assert_eq!(run.max_model_len, 65536);
@@ -1675,4 +1675,264 @@ fn a_llama_server_is_named_and_asked_for_greedy_in_its_terms() {
         capture.stderr
     );
     assert_eq!(server.requests(), requests);
+}
+
+/// A project with `profiles/tiny.env`, the model llama-bench measured in
+/// `tests/fixtures/llama-bench` (`tiny.gguf`, the GGUF `tests/support/tiny_gguf.py` writes).
+fn llama_bench_project() -> Project {
+    let project = Project::copy_of_repo();
+    project.write(
+        "profiles/tiny.env",
+        "IMAGE=none\nMODEL=tiny\nPORT=8000\nMAX_MODEL_LEN=2048\n",
+    );
+    project
+}
+
+fn llama_bench_file(name: &str) -> String {
+    repo()
+        .join("tests/fixtures/llama-bench")
+        .join(name)
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn llama_bench_tg_tests_become_runs_with_the_prompt_speed_of_their_pp_test() {
+    let _timed = timed();
+    let project = llama_bench_project();
+    let file = llama_bench_file("bench.json");
+    let output = project.run(&[
+        "collect",
+        "import",
+        "llama-bench",
+        &file,
+        "--id",
+        "tiny-bench",
+        "--profile",
+        "tiny",
+    ]);
+    output.assert_success();
+    // The -pg row is named and left out, never shown as a decode speed.
+    assert!(
+        output.stderr.contains("bench.json:94: pp32+tg8 is left out: a -pg test times prompt and generated tokens together"),
+        "{}",
+        output.stderr
+    );
+    let doc = project.results();
+    let run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "tiny-bench")
+        .unwrap();
+    // tg16, by hand from samples_ns [2208386, 2159303, 2079423]: 16e9 / ns = 7245.1, 7409.8,
+    // 7694.4; the median 7409.8 (llama-bench's mean, avg_ts, is 7449.8).
+    assert_eq!(run.decode_samples, [7245.1, 7409.8, 7694.4]);
+    assert_eq!(run.decode_tok_s, 7409.8);
+    assert_eq!(
+        run.decode_cold_sample, None,
+        "llama-bench reports no warm-up"
+    );
+    // pp64: 64e9 / [563621, 525244, 465384], median 64e9 / 525244 = 121848.1.
+    assert_eq!(
+        (run.prompt_tok_s, run.prompt_tokens),
+        (Some(121848.1), Some(64))
+    );
+    assert_eq!(
+        (run.model.as_str(), run.checkpoint.as_str()),
+        ("tiny", "tiny")
+    );
+    assert_eq!(run.precision, "all F32", "model_type's file type");
+    assert_eq!(run.shape, "llama ?B (1,246,272 parameters)");
+    assert_eq!(run.weights_gb, Some(0.005), "model_size 4985088 bytes");
+    assert_eq!(
+        run.max_model_len, 16,
+        "llama-bench's context: n_prompt + n_gen + n_depth"
+    );
+    assert_eq!(run.kv_cache_dtype.as_deref(), Some("f16"));
+    assert!(!run.vision && !run.cuda_graphs && !run.spec_decode);
+    assert_eq!(
+        run.server.as_deref(),
+        Some("llama.cpp build 1 (0c1e570), CPU backend")
+    );
+    assert_eq!(run.generated.as_str(), "2026-12-04", "test_time");
+    assert_eq!(
+        run.overrides,
+        "MAX_MODEL_LEN=16 N_GPU_LAYERS=-1 N_CPU_MOE=0 FLASH_ATTN=-1 N_BATCH=2048 N_UBATCH=512 THREADS=2 SPLIT_MODE=layer NO_KV_OFFLOAD=0 KV_CACHE_DTYPE=f16 LANGUAGE_MODEL_ONLY=1 ENFORCE_EAGER=1"
+    );
+    let source = run.source.as_deref().unwrap();
+    assert!(
+        source.starts_with("llama-bench build 1 (0c1e570) -o json: ")
+            && source.ends_with("bench.json"),
+        "{source}"
+    );
+    let notes = run.notes.as_deref().unwrap();
+    assert!(
+        notes.contains("llama-bench's own figure is their mean, 7449.8 ± 227.3 tok/s"),
+        "{notes}"
+    );
+    // The run agrees with its profile and overrides, and its page says where it came from.
+    check_is_clean(&project);
+    project.run(&["build"]).assert_success();
+    let page = project.page("runs/tiny-bench/index.html");
+    for text in [
+        "121,848.1 tok/s over a 64-token prompt",
+        "Imported from llama-bench build 1 (0c1e570) -o json",
+        "benchsite collect import llama-bench RESULTS.json --id tiny-bench --profile tiny --replace",
+    ] {
+        assert!(page.contains(text), "{text}");
+    }
+    assert!(
+        !page.contains("vllm serve tiny"),
+        "an imported run is not started by vLLM"
+    );
+}
+
+#[test]
+fn llama_bench_rows_at_several_depths_are_runs_named_by_what_differs() {
+    let _timed = timed();
+    let project = llama_bench_project();
+    let jsonl = llama_bench_file("bench.jsonl");
+    project
+        .run(&[
+            "collect",
+            "import",
+            "llama-bench",
+            &jsonl,
+            "--id",
+            "tiny",
+            "--profile",
+            "tiny",
+        ])
+        .assert_success();
+    let doc = project.results();
+    let run = |id: &str| doc.runs.iter().find(|r| r.id.as_str() == id).unwrap();
+    // By hand: 16e9 / [2164249, 2124610, 2097150] and 16e9 / [2525288, 2500792, 2400101];
+    // each depth's pp64: 64e9 / 496461 and 64e9 / 584722.
+    let (shallow, deep) = (run("tiny-d0"), run("tiny-d128"));
+    assert_eq!(shallow.decode_samples, [7392.9, 7530.8, 7629.4]);
+    assert_eq!(
+        (shallow.decode_tok_s, shallow.prompt_tok_s),
+        (7530.8, Some(128912.4))
+    );
+    assert_eq!(deep.decode_samples, [6335.9, 6398.0, 6666.4]);
+    assert_eq!(
+        (deep.decode_tok_s, deep.prompt_tok_s),
+        (6398.0, Some(109453.7))
+    );
+    assert_eq!((shallow.max_model_len, deep.max_model_len), (16, 144));
+    assert!(deep.source.as_deref().unwrap().contains("-o jsonl: "));
+    check_is_clean(&project);
+
+    // The CSV has only the mean: it is the one sample, and the import says so.
+    let csv = llama_bench_file("bench.csv");
+    let output = project.run(&[
+        "collect",
+        "import",
+        "llama-bench",
+        &csv,
+        "--id",
+        "tiny-csv",
+        "--profile",
+        "tiny",
+    ]);
+    output.assert_success();
+    assert!(
+        output
+            .stderr
+            .contains("bench.csv:3: the CSV has no samples"),
+        "{}",
+        output.stderr
+    );
+    let doc = project.results();
+    let csv_run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "tiny-csv")
+        .unwrap();
+    // avg_ts "7822.624801"; pp64's "132488.001656".
+    assert_eq!(
+        (csv_run.decode_tok_s, &csv_run.decode_samples[..]),
+        (7822.6, &[7822.6][..])
+    );
+    assert_eq!(csv_run.prompt_tok_s, Some(132488.0));
+    check_is_clean(&project);
+}
+
+#[test]
+fn llama_bench_of_another_model_or_with_no_tg_test_is_refused() {
+    let _timed = timed();
+    let project = llama_bench_project();
+    let results = project.root.path().join("data/results.json");
+    let before = std::fs::read(&results).unwrap();
+    let file = llama_bench_file("bench.json");
+    let other = project.run(&[
+        "collect",
+        "import",
+        "llama-bench",
+        &file,
+        "--id",
+        "x",
+        "--profile",
+        "qwen3.8-27b",
+    ]);
+    assert!(!other.status.success());
+    assert!(
+        other.stderr.contains("bench.json:48: llama-bench measured tiny.gguf, but profile qwen3.8-27b is Inferact/Qwen3.8-27B-NVFP4: import it with the profile of that model, or give --force"),
+        "{}",
+        other.stderr
+    );
+    // Only the -pg and pp rows: nothing is a decode speed.
+    let json: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let no_tg: Vec<_> = json.into_iter().filter(|r| r["n_prompt"] != 0).collect();
+    project.write("pp.json", &serde_json::to_string_pretty(&no_tg).unwrap());
+    let none = project.run(&[
+        "collect",
+        "import",
+        "llama-bench",
+        "pp.json",
+        "--id",
+        "x",
+        "--profile",
+        "tiny",
+    ]);
+    assert!(!none.status.success());
+    assert!(
+        none.stderr
+            .contains("no tg row (n_gen > 0, n_prompt = 0) in the files: run llama-bench with -n"),
+        "{}",
+        none.stderr
+    );
+    assert_eq!(std::fs::read(&results).unwrap(), before, "nothing written");
+    // With --force it is recorded, and says so; the row's settings go on top of the profile.
+    project
+        .run(&[
+            "collect",
+            "import",
+            "llama-bench",
+            &file,
+            "--id",
+            "forced",
+            "--profile",
+            "qwen3.8-27b",
+            "--force",
+        ])
+        .assert_success();
+    let doc = project.results();
+    let forced = doc.runs.iter().find(|r| r.id.as_str() == "forced").unwrap();
+    assert_eq!(forced.checkpoint, "Inferact/Qwen3.8-27B-NVFP4");
+    assert!(
+        forced.notes.as_deref().unwrap().starts_with(
+            "Recorded with --force: llama-bench measured tiny.gguf, but profile qwen3.8-27b is Inferact/Qwen3.8-27B-NVFP4."
+        ),
+        "{:?}",
+        forced.notes
+    );
+    assert!(
+        forced.overrides.contains("KV_CACHE_DTYPE=f16"),
+        "{}",
+        forced.overrides
+    );
+    check_is_clean(&project);
 }

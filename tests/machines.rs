@@ -233,7 +233,7 @@ fn changes_and_diff_work_per_machine() {
     project.write("data/rtx-4090-old.json", &baseline);
     let run = &mut doc.runs[0];
     run.decode_tok_s /= 2.0;
-    run.decode_cold_sample /= 2.0;
+    run.decode_cold_sample = run.decode_cold_sample.map(|cold| cold / 2.0);
     for sample in &mut run.decode_samples {
         *sample /= 2.0;
     }

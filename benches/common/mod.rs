@@ -97,7 +97,9 @@ pub fn other_machine(seed: &Results, suffix: &str, gpu: &str, speed: f64) -> Res
     for run in &mut doc.runs {
         run.id = id(&run.id);
         run.decode_tok_s *= speed;
-        run.decode_cold_sample *= speed;
+        if let Some(cold) = &mut run.decode_cold_sample {
+            *cold *= speed;
+        }
         for sample in &mut run.decode_samples {
             *sample *= speed;
         }

@@ -15,6 +15,7 @@ use super::spec::{
     Campaign, Configuration, JitterSpec, LaunchSpec, QualitySpec, RunSpec, SweepSpec,
     default_prompts, default_top_k,
 };
+use crate::collect::defaults;
 use crate::config::position;
 use crate::data;
 use crate::profiles::{self, Origin, Setting};
@@ -102,10 +103,10 @@ struct SweepText {
 }
 
 fn default_output() -> u64 {
-    256
+    defaults::SWEEP_OUTPUT_TOKENS
 }
 fn default_rounds() -> u64 {
-    2
+    defaults::SWEEP_ROUNDS
 }
 
 #[derive(Debug, Deserialize)]
@@ -125,10 +126,10 @@ pub(super) struct QualityText {
 }
 
 fn default_capture_tokens() -> u64 {
-    256
+    defaults::CAPTURE_MAX_TOKENS
 }
 fn default_concurrency() -> usize {
-    4
+    defaults::CAPTURE_CONCURRENCY
 }
 
 /// What the parser needs of the project: its machines and profiles.
@@ -399,7 +400,7 @@ fn sweeps(file: &FileText, problems: &mut Problems) -> Vec<SweepSpec> {
         sweeps.push(SweepSpec {
             name,
             levels: levels.clone(),
-            prompt_words: sweep.prompt_words.unwrap_or(700),
+            prompt_words: sweep.prompt_words.unwrap_or(defaults::SWEEP_PROMPT_WORDS),
             output_tokens: sweep.output_tokens,
             rounds: sweep.rounds,
             ignore_eos: sweep.ignore_eos,

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
+use crate::collect::defaults;
 use crate::data::Id;
 use crate::profiles::Setting;
 
@@ -182,22 +183,22 @@ impl Default for LaunchSpec {
 }
 
 fn default_samples() -> usize {
-    3
+    defaults::RUN_SAMPLES
 }
 fn default_run_tokens() -> u64 {
-    300
+    defaults::RUN_MAX_TOKENS
 }
 fn default_jitter_prompts() -> usize {
-    8
+    defaults::JITTER_PROMPTS
 }
 fn default_repeats() -> usize {
-    4
+    defaults::JITTER_REPEATS
 }
 fn default_jitter_tokens() -> u64 {
-    128
+    defaults::JITTER_MAX_TOKENS
 }
 pub(super) fn default_top_k() -> u64 {
-    20
+    defaults::TOP_K
 }
 pub(super) fn default_prompts() -> String {
     crate::project::PROMPTS.to_owned()

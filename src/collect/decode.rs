@@ -269,8 +269,10 @@ pub async fn run(
         cuda_graphs: data::rules::cuda_graphs(&effective),
         spec_decode,
         decode_tok_s: decode,
-        decode_cold_sample: stats::round(cold, 1),
+        decode_cold_sample: Some(stats::round(cold, 1)),
         decode_samples: measured,
+        prompt_tok_s: None,
+        prompt_tokens: None,
         generated: options.today.clone(),
         vllm_version,
         server: Some(server),
@@ -288,6 +290,7 @@ pub async fn run(
             .and_then(|run| run.quality.clone()),
         power_w,
         joules_per_token,
+        source: None,
         provenance: None,
     };
     Ok(Outcome::Measured { record, warnings })

@@ -11,6 +11,7 @@
 mod capture;
 pub mod client;
 mod decode;
+pub mod defaults;
 mod hardware;
 mod import;
 mod launch;
@@ -38,7 +39,10 @@ pub use capture::{
 pub use client::{Client, Endpoint, Liveness};
 pub use decode::{RunOptions, log_path, run};
 pub use hardware::{Detected, hardware, merge};
-pub use import::{ImportOptions, Tool as ImportTool, import};
+pub use import::{
+    ImportOptions, LlamaBenchOptions, LlamaBenchRuns, Tool as ImportTool, import,
+    import_llama_bench,
+};
 pub use launch::{Diagnosis, LaunchOptions, Launched, Phase, diagnose, launch};
 pub use progress::Progress;
 pub use quality::{DivergenceOptions, JitterOptions, compare_captures, divergence, jitter};
@@ -353,19 +357,34 @@ pub(crate) fn serves(target: &Target, profile: &str, names: &[&str]) -> Result<(
 /// read and validate, add (or replace, when `replace`), validate, write, fsync, rename. A key
 /// another machine's document has is refused: keys are unique across the project.
 pub fn save<R: Record>(layout: &Layout, record: R, replace: bool) -> Result<(), DataError> {
+    save_all(layout, vec![record], replace)
+}
+
+/// [`save`] of several records in one write: all of them, or none.
+pub fn save_all<R: Record>(
+    layout: &Layout,
+    records: Vec<R>,
+    replace: bool,
+) -> Result<(), DataError> {
     for other in layout.others() {
         if other.exists() {
             let doc = data::load(other)?;
-            if R::records(&doc).iter().any(|r| r.key() == record.key()) {
-                return Err(DataError::ExistsElsewhere {
-                    array: R::ARRAY,
-                    key: record.key().to_owned(),
-                    path: other.clone(),
-                });
+            for record in &records {
+                if R::records(&doc).iter().any(|r| r.key() == record.key()) {
+                    return Err(DataError::ExistsElsewhere {
+                        array: R::ARRAY,
+                        key: record.key().to_owned(),
+                        path: other.clone(),
+                    });
+                }
             }
         }
     }
-    data::update(&layout.results(), |doc| doc.put(record, replace))?;
+    data::update(&layout.results(), |doc| {
+        records
+            .into_iter()
+            .try_for_each(|record| doc.put(record, replace))
+    })?;
     Ok(())
 }
 

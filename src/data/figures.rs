@@ -190,7 +190,7 @@ pub const RUN: &[Field<Run>] = &[
         label: "Cold first request (tok/s)",
         unit: "tok/s",
         role: Role::Figure(Better::Neither),
-        get: |r| number(r.decode_cold_sample),
+        get: |r| r.decode_cold_sample.map(Value::Number),
     },
     Field {
         key: "decode_samples",
@@ -198,6 +198,20 @@ pub const RUN: &[Field<Run>] = &[
         unit: "tok/s",
         role: Role::Detail,
         get: |r| Some(Value::Numbers(r.decode_samples.clone())),
+    },
+    Field {
+        key: "prompt_tok_s",
+        label: "Prompt tok/s",
+        unit: "tok/s",
+        role: Role::Figure(Better::Higher),
+        get: |r| r.prompt_tok_s.map(Value::Number),
+    },
+    Field {
+        key: "prompt_tokens",
+        label: "Prompt (tokens)",
+        unit: "tokens",
+        role: Role::Setting,
+        get: |r| r.prompt_tokens.map(Value::Count),
     },
     Field {
         key: "kv_tokens",
@@ -254,6 +268,13 @@ pub const RUN: &[Field<Run>] = &[
         unit: "J/token",
         role: Role::Figure(Better::Lower),
         get: |r| r.joules_per_token.map(Value::Number),
+    },
+    Field {
+        key: "source",
+        label: "Imported from",
+        unit: "",
+        role: Role::Detail,
+        get: |r| r.source.as_deref().and_then(text),
     },
     Field {
         key: "generated",

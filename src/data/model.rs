@@ -364,12 +364,22 @@ pub struct Run {
     /// Decode tok/s: the median of `decode_samples`.
     #[schemars(range(min = 0.0))]
     pub decode_tok_s: f64,
-    /// The discarded first (cold) request's decode tok/s.
+    /// The discarded first (cold) request's decode tok/s; absent where the tool that measured
+    /// it does not report its warm-up (llama-bench).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
-    pub decode_cold_sample: f64,
+    pub decode_cold_sample: Option<f64>,
     /// Decode tok/s of each measured request.
     #[schemars(length(min = 1), inner(range(min = 0.0)))]
     pub decode_samples: Vec<f64>,
+    /// Prompt processing tok/s (prefill), where measured: llama-bench's `pp` test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub prompt_tok_s: Option<f64>,
+    /// The prompt length `prompt_tok_s` was measured at, in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub prompt_tokens: Option<u64>,
     /// When the run was measured.
     pub generated: Date,
     /// The server's vLLM version.
@@ -407,6 +417,9 @@ pub struct Run {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
     pub joules_per_token: Option<f64>,
+    /// The tool, its build and the file an imported run came from (`llama-bench`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// Where and by what it was measured, when benchsite recorded that.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,

@@ -16,12 +16,15 @@
 
 mod aiperf;
 mod guidellm;
+mod llama_bench;
 mod sglang;
 mod vllm;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+
+pub use llama_bench::{LlamaBenchOptions, LlamaBenchRuns, import_llama_bench};
 
 use super::CollectError;
 use crate::data::{Date, Id, Sweep, SweepLevel, Workload};

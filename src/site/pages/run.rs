@@ -35,16 +35,25 @@ pub fn run_quality(c: &Catalog, run: &Run) -> Option<RunQuality> {
 pub fn page(c: &Catalog, run: &Run) -> RunPage {
     let model = c.model(&run.model).expect("every run's model is a model");
     let quality = c.quality_of(run);
-    let mut figures = vec![
-        Fact::new(
-            "Decode speed",
-            format!("{} tok/s", figure(run.decode_tok_s)),
-        ),
-        Fact::new(
+    let mut figures = vec![Fact::new(
+        "Decode speed",
+        format!("{} tok/s", figure(run.decode_tok_s)),
+    )];
+    if let Some(cold) = run.decode_cold_sample {
+        figures.push(Fact::new(
             "Cold first request (discarded)",
-            format!("{} tok/s", figure(run.decode_cold_sample)),
-        ),
-    ];
+            format!("{} tok/s", figure(cold)),
+        ));
+    }
+    if let Some(prompt) = run.prompt_tok_s {
+        let at = run.prompt_tokens.map_or(String::new(), |t| {
+            format!(" over a {}-token prompt", count(t))
+        });
+        figures.push(Fact::new(
+            "Prompt speed",
+            format!("{} tok/s{at}", figure(prompt)),
+        ));
+    }
     if let Some(acceptance) = run.spec_acceptance {
         figures.push(Fact::new(
             "Speculative acceptance",
@@ -88,13 +97,19 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
     if let Some(server) = &run.server {
         figures.push(Fact::new("Server software", server.clone()));
     }
+    if let Some(source) = &run.source {
+        figures.push(Fact::new("Imported from", source.clone()));
+    }
     if let Some(notes) = &run.notes {
         figures.push(Fact::new("Notes", notes.clone()));
     }
     let samples = Table {
         caption: "Decode samples (tok/s); the reported figure is their median".into(),
         columns: vec![Column::text("Request"), Column::number("Decode tok/s")],
-        rows: std::iter::once(("cold (discarded)".to_owned(), run.decode_cold_sample))
+        rows: run
+            .decode_cold_sample
+            .map(|cold| ("cold (discarded)".to_owned(), cold))
+            .into_iter()
             .chain(
                 run.decode_samples
                     .iter()
@@ -185,6 +200,13 @@ pub fn launch(c: &Catalog, run: &Run) -> Launch {
         ));
     }
     collect.push_str(" --launch");
+    // An imported run was measured by another tool, not a server this profile starts.
+    if run.source.is_some() {
+        collect = format!(
+            "benchsite collect import llama-bench RESULTS.json --id {} --profile {} --replace",
+            run.id, run.profile
+        );
+    }
     let (settings, podman, local) = match profile {
         Some(profile) => {
             let effective = profile.effective(&overrides);
@@ -211,7 +233,12 @@ pub fn launch(c: &Catalog, run: &Run) -> Launch {
         }
         None => (Vec::new(), None, None),
     };
+    let (podman, local) = match run.source {
+        Some(_) => (None, None),
+        None => (podman, local),
+    };
     Launch {
+        imported: run.source.clone(),
         profile: run.profile.clone(),
         overrides: run.overrides.clone(),
         settings,
@@ -300,6 +327,8 @@ pub struct KvPool {
 /// How a run's server is started.
 #[derive(Debug, Serialize)]
 pub struct Launch {
+    /// The tool and file an imported run came from: it is measured again by that tool.
+    pub imported: Option<String>,
     /// The profile's name.
     pub profile: String,
     /// The overrides applied.

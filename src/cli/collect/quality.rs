@@ -1,0 +1,189 @@
+//! `collect capture`, `divergence` and `jitter`: quality drift between configurations and a
+//! server's run-to-run noise.
+
+use std::process::ExitCode;
+
+use benchsite::collect::{self, Progress, defaults};
+use benchsite::project::{Layout, PROMPTS};
+use clap::Args;
+
+use super::flags::{self, Labelled, Notes, ServerArgs, Thinking, Writing};
+use super::output::{stamped, write};
+use crate::cli::Outcome as CommandOutcome;
+
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    /// The capture's id: data/captures/ID.jsonl.gz.
+    #[arg(long)]
+    id: String,
+    /// The root capture whose generations to score (default: this capture's own).
+    #[arg(long)]
+    reference: Option<String>,
+    /// The prompt set.
+    #[arg(long, default_value = PROMPTS)]
+    prompts: String,
+    /// Top-k logprobs per position (vLLM caps it at --max-logprobs, 20 by default).
+    #[arg(long, default_value_t = defaults::TOP_K)]
+    top_k: u64,
+    /// Tokens generated per prompt.
+    #[arg(long, default_value_t = defaults::CAPTURE_MAX_TOKENS)]
+    max_tokens: u64,
+    /// Requests in flight.
+    #[arg(long, default_value_t = defaults::CAPTURE_CONCURRENCY)]
+    concurrency: usize,
+    #[command(flatten)]
+    thinking: Thinking,
+    #[command(flatten)]
+    server: ServerArgs,
+    /// Capture again over an existing capture.
+    #[arg(long)]
+    replace: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DivergenceArgs {
+    /// The reference side's capture id.
+    #[arg(long)]
+    a: String,
+    /// The other side's capture id.
+    #[arg(long)]
+    b: String,
+    #[command(flatten)]
+    record: Labelled,
+    #[command(flatten)]
+    writing: Writing,
+}
+
+#[derive(Debug, Args)]
+pub struct JitterArgs {
+    /// The record's label.
+    #[arg(long)]
+    label: String,
+    /// How many prompts of the set (the first ones).
+    #[arg(long, default_value_t = defaults::JITTER_PROMPTS)]
+    prompts: usize,
+    /// Scorings of each continuation.
+    #[arg(long, default_value_t = defaults::JITTER_REPEATS)]
+    repeats: usize,
+    /// Tokens per continuation.
+    #[arg(long, default_value_t = defaults::JITTER_MAX_TOKENS)]
+    max_tokens: u64,
+    /// Top-k logprobs per position.
+    #[arg(long, default_value_t = defaults::TOP_K)]
+    top_k: u64,
+    /// The prompt set.
+    #[arg(long, default_value = PROMPTS)]
+    prompt_set: String,
+    #[command(flatten)]
+    thinking: Thinking,
+    #[command(flatten)]
+    server: ServerArgs,
+    #[command(flatten)]
+    notes: Notes,
+    #[command(flatten)]
+    writing: Writing,
+}
+
+/// Captures a configuration's generations and scorings into its capture file.
+pub async fn capture(layout: &Layout, args: CaptureArgs) -> CommandOutcome {
+    flags::id(&args.id)?;
+    let options = collect::CaptureOptions {
+        id: args.id,
+        reference: args.reference,
+        prompts: args.prompts,
+        top_k: args.top_k,
+        max_tokens: args.max_tokens,
+        concurrency: args.concurrency,
+        thinking: args.thinking.thinking,
+        server: args.server.options(layout, None)?,
+        replace: args.replace,
+    };
+    let total = collect::prompt_set(&layout.root, &options.prompts)?
+        .prompts
+        .len();
+    let progress = Progress::new(total as u64);
+    let outcome = collect::capture(&layout.root, &options, &progress).await;
+    progress.finish();
+    let (path, captured) = outcome?;
+    println!(
+        "captured {captured} prompts into {}",
+        crate::cli::shown(&layout.root, &path)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Compares two captures and records the divergence.
+pub fn divergence(layout: &Layout, args: DivergenceArgs) -> CommandOutcome {
+    let options = collect::DivergenceOptions {
+        label: args.record.label,
+        id: args.record.id.as_deref().map(flags::id).transpose()?,
+        a: args.a,
+        b: args.b,
+        dimensions: flags::dimensions(&args.record.dims)?,
+        notes: args.record.notes.notes,
+        today: benchsite::scaffold::today(),
+    };
+    let record = stamped(layout, collect::divergence(&layout.root, &options)?);
+    let line = format!(
+        "divergence {:?}: teacher-forced kld_mean {}, top-1 agreement {}, {} of {} prompts identical",
+        record.label,
+        record.teacher_forced.kld_mean,
+        record.teacher_forced.top1_agree,
+        record.generation.identical,
+        record.generation.prompts
+    );
+    write(layout, record, &args.writing)?;
+    println!("{line}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Measures the server's run-to-run noise and records it.
+pub async fn jitter(layout: &Layout, args: JitterArgs) -> CommandOutcome {
+    let options = collect::JitterOptions {
+        label: args.label,
+        prompt_set: args.prompt_set,
+        prompts: args.prompts,
+        repeats: args.repeats,
+        max_tokens: args.max_tokens,
+        top_k: args.top_k,
+        thinking: args.thinking.thinking,
+        server: args.server.options(layout, None)?,
+        notes: args.notes.notes,
+        today: benchsite::scaffold::today(),
+    };
+    let progress = Progress::new(0);
+    let record = collect::jitter(&layout.root, &options, &progress).await;
+    progress.finish();
+    let record = stamped(layout, record?);
+    let line = format!(
+        "jitter {:?}: kld_mean {} over {} positions, top-1 flip rate {}",
+        record.label, record.kld_mean, record.positions, record.top1_flip_rate
+    );
+    write(layout, record, &args.writing)?;
+    println!("{line}");
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{CollectCommand, parsed};
+    use super::*;
+
+    #[test]
+    fn each_measurement_has_its_own_defaults() {
+        let CollectCommand::Capture(capture) = parsed(&["capture", "--id", "a"]) else {
+            panic!("not a capture");
+        };
+        assert_eq!(capture.max_tokens, defaults::CAPTURE_MAX_TOKENS);
+        assert_eq!(capture.top_k, defaults::TOP_K);
+        assert_eq!(capture.concurrency, defaults::CAPTURE_CONCURRENCY);
+        assert_eq!(capture.prompts, PROMPTS);
+        let CollectCommand::Jitter(jitter) = parsed(&["jitter", "--label", "j"]) else {
+            panic!("not a jitter");
+        };
+        assert_eq!(jitter.max_tokens, defaults::JITTER_MAX_TOKENS);
+        assert_eq!(jitter.prompts, defaults::JITTER_PROMPTS);
+        assert_eq!(jitter.repeats, defaults::JITTER_REPEATS);
+        assert!(!jitter.thinking.thinking);
+    }
+}
