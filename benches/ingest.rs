@@ -6,7 +6,8 @@
 //! server streams). Per-token timestamps are taken as in a real sweep: the same `run_level`
 //! and stream reader.
 //!
-//! `cargo bench --bench ingest` (needs /usr/sbin/nginx: `apt-get install nginx-light`).
+//! `cargo bench --bench ingest` (needs /usr/sbin/nginx: `apt-get install nginx-light`);
+//! `cargo bench --bench ingest -- per-token` skips nginx.
 
 use std::path::Path;
 use std::process::{Child, Command};
@@ -38,17 +39,21 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
 
-    let port = free_port();
-    let mut nginx = start_nginx(dir.path(), port);
-    let workers = nginx_pids(nginx.id());
-    measure(
-        &runtime,
-        port,
-        "nginx, one process: each body in one burst",
-        &workers,
-    );
-    let _ = nginx.kill();
-    let _ = nginx.wait();
+    // `cargo bench --bench ingest -- per-token` measures against that server alone.
+    let only_per_token = std::env::args().any(|a| a == "per-token");
+    if !only_per_token {
+        let port = free_port();
+        let mut nginx = start_nginx(dir.path(), port);
+        let workers = nginx_pids(nginx.id());
+        measure(
+            &runtime,
+            port,
+            "nginx, one process: each body in one burst",
+            &workers,
+        );
+        let _ = nginx.kill();
+        let _ = nginx.wait();
+    }
 
     // The same events, one write each: the client wakes once per token, as against a real
     // server that streams as it decodes.
