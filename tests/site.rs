@@ -610,7 +610,7 @@ fn check_covers_content_and_templates() {
     assert!(
         output
             .stdout
-            .contains("site: 46 pages, every template renders"),
+            .contains("site: 48 pages, every template renders"),
         "{}",
         output.stdout
     );
@@ -751,6 +751,7 @@ fn the_search_index_holds_every_record_page() {
         serde_json::from_str(&project.page("search/data/meta.json")).unwrap();
     let models = std::fs::read_dir(project.root.path().join("site/models"))
         .unwrap()
+        .filter(|entry| entry.as_ref().unwrap().path().is_dir())
         .count();
     let searched =
         seed.runs.len() + seed.sweeps.len() + seed.divergence.len() + seed.failures.len() + models;
@@ -885,4 +886,74 @@ fn check_and_build_agree_on_anchors_and_name_the_markdown_line() {
     assert_eq!(check.status.code(), Some(1), "{}", check.stdout);
     assert!(check.stderr.contains(&says), "{}", check.stderr);
     assert_failed_build_keeps_site(&project, &[&says]);
+}
+
+#[test]
+fn the_header_leads_to_models_method_and_data_and_ablations_has_contents() {
+    let project = built_seed(&[]);
+    let seed = seed();
+    let home = project.page("index.html");
+    let nav = &home[home.find("<nav aria-label=\"Sections\">").unwrap()..];
+    let nav = &nav[..nav.find("</nav>").unwrap()];
+    for (text, href) in [
+        ("Models", "/models/"),
+        ("Method", "/method/"),
+        ("Data", "/data/"),
+    ] {
+        assert!(
+            nav.contains(&format!("<a href=\"{href}\">{text}</a>")),
+            "{nav}"
+        );
+    }
+    assert!(nav.find(">Method<").unwrap() < nav.find(">Data<").unwrap());
+    // Every model with its best decode speed, linked to that run.
+    let models = project.page("models/index.html");
+    for name in [
+        "Qwen3.6-35B-A3B",
+        "Qwen3.8-27B",
+        "Nemotron-3.5-Lightning-30B-A3B",
+    ] {
+        let best = seed
+            .runs
+            .iter()
+            .filter(|r| r.model == name)
+            .max_by(|a, b| a.decode_tok_s.total_cmp(&b.decode_tok_s))
+            .unwrap();
+        assert!(
+            models.contains(&format!(
+                "<a href=\"/runs/{}/\">{} ({})</a>",
+                best.id,
+                shown(best.decode_tok_s),
+                best.id
+            )),
+            "{name}"
+        );
+    }
+    // Every download, linked from /data/.
+    let data = project.page("data/index.html");
+    for file in [
+        "results.json",
+        "runs.csv",
+        "sweep-levels.csv",
+        "divergence.csv",
+        "divergence-categories.csv",
+        "jitter.csv",
+        "failures.csv",
+    ] {
+        assert!(data.contains(&format!("href=\"/data/{file}\"")), "{file}");
+    }
+    // The ablations page opens with its contents, each sweep pair linked to its section.
+    let ablations = project.page("ablations/index.html");
+    let contents = &ablations[ablations.find("<nav class=\"contents\"").unwrap()..];
+    let contents = &contents[..contents.find("</nav>").unwrap()];
+    let sections = ablations.matches("<section id=\"").count();
+    let linked = contents.matches("<a href=\"#").count();
+    assert!(linked >= 3 && linked <= sections, "{contents}");
+    for id in contents
+        .split("<a href=\"#")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
+    {
+        assert!(ablations.contains(&format!("id=\"{id}\"")), "#{id}");
+    }
 }

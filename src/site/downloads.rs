@@ -20,6 +20,34 @@ pub const DIVERGENCE: &str = "divergence.csv";
 /// Every comparison's prompt categories.
 pub const DIVERGENCE_CATEGORIES: &str = "divergence-categories.csv";
 
+/// Each CSV download and what its rows are, for the data page.
+pub const DESCRIBED: [(&str, &str); 6] = [
+    (
+        RUNS,
+        "every run: one row per configuration, every figure and setting",
+    ),
+    (
+        SWEEP_LEVELS,
+        "every level of every sweep: throughput, per-stream decode, TTFT and latency",
+    ),
+    (
+        DIVERGENCE,
+        "every comparison's two blocks, teacher-forced and generation",
+    ),
+    (
+        DIVERGENCE_CATEGORIES,
+        "every comparison's figures per prompt category",
+    ),
+    (
+        JITTER,
+        "every jitter measurement: run-to-run noise of one server",
+    ),
+    (
+        FAILURES,
+        "every configuration that did not run, with its reason",
+    ),
+];
+
 /// The path inside the site of the download `name`.
 pub fn path(name: &str) -> String {
     format!("data/{name}")

@@ -209,6 +209,9 @@ impl<'a> Renderer<'a> {
             config.search,
         )
         .with_logs(read.logs.iter().map(|(path, _)| path.as_str()).collect());
+        let method = read.content.sources.iter().any(
+            |source| matches!(&source.place, Place::Free(name) if name == routes::METHOD_PAGE),
+        );
         let nav = routes::ROUTES
             .iter()
             .filter_map(|route| {
@@ -223,6 +226,16 @@ impl<'a> Renderer<'a> {
                     note: None,
                     warning: None,
                 })
+            })
+            .flat_map(|link: Link| {
+                let method =
+                    (method && link.text == routes::DATA.nav.unwrap_or_default()).then(|| Link {
+                        text: "Method".into(),
+                        href: urls.page(&format!("{}/", routes::METHOD_PAGE)),
+                        note: None,
+                        warning: None,
+                    });
+                method.into_iter().chain(std::iter::once(link))
             })
             .collect();
         let data_name = if read.documents.declared() {

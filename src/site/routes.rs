@@ -164,6 +164,30 @@ pub static MACHINE: Route = Route {
     search: true,
 };
 
+/// Every model, with what the report holds of each.
+pub static MODELS: Route = Route {
+    kind: "models",
+    folder: "models",
+    template: "models.html",
+    pages: Pages::One,
+    nav: Some("Models"),
+    search: false,
+};
+
+/// The downloads: each results document and a CSV per table, with what each holds.
+pub static DATA: Route = Route {
+    kind: "data",
+    folder: "data",
+    template: "data.html",
+    pages: Pages::One,
+    nav: Some("Data"),
+    search: false,
+};
+
+/// The free page the navigation links as "Method" when the report has it
+/// (`content/method.md`), before "Data".
+pub const METHOD_PAGE: &str = "method";
+
 /// The one-knob pairs.
 pub static ABLATIONS: Route = Route {
     kind: "ablations",
@@ -215,10 +239,12 @@ pub static ROUTES: &[&Route] = &[
     &COMPARISON,
     &FAILURES,
     &FAILURE,
+    &MODELS,
     &MODEL,
     &MACHINE,
     &ABLATIONS,
     &CHANGES,
+    &DATA,
     &SEARCH,
     &FREE,
 ];

@@ -239,6 +239,12 @@ impl Cell {
         }
     }
 
+    /// The cell sorted by `value` (a linked number).
+    pub fn sorted_by(mut self, value: f64) -> Self {
+        self.sort = Some(value.to_string());
+        self
+    }
+
     /// The cell with a warning beside it.
     pub fn warn(mut self, warning: Option<&String>) -> Self {
         self.warning = warning.cloned();

@@ -1,6 +1,7 @@
 // Loads every page of a built site in headless Chromium, served under a base path the way
 // GitHub Pages serves a project site, and fails on any console error, page error or failed
-// request, on a chart container without a rendered chart or without its CSV download, on an
+// request, on a page wider than the window at 1280 or 390 px, on a chart container without a
+// rendered chart or without its CSV download, on an
 // axe-core accessibility violation (every page in the light scheme, a sample in the dark one
 // and at 390 px), on a sort button that does not reorder its table, on filters that do not
 // follow the URL, and on a search that finds nothing.
@@ -85,8 +86,21 @@ async function accessibility(page, where) {
   for (const violation of violations) problems.push(`${where}: axe: ${violation}`);
   axeChecked += 1;
 }
+// No page is wider than the window: wide tables scroll inside their own box.
+async function fits(page, where) {
+  const [scroll, inner, widest] = await page.evaluate(() => {
+    const inner = window.innerWidth;
+    const over = [...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > inner + 1 && !el.closest('.table-scroll, pre'))
+      .map((el) => `${el.tagName.toLowerCase()}${el.className ? '.' + String(el.className).split(' ')[0] : ''}`);
+    return [document.documentElement.scrollWidth, inner, over.slice(0, 3).join(', ')];
+  });
+  if (scroll > inner) problems.push(`${where}: the page is ${scroll} px wide in a ${inner} px window (${widest})`);
+}
+
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const paths = (await htmlPages(siteDir)).map((file) =>
     file === '404.html' ? 'no/such/page/' : file.replace(/index\.html$/, ''))
     .filter((path) => only === undefined
@@ -136,8 +150,19 @@ try {
       }
     }
     if (!missing) await accessibility(page, where);
+    await fits(page, `${where} at 1280px`);
     pagesChecked += 1;
     await page.close();
+    // As a phone opens it.
+    const narrow = await phone.newPage();
+    await narrow.goto(origin + where, { waitUntil: 'load' });
+    await narrow.waitForFunction(
+      (count) => document.querySelectorAll('figure.chart .chart-box canvas').length >= count,
+      figures,
+      { timeout: 5000 },
+    ).catch(() => {});
+    await fits(narrow, `${where} at 390px`);
+    await narrow.close();
   }
 
   // The dark scheme and a phone's width, on a page of each kind.

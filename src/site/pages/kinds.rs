@@ -8,8 +8,8 @@ use super::super::routes::{self, Route};
 use super::super::views::Link;
 use super::page::{Page, View};
 use super::{
-    ablations, changes, comparison, failure, failures, free, home, machine, model, quality, run,
-    runs, search, sweep, sweeps,
+    ablations, changes, comparison, data, failure, failures, free, home, machine, model, models,
+    quality, run, runs, search, sweep, sweeps,
 };
 use crate::data::{Divergence, Failure, Record, Run, Sweep};
 
@@ -58,10 +58,12 @@ pub fn kind(route: &Route) -> &'static PageKind {
         "comparison" => &COMPARISON,
         "failures" => &FAILURES,
         "failure" => &FAILURE,
+        "models" => &MODELS,
         "model" => &MODEL,
         "machine" => &MACHINE,
         "ablations" => &ABLATIONS,
         "changes" => &CHANGES,
+        "data" => &DATA,
         "page" => &FREE,
         "search" => &SEARCH,
         other => unreachable!("the route table has no kind {other}"),
@@ -178,6 +180,24 @@ static MACHINE: PageKind = PageKind {
     },
     machine: no_machine,
     view: machine::view,
+};
+
+/// The behaviour of [`routes::MODELS`].
+static MODELS: PageKind = PageKind {
+    route: &routes::MODELS,
+    shown: always,
+    keys: no_keys,
+    machine: no_machine,
+    view: models::view,
+};
+
+/// The behaviour of [`routes::DATA`].
+static DATA: PageKind = PageKind {
+    route: &routes::DATA,
+    shown: always,
+    keys: no_keys,
+    machine: no_machine,
+    view: data::view,
 };
 
 /// The behaviour of [`routes::ABLATIONS`].

@@ -6,6 +6,7 @@
 pub mod ablations;
 pub mod changes;
 pub mod comparison;
+pub mod data;
 pub mod failure;
 pub mod failures;
 pub mod free;
@@ -13,6 +14,7 @@ pub mod home;
 mod kinds;
 pub mod machine;
 pub mod model;
+pub mod models;
 mod page;
 pub mod quality;
 pub mod run;

@@ -21,16 +21,17 @@ pub struct RunsIndex {
     method: Vec<Fact>,
 }
 
-/// The columns of the runs table: the registry's field and whether it sorts as a number.
+/// The columns of the runs table, the most telling first: the registry's field and whether it
+/// sorts as a number.
 const COLUMNS: [(&str, bool); 11] = [
     ("id", false),
-    ("model", false),
-    ("precision", false),
     ("decode_tok_s", true),
-    ("spec_decode", true),
+    ("model", false),
     ("kv_tokens", true),
-    ("max_model_len", true),
     ("max_concurrency", true),
+    ("spec_decode", true),
+    ("precision", false),
+    ("max_model_len", true),
     ("weights_gb", true),
     ("cuda_graphs", false),
     ("vision", false),

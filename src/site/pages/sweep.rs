@@ -17,15 +17,15 @@ use crate::format::{MISSING, count, switch};
 /// The fields of a level the levels table shows, by key.
 const TABLE: [&str; 10] = [
     "concurrency",
-    "requests",
-    "succeeded",
-    "failed",
+    "total_tok_s",
+    "decode_tok_s_per_stream",
     "ttft_p50_s",
     "ttft_p95_s",
-    "decode_tok_s_per_stream",
-    "total_tok_s",
     "latency_p50_s",
     "latency_p95_s",
+    "failed",
+    "succeeded",
+    "requests",
 ];
 
 /// One chart of a sweep: its name for the `sweep_chart` shortcode, title, unit, and its
