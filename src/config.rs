@@ -69,6 +69,72 @@ pub struct Config {
     /// `/hardware/<slug>/`). Without it the project has one machine, `data/results.json`.
     #[serde(default)]
     pub machines: BTreeMap<String, MachineConfig>,
+    /// The latency limits a reader holds the sweeps to (`[slo]`); readers change them on the
+    /// page.
+    #[serde(default)]
+    pub slo: Slo,
+    /// What a GPU-hour costs (`[cost]`), for the cost per million output tokens.
+    #[serde(default)]
+    pub cost: Option<Cost>,
+}
+
+/// `[slo]`: upper bounds on a sweep level's figures, each named by its figure and statistic.
+/// A level is within the limits when every bound given holds.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Slo {
+    /// Median time to first token, seconds.
+    pub ttft_p50_s: Option<f64>,
+    /// 95th percentile time to first token, seconds.
+    pub ttft_p95_s: Option<f64>,
+    /// Time per output token, milliseconds: 1000 / the level's mean per-stream decode rate
+    /// (levels record no percentiles of it).
+    pub tpot_ms: Option<f64>,
+    /// Median request latency, seconds.
+    pub latency_p50_s: Option<f64>,
+    /// 95th percentile request latency, seconds.
+    pub latency_p95_s: Option<f64>,
+}
+
+impl Slo {
+    /// Every key of `[slo]`, in order.
+    pub const KEYS: [&'static str; 5] = [
+        "ttft_p50_s",
+        "ttft_p95_s",
+        "tpot_ms",
+        "latency_p50_s",
+        "latency_p95_s",
+    ];
+
+    /// The bounds given, by key.
+    pub fn bounds(&self) -> Vec<(&'static str, f64)> {
+        Self::KEYS
+            .iter()
+            .zip([
+                self.ttft_p50_s,
+                self.ttft_p95_s,
+                self.tpot_ms,
+                self.latency_p50_s,
+                self.latency_p95_s,
+            ])
+            .filter_map(|(key, bound)| bound.map(|b| (*key, b)))
+            .collect()
+    }
+}
+
+/// `[cost]`: the price of one GPU for an hour.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cost {
+    /// The price of a GPU-hour.
+    pub gpu_hour: f64,
+    /// The currency's sign or code, written before the figure (default `$`).
+    #[serde(default = "default_currency")]
+    pub currency: String,
+}
+
+fn default_currency() -> String {
+    "$".into()
 }
 
 /// One machine of a several-machine report: `[machines.<slug>]`.
@@ -195,6 +261,27 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
             ),
         ));
     }
+    for (key, bound) in config.slo.bounds() {
+        if !(bound > 0.0 && bound.is_finite()) {
+            let offset = text.find(key).unwrap_or(0);
+            return Err(invalid(
+                offset,
+                format!("slo.{key}: expected a limit above 0, found {bound}"),
+            ));
+        }
+    }
+    if let Some(cost) = &config.cost
+        && !(cost.gpu_hour > 0.0 && cost.gpu_hour.is_finite())
+    {
+        let offset = text.find("gpu_hour").unwrap_or(0);
+        return Err(invalid(
+            offset,
+            format!(
+                "cost.gpu_hour: expected the price of a GPU-hour above 0, found {}",
+                cost.gpu_hour
+            ),
+        ));
+    }
     let mut documents: BTreeMap<&str, &str> = BTreeMap::new();
     for (slug, machine) in &config.machines {
         let at = |needle: &str| {
@@ -256,6 +343,36 @@ fn default_true() -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn limits_and_a_price_are_named_by_their_figure() {
+        let path = Path::new("benchsite.toml");
+        let config = parse(
+            path,
+            "title = \"x\"\n[slo]\nttft_p95_s = 2.0\ntpot_ms = 50\n[cost]\ngpu_hour = 2.5\n",
+        )
+        .unwrap();
+        assert_eq!(
+            config.slo.bounds(),
+            [("ttft_p95_s", 2.0), ("tpot_ms", 50.0)]
+        );
+        assert_eq!(config.cost.unwrap().currency, "$");
+        let error = parse(path, "title = \"x\"\n[slo]\ntpot_p95_ms = 50\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("benchsite.toml:3:1: unknown field `tpot_p95_ms`, expected one of `ttft_p50_s`, `ttft_p95_s`, `tpot_ms`"),
+            "{error}"
+        );
+        let error = parse(path, "title = \"x\"\n[cost]\ngpu_hour = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("cost.gpu_hour: expected the price of a GPU-hour above 0"),
+            "{error}"
+        );
+    }
+
     use super::*;
 
     #[test]

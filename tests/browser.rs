@@ -64,7 +64,7 @@ fn every_page_works_in_chromium() {
     let settings = std::fs::read_to_string(root.join("benchsite.toml")).unwrap();
     std::fs::write(
         root.join("benchsite.toml"),
-        format!("baseline = \"data/baseline.json\"\n{settings}"),
+        format!("baseline = \"data/baseline.json\"\n{settings}\n[cost]\ngpu_hour = 2.5\n"),
     )
     .unwrap();
     let output = project.run(&["build", "--base-url", "https://user.github.io/report/"]);

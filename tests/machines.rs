@@ -362,6 +362,7 @@ fn the_tables_filter_by_machine_and_the_search_finds_machine_pages() {
         serde_json::from_str(&project.page("search/data/meta.json")).unwrap();
     let models = std::fs::read_dir(project.root.path().join("site/models"))
         .unwrap()
+        .filter(|entry| entry.as_ref().unwrap().path().is_dir())
         .count();
     let per_machine =
         seed.runs.len() + seed.sweeps.len() + seed.divergence.len() + seed.failures.len();

@@ -957,3 +957,90 @@ fn the_header_leads_to_models_method_and_data_and_ablations_has_contents() {
         assert!(ablations.contains(&format!("id=\"{id}\"")), "#{id}");
     }
 }
+
+/// The `<tr>` of `html` whose id is `id`.
+fn row<'h>(html: &'h str, id: &str) -> &'h str {
+    let start = html
+        .find(&format!("<tr id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no row {id}"));
+    let row = &html[start..];
+    &row[..row.find("</tr>").unwrap()]
+}
+
+#[test]
+fn the_frontier_and_the_limits_answer_by_hand() {
+    let project = Project::copy_of_repo();
+    let settings = std::fs::read_to_string(project.root.path().join("benchsite.toml")).unwrap();
+    project.write(
+        "benchsite.toml",
+        &format!("{settings}\n[slo]\nttft_p95_s = 0.5\ntpot_ms = 6.0\n\n[cost]\ngpu_hour = 2.5\n"),
+    );
+    build(&project, &[]).assert_success();
+    let sweeps = project.page("sweeps/index.html");
+    // Limits, by hand from the seed's levels: TTFT p95 at most 0.5 s and 1000 / per-stream
+    // rate at most 6 ms. The baseline's c16 has TTFT p95 1.9177 s, so c8 (0.2279 s, 1000 /
+    // 173.9 = 5.75 ms), 1223.0 tok/s, 2.5 / 3600 / 1223.0 × 10⁶ = 0.568 per million; seqs 32's
+    // c16 has 1000 / 140.9 = 7.10 ms, so c8 (5.81 ms), 1179.5 tok/s; MTP's best rate is 75.5,
+    // 13.25 ms: none.
+    let baseline = row(&sweeps, "within-qwen3-6-35b-a3b-baseline");
+    for cell in ["data-sort=\"8\">8<", ">1223.0<", ">$0.568<"] {
+        assert!(baseline.contains(cell), "{cell}: {baseline}");
+    }
+    let seqs = row(&sweeps, "within-qwen3-6-35b-a3b-max-num-seqs-32");
+    assert!(
+        seqs.contains("data-sort=\"8\">8<") && seqs.contains(">1179.5<"),
+        "{seqs}"
+    );
+    assert!(row(&sweeps, "within-qwen3-8-27b-mtp-text-only").contains(">none within<"));
+    // The best of Qwen3.6 at 786 tokens in, 256 out is the baseline.
+    let best = &sweeps[sweeps
+        .find("The best configuration of each model and workload")
+        .unwrap()..];
+    let best = &best[..best.find("</table>").unwrap()];
+    assert!(
+        best.contains("<a href=\"/sweeps/qwen3-6-35b-a3b-baseline/\">qwen3.6-35b-a3b baseline</a></td><td>786 tokens in, 256 tokens out</td>"),
+        "{best}"
+    );
+    // The frontier of Qwen3.6-35B-A3B at 786 tokens in, 256 out, by hand: down the
+    // per-user axis, a level is on it when it produces more per GPU than every faster one:
+    // baseline c1 (280.1, 261.9), c2 (215.4, 388.7), c4 (206.9, 746.4), c8 (173.9, 1223.0),
+    // then seqs 32 c16 (140.9, 1860.8) and c32 (100.1, 2546.4). The others are beaten.
+    let group = &sweeps[sweeps
+        .find("Every level of Qwen3.6-35B-A3B, 786 tokens in, 256 tokens out")
+        .unwrap()..];
+    let group = &group[..group.find("</table>").unwrap()];
+    let on: Vec<String> = group
+        .split("<tr class=\"frontier\">")
+        .skip(1)
+        .map(|r| {
+            let label = &r[r.find("\">").unwrap() + 2..r.find("</a>").unwrap()];
+            let c = &r[r.find("data-sort=\"").unwrap() + 11..];
+            format!("{label} c{}", &c[..c.find('"').unwrap()])
+        })
+        .collect();
+    let mut on = on;
+    on.sort();
+    assert_eq!(
+        on,
+        [
+            "qwen3.6-35b-a3b baseline c1",
+            "qwen3.6-35b-a3b baseline c2",
+            "qwen3.6-35b-a3b baseline c4",
+            "qwen3.6-35b-a3b baseline c8",
+            "qwen3.6-35b-a3b max-num-seqs 32 c16",
+            "qwen3.6-35b-a3b max-num-seqs 32 c32",
+        ]
+    );
+    assert_eq!(
+        group.matches("<tr><td").count(),
+        5,
+        "the five beaten levels"
+    );
+    // Without [cost] the cost column is absent, not empty.
+    let plain = built_seed(&[]);
+    assert!(
+        !plain
+            .page("sweeps/index.html")
+            .contains("Per million output tokens")
+    );
+}

@@ -498,7 +498,8 @@ fn level_line(level: &SweepLevel) -> String {
 }
 
 /// What distinguishes the sweep: the model, prompt (in tokens, as measured) and output
-/// lengths, and from the profile the sequences, vision, CUDA graphs and MTP; then the ones
+/// lengths, and from the profile the sequences, vision, CUDA graphs, MTP and the GPUs (where
+/// more than one); then the ones
 /// given by hand.
 pub(super) fn dimensions(
     model: &str,
@@ -521,6 +522,10 @@ pub(super) fn dimensions(
         dims.insert("vision".into(), on(data::rules::vision(effective)));
         dims.insert("graphs".into(), on(data::rules::cuda_graphs(effective)));
         dims.insert("mtp".into(), on(data::rules::spec_decode(effective)));
+        let gpus = data::rules::gpus(effective);
+        if gpus > 1 {
+            dims.insert("gpus".into(), gpus.to_string());
+        }
     }
     for (key, value) in given {
         dims.insert(key.clone(), value.clone());

@@ -20,6 +20,30 @@ pub fn spec_decode(effective: &Effective) -> bool {
     effective.switch("SPEC_DECODE")
 }
 
+/// The GPUs one server of these settings runs on: tensor × pipeline × data parallel sizes
+/// (each 1 when unset).
+pub fn gpus(effective: &Effective) -> u64 {
+    [
+        "TENSOR_PARALLEL_SIZE",
+        "PIPELINE_PARALLEL_SIZE",
+        "DATA_PARALLEL_SIZE",
+    ]
+    .iter()
+    .map(|key| effective.number(key).unwrap_or(1).max(1))
+    .product()
+}
+
+/// The GPUs a sweep ran on: its `gpus` dimension (`collect sweep` writes it from the profile
+/// where it is more than one), else 1.
+pub fn sweep_gpus(sweep: &super::Sweep) -> u64 {
+    sweep
+        .dimensions
+        .get("gpus")
+        .and_then(|g| g.parse().ok())
+        .filter(|&g| g > 0)
+        .unwrap_or(1)
+}
+
 /// Full-length sequences a KV pool of `kv_tokens` holds at once: `kv_tokens / max_model_len`.
 pub fn kv_concurrency(kv_tokens: u64, max_model_len: u64) -> f64 {
     kv_tokens as f64 / max_model_len as f64

@@ -331,6 +331,72 @@ pub fn headroom(max: f64) -> f64 {
     (multiple * magnitude * scale).round() / scale
 }
 
+/// A symbol per series, so more series than colours stay apart (ECharts cycles 9 colours).
+pub const SYMBOLS: [&str; 6] = ["circle", "rect", "triangle", "diamond", "roundRect", "pin"];
+
+/// One point of a frontier chart: its coordinates, what it is, the page it links to, and
+/// whether it is on the frontier.
+#[derive(Debug, Clone)]
+pub struct LinkedPoint {
+    /// (tok/s per user, tok/s per GPU).
+    pub xy: (f64, f64),
+    /// The configuration and concurrency, for the tooltip.
+    pub name: String,
+    /// The record page it opens.
+    pub url: String,
+    /// On the Pareto frontier.
+    pub frontier: bool,
+}
+
+/// A scatter chart of throughput per GPU against tokens per second per user: a series per
+/// configuration (each its own symbol), and the frontier drawn through its points. Points
+/// carry their `url` (a click opens it) and `frontier` (the "frontier only" toggle keeps
+/// those); `benchsite.units` names the axes' units for the tooltip.
+pub fn frontier(series: &[(String, Vec<LinkedPoint>)]) -> String {
+    let mut line: Vec<(f64, f64)> = series
+        .iter()
+        .flat_map(|(_, points)| points.iter().filter(|p| p.frontier).map(|p| p.xy))
+        .collect();
+    line.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    let mut all: Vec<serde_json::Value> = series
+        .iter()
+        .enumerate()
+        .map(|(i, (name, points))| {
+            serde_json::json!({
+                "type": "scatter",
+                "name": name,
+                "symbol": SYMBOLS[i % SYMBOLS.len()],
+                "symbolSize": 10,
+                "data": points.iter().map(|p| serde_json::json!({
+                    "value": [p.xy.0, p.xy.1],
+                    "name": p.name,
+                    "url": p.url,
+                    "frontier": p.frontier,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    all.push(serde_json::json!({
+        "type": "line",
+        "name": "Frontier",
+        "data": line.iter().map(|&(x, y)| [x, y]).collect::<Vec<_>>(),
+        "symbol": "none",
+        "silent": true,
+        "z": 1,
+        "lineStyle": {"type": "dashed", "width": 1.5, "color": "#6b7280"},
+        "itemStyle": {"color": "#6b7280"},
+    }));
+    finish(serde_json::json!({
+        "tooltip": {"trigger": "item"},
+        "legend": {"type": "scroll", "bottom": 0},
+        "grid": {"left": "3%", "right": "4%", "bottom": 60, "containLabel": true},
+        "xAxis": {"type": "value", "name": "tok/s per user", "nameLocation": "middle", "nameGap": 28, "scale": true},
+        "yAxis": {"type": "value", "name": "tok/s per GPU", "nameLocation": "middle", "nameGap": 50},
+        "series": all,
+        "benchsite": {"units": ["tok/s per user", "tok/s per GPU"], "frontier": true},
+    }))
+}
+
 /// The option with the toolbox every chart has ("save as image", a PNG), serialised for a
 /// `<script type="application/json">` element: `<` is escaped so no data string can close
 /// the element.

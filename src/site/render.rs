@@ -208,7 +208,8 @@ impl<'a> Renderer<'a> {
             config.regression_threshold,
             config.search,
         )
-        .with_logs(read.logs.iter().map(|(path, _)| path.as_str()).collect());
+        .with_logs(read.logs.iter().map(|(path, _)| path.as_str()).collect())
+        .with_limits(config.slo.clone(), config.cost.clone());
         let method = read.content.sources.iter().any(
             |source| matches!(&source.place, Place::Free(name) if name == routes::METHOD_PAGE),
         );

@@ -246,6 +246,73 @@ try {
   }
   await plain.close();
 
+  // The trade-offs on /sweeps/, against answers worked out by hand from the seed's levels
+  // (tests/site.rs has the build's own).
+  if (paths.includes('sweeps/') && !process.env.SEARCH_QUERY) {
+    const trade = await context.newPage();
+    trade.on('pageerror', (error) => problems.push(`trade-offs: page error: ${error.message}`));
+    // Limits from the URL: TTFT p95 at most 0.9 s, 1000 / per-stream rate at most 10 ms.
+    // seqs 32's c32 (0.8837 s, 9.99 ms) holds, 2546.4 tok/s; the baseline's c16 has TTFT p95
+    // 1.9177 s, so c8, 1223.0; MTP's rates are all under 100 tok/s: none.
+    await trade.goto(`${origin}${basePath}sweeps/?ttft_p95_s=0.9&tpot_ms=10`, { waitUntil: 'load' });
+    const cells = (id) => trade.locator(`tr[id="${id}"] td`).allTextContents();
+    const seqs = await cells('within-qwen3-6-35b-a3b-max-num-seqs-32');
+    const base = await cells('within-qwen3-6-35b-a3b-baseline');
+    const mtp = await cells('within-qwen3-8-27b-mtp-text-only');
+    // Where the project sets [cost] gpu_hour = 2.5 (tests/browser.rs does): 2.5 / 3600 /
+    // 2546.4 × 10⁶ = 0.273 per million output tokens.
+    const priced = await trade.locator('form.limits input[name="gpu_hour"]').count() > 0;
+    if (priced && seqs[6] !== '$0.273') problems.push(`trade-offs: seqs 32 costs ${seqs[6]}, not $0.273`);
+    if (seqs[3] !== '32' || seqs[4] !== '2546.4' || base[3] !== '8' || base[4] !== '1223.0' || mtp[3] !== 'none within') {
+      problems.push(`trade-offs: limits from the URL gave ${seqs} / ${base} / ${mtp}`);
+    }
+    // Changing a limit answers again and goes into the URL: at 0.3 s seqs 32 stops at c8
+    // (0.2844 s), 1179.5.
+    await trade.locator('form.limits input[name="ttft_p95_s"]').fill('0.3');
+    const again = await cells('within-qwen3-6-35b-a3b-max-num-seqs-32');
+    if (again[3] !== '8' || again[4] !== '1179.5' || new URL(trade.url()).searchParams.get('ttft_p95_s') !== '0.3') {
+      problems.push(`trade-offs: a changed limit gave ${again} at ${trade.url()}`);
+    }
+    // The frontier of Qwen3.6-35B-A3B at 786 tokens in, 256 out: 6 of its 11 levels (by hand
+    // in tests/site.rs); "frontier only" leaves those.
+    const group = trade.locator('figure.chart:has(figcaption:text("Qwen3.6-35B-A3B, 786 tokens in, 256 tokens out"))');
+    const points = () => group.evaluate((figure) => figure.benchsiteChart.getOption().series
+      .filter((s) => s.type === 'scatter').reduce((n, s) => n + s.data.length, 0));
+    await trade.waitForFunction(() => document.querySelectorAll('section#frontier canvas').length > 0);
+    const before = await points();
+    await trade.locator('label.frontier-only input').check();
+    const after = await points();
+    if (before !== 11 || after !== 6 || new URL(trade.url()).searchParams.get('frontier') !== 'only') {
+      problems.push(`trade-offs: frontier only shows ${after} of ${before} points (${trade.url()})`);
+    }
+    // A point opens its sweep at its level.
+    const target = await group.evaluate((figure) => {
+      const chart = figure.benchsiteChart;
+      const point = chart.getOption().series[0].data[0];
+      const [x, y] = chart.convertToPixel({ seriesIndex: 0 }, point.value);
+      figure.querySelector('.chart-box').scrollIntoView({ block: 'center' });
+      const box = figure.querySelector('.chart-box canvas').getBoundingClientRect();
+      return { x: box.left + x, y: box.top + y, url: point.url };
+    });
+    await trade.mouse.click(target.x, target.y);
+    await trade.waitForURL((url) => url.pathname + url.hash === target.url, { timeout: 5000 })
+      .catch(() => problems.push(`trade-offs: clicking a point did not open ${target.url} (${trade.url()})`));
+    // A filter hides the other models' series in the overlays, and an unknown value is said.
+    await trade.goto(`${origin}${basePath}sweeps/?model=qwen3-8-27b`, { waitUntil: 'load' });
+    await trade.waitForFunction(() => document.querySelectorAll('section#overlays canvas').length > 0);
+    const selected = await trade.locator('section#overlays figure.chart').first().evaluate((figure) => {
+      const option = figure.benchsiteChart.getOption();
+      return option.series.map((s) => [s.name, option.legend[0].selected ? option.legend[0].selected[s.name] !== false : true]);
+    });
+    const wrong = selected.filter(([name, shown]) => shown !== name.startsWith('qwen3.8-27b'));
+    if (wrong.length > 0 || selected.length === 0) problems.push(`trade-offs: ?model=qwen3-8-27b shows series ${JSON.stringify(selected)}`);
+    await trade.goto(`${origin}${basePath}sweeps/?model=llama`, { waitUntil: 'load' });
+    const said = await trade.locator('figure:has(form.filters) .filter-count').textContent();
+    if (!said.includes('no row has model “llama”')) problems.push(`filters: an unknown value is not said: "${said}"`);
+    console.log(`trade-offs: limits ${seqs[3]}/${base[3]}, frontier ${after} of ${before}, filtered series ${selected.filter((s) => s[1]).length} of ${selected.length}`);
+    await trade.close();
+  }
+
   // Search, from the header's box of any page: results that link to the record pages.
   if (paths.includes('search/')) {
     const searching = await context.newPage();

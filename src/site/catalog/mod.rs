@@ -4,9 +4,11 @@
 mod ablations;
 mod charts;
 mod facets;
+mod frontier;
 mod links;
 mod machines;
 mod records;
 
+pub use frontier::{Group, Point, limited, within, workload};
 pub use links::Related;
 pub use records::{Baseline, Catalog, Model, index_in};

@@ -94,6 +94,10 @@ pub struct Catalog<'a> {
     pub(super) floors: std::sync::OnceLock<std::collections::HashMap<String, f64>>,
     /// The failures' server logs the project has, by their path in the project.
     pub(super) logs: std::collections::BTreeSet<&'a str>,
+    /// The latency limits of `[slo]`.
+    pub slo: crate::config::Slo,
+    /// The price of a GPU-hour, `[cost]`.
+    pub cost: Option<crate::config::Cost>,
 }
 
 /// A document `/changes/` compares a machine's against.
@@ -124,6 +128,8 @@ impl<'a> Catalog<'a> {
             run_quality: std::sync::OnceLock::new(),
             floors: std::sync::OnceLock::new(),
             logs: std::collections::BTreeSet::new(),
+            slo: crate::config::Slo::default(),
+            cost: None,
             doc,
             machines,
             profiles,
@@ -137,6 +143,17 @@ impl<'a> Catalog<'a> {
     /// The catalog with the failures' server logs the project has (their paths in it).
     pub fn with_logs(mut self, logs: std::collections::BTreeSet<&'a str>) -> Self {
         self.logs = logs;
+        self
+    }
+
+    /// The catalog with the settings' latency limits and GPU price.
+    pub fn with_limits(
+        mut self,
+        slo: crate::config::Slo,
+        cost: Option<crate::config::Cost>,
+    ) -> Self {
+        self.slo = slo;
+        self.cost = cost;
         self
     }
 

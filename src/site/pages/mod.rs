@@ -23,6 +23,7 @@ pub mod search;
 mod shared;
 pub mod sweep;
 pub mod sweeps;
+pub mod tradeoffs;
 
 pub use kinds::kind;
 pub use page::{Page, View};

@@ -26,6 +26,8 @@ pub struct ModelPage {
     pub jitter: Table,
     /// The failures that concern it.
     pub failures: Table,
+    /// Its frontier, limits and costs across its sweeps.
+    pub tradeoffs: Option<super::tradeoffs::TradeOffs>,
 }
 
 /// The page of `model`.
@@ -52,6 +54,7 @@ pub fn page(c: &Catalog, model: &Model) -> ModelPage {
         ),
         jitter: quality::jitter_table_of(c, model.jitter.iter().map(|&i| &doc.jitter[i])),
         failures: failures::table_of(c, model.failures.iter().map(|&i| &doc.failures[i])),
+        tradeoffs: super::tradeoffs::view(c, Some(&model.name)),
     }
 }
 

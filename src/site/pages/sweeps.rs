@@ -18,6 +18,7 @@ use crate::format::{count, figure};
 pub struct SweepsIndex {
     charts: Vec<Chart>,
     sweeps: FilteredTable,
+    tradeoffs: Option<super::tradeoffs::TradeOffs>,
 }
 
 /// The figures overlaid for every sweep, by key, in order.
@@ -129,6 +130,7 @@ pub fn table_of(c: &Catalog, records: impl IntoIterator<Item = usize>) -> Table 
 pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let index = SweepsIndex {
+        tradeoffs: super::tradeoffs::view(c, None),
         charts: overlays(c),
         sweeps: filters::filtered(
             table(c),

@@ -1,4 +1,5 @@
-// benchsite: sortable tables and charts. The pages read fully without it.
+// benchsite: sortable tables, filters, charts, the trade-offs' limits and search. The pages
+// read fully without it.
 (function () {
   'use strict';
   var script = document.currentScript;
@@ -61,14 +62,20 @@
     function slug(text) {
       return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
     }
+    // A value the URL asks for that no row has is said, not ignored.
+    var unknown = [];
     selects.forEach(function (select) {
       var wanted = params.get(select.name);
       if (wanted === null) { return; }
-      [wanted, slug(wanted)].some(function (value) {
+      var found = [wanted, slug(wanted)].some(function (value) {
         if (!select.querySelector('option[value="' + CSS.escape(value) + '"]')) { return false; }
         select.value = value;
         return true;
       });
+      if (!found) {
+        var label = select.closest('label').firstChild.textContent.trim().toLowerCase();
+        unknown.push('no row has ' + label + ' “' + wanted + '”');
+      }
     });
 
     function apply(updateUrl) {
@@ -81,7 +88,11 @@
         row.hidden = !match;
         if (match) { shown += 1; }
       });
-      if (count) { count.textContent = 'Showing ' + shown + ' of ' + rows.length + ' rows'; }
+      if (count) {
+        count.textContent = 'Showing ' + shown + ' of ' + rows.length + ' rows' +
+          (unknown.length ? '; ' + unknown.join('; ') : '');
+      }
+      filterCharts();
       if (updateUrl) {
         var url = new URL(window.location.href);
         selects.forEach(function (select) {
@@ -92,7 +103,7 @@
       }
     }
 
-    form.addEventListener('change', function () { apply(true); });
+    form.addEventListener('change', function () { unknown = []; apply(true); });
     form.addEventListener('reset', function () {
       window.setTimeout(function () { apply(true); }, 0);
     });
@@ -119,11 +130,192 @@
         save.name = figure.getAttribute('data-name') || 'chart';
         save.backgroundColor = window.getComputedStyle(document.body).backgroundColor;
       }
+      var extra = option.benchsite || {};
+      if (extra.units) {
+        option.tooltip = option.tooltip || {};
+        option.tooltip.formatter = function (p) {
+          var v = p.value || [];
+          return escapeHtml(p.name || p.seriesName) + '<br>' + shown(v[0]) + ' ' + extra.units[0] +
+            ', ' + shown(v[1]) + ' ' + extra.units[1];
+        };
+      }
       var chart = window.echarts.init(box, dark && dark.matches ? 'dark' : null);
-      chart.setOption(option);
+      figure.benchsiteOption = option;
+      figure.benchsiteChart = chart;
+      chart.setOption(frontierOnly(figure) ? onlyFrontier(option) : option);
+      // A point or bar that names a record page opens it.
+      chart.on('click', function (p) {
+        if (p.data && p.data.url) { window.location.href = p.data.url; }
+      });
       charts.push(chart);
       var details = figure.querySelector('details.chart-data');
       if (details) { details.open = false; }
+    });
+  }
+
+  function escapeHtml(text) {
+    return String(text).replace(/[&<>"]/g, function (c) {
+      return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c];
+    });
+  }
+
+  // A number as the build writes it (format::figure): its shortest form, ".0" on a whole
+  // number, the integer part grouped by thousands from five digits.
+  function shown(value) {
+    if (value === null || value === undefined || isNaN(value)) { return '—'; }
+    var text = String(value);
+    if (/e/.test(text)) { text = value.toFixed(12).replace(/0+$/, ''); }
+    if (text.indexOf('.') < 0) { text += '.0'; }
+    var parts = text.split('.');
+    var sign = parts[0].charAt(0) === '-' ? '-' : '';
+    var int = parts[0].replace('-', '');
+    if (int.length > 4) { int = int.replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
+    return sign + int + '.' + parts[1];
+  }
+
+  function count(value) {
+    var text = String(value);
+    return text.length > 4 ? text.replace(/\B(?=(\d{3})+(?!\d))/g, ',') : text;
+  }
+
+  function round(value, digits) {
+    var scale = Math.pow(10, digits);
+    return Math.round(value * scale) / scale;
+  }
+
+  // The "frontier only" toggle of the section a chart is in.
+  function frontierOnly(figure) {
+    var section = figure.closest('section.tradeoffs');
+    var box = section && section.querySelector('input[name="frontier-only"]');
+    return Boolean(box && box.checked && (figure.benchsiteOption.benchsite || {}).frontier);
+  }
+
+  function onlyFrontier(option) {
+    var copy = JSON.parse(JSON.stringify(option));
+    copy.tooltip.formatter = option.tooltip.formatter;
+    copy.series.forEach(function (series) {
+      if (series.type === 'scatter') {
+        series.data = series.data.filter(function (point) { return point.frontier; });
+      }
+    });
+    return copy;
+  }
+
+  function startFrontierToggle() {
+    document.querySelectorAll('label.frontier-only').forEach(function (label) {
+      var box = label.querySelector('input');
+      label.hidden = false;
+      box.checked = new URLSearchParams(window.location.search).get('frontier') === 'only';
+      box.addEventListener('change', function () {
+        label.closest('section').querySelectorAll('figure.chart').forEach(function (figure) {
+          var chart = figure.benchsiteChart;
+          if (!chart) { return; }
+          chart.setOption(frontierOnly(figure) ? onlyFrontier(figure.benchsiteOption) : figure.benchsiteOption, true);
+        });
+        var url = new URL(window.location.href);
+        if (box.checked) { url.searchParams.set('frontier', 'only'); } else { url.searchParams.delete('frontier'); }
+        window.history.replaceState(null, '', url.pathname + url.search + url.hash);
+      });
+    });
+  }
+
+  // The series of every chart of the page that the filtered table hides, by the label in
+  // its rows' first cell (a sweep's label names its series).
+  function filterCharts() {
+    var shown = {};
+    var hidden = {};
+    document.querySelectorAll('figure:has(form.filters) table tbody tr').forEach(function (row) {
+      var name = row.cells[0].textContent.trim();
+      (row.hidden ? hidden : shown)[name] = true;
+    });
+    charts.forEach(function (chart) {
+      (chart.getOption().series || []).forEach(function (series) {
+        if (hidden[series.name]) { chart.dispatchAction({ type: 'legendUnSelect', name: series.name }); }
+        else if (shown[series.name]) { chart.dispatchAction({ type: 'legendSelect', name: series.name }); }
+      });
+    });
+  }
+
+  // Within limits: the highest concurrency of each sweep whose level has no failed request
+  // and holds every limit, its throughput per GPU and cost, and each model's best; the same
+  // rules as the build's (site::pages::tradeoffs), so the page shows what it showed
+  // without a script until a limit or the price changes. The values live in the URL.
+  function startLimits() {
+    document.querySelectorAll('section#limits').forEach(function (section) {
+      var form = section.querySelector('form.limits');
+      var data = JSON.parse(section.querySelector('script.levels').textContent);
+      var inputs = Array.prototype.slice.call(form.querySelectorAll('input'));
+      var params = new URLSearchParams(window.location.search);
+      inputs.forEach(function (input) {
+        if (params.has(input.name)) { input.value = params.get(input.name); }
+      });
+
+      function cell(text, sort, href) {
+        var inner = href ? '<a href="' + escapeHtml(href) + '">' + escapeHtml(text) + '</a>' : escapeHtml(text);
+        var numeric = sort !== undefined;
+        return '<td' + (numeric ? ' class="num" data-sort="' + sort + '"' : '') + '>' + inner + '</td>';
+      }
+
+      function answer() {
+        var bounds = data.keys.map(function (key) {
+          var input = form.querySelector('input[name="' + key + '"]');
+          var value = input ? parseFloat(input.value) : NaN;
+          return [key, value];
+        }).filter(function (b) { return b[1] > 0; });
+        var price = form.querySelector('input[name="gpu_hour"]');
+        var gpuHour = price ? parseFloat(price.value) : NaN;
+        var priced = price !== null;
+        var best = {};
+        var order = [];
+        var rows = data.sweeps.map(function (sweep) {
+          var level = null;
+          sweep.levels.forEach(function (l) {
+            var ok = l.failed === 0 && l.total !== null && bounds.every(function (b) {
+              return l[b[0]] !== null && l[b[0]] !== undefined && l[b[0]] <= b[1];
+            });
+            if (ok && (level === null || l.c > level.c)) { level = l; }
+          });
+          var html = '<tr id="within-' + escapeHtml(sweep.slug) + '">' + cell(sweep.label, undefined, sweep.url) +
+            cell(sweep.model) + cell(sweep.workload);
+          if (level === null) {
+            html += cell('none within') + cell('—', '') + cell('—', '') + (priced ? cell('—', '') : '');
+            return html + '</tr>';
+          }
+          var perGpu = round(level.total / sweep.gpus, 1);
+          var cost = gpuHour > 0 && level.total > 0 ? round(gpuHour * sweep.gpus / 3600 / level.total * 1e6, 3) : null;
+          html += cell(count(level.c), level.c) + cell(shown(level.total), level.total) + cell(shown(perGpu), perGpu);
+          if (priced) { html += cost === null ? cell('—', '') : cell(data.currency + shown(cost), cost); }
+          var key = sweep.model + '\u0000' + sweep.workload;
+          if (!(key in best)) { order.push(key); }
+          if (!(key in best) || best[key].perGpu < perGpu) {
+            best[key] = { sweep: sweep, c: level.c, perGpu: perGpu, cost: cost };
+          }
+          return html + '</tr>';
+        });
+        section.querySelector('.limits-sweeps tbody').innerHTML = rows.join('\n') + '\n';
+        section.querySelector('.limits-best tbody').innerHTML = order.map(function (key) {
+          var b = best[key];
+          return '<tr>' + cell(b.sweep.model, undefined, b.sweep.modelUrl) + cell(b.sweep.label, undefined, b.sweep.url) +
+            cell(b.sweep.workload) + cell(count(b.c), b.c) + cell(shown(b.perGpu), b.perGpu) +
+            (priced ? (b.cost === null ? cell('—', '') : cell(data.currency + shown(b.cost), b.cost)) : '') + '</tr>';
+        }).join('\n') + (order.length ? '\n' : '');
+      }
+
+      function update() {
+        answer();
+        var url = new URL(window.location.href);
+        inputs.forEach(function (input) {
+          if (input.value === input.defaultValue || input.value === '') { url.searchParams.delete(input.name); }
+          else { url.searchParams.set(input.name, input.value); }
+        });
+        window.history.replaceState(null, '', url.pathname + url.search + url.hash);
+      }
+
+      form.addEventListener('input', update);
+      form.addEventListener('reset', function () { window.setTimeout(update, 0); });
+      form.addEventListener('submit', function (event) { event.preventDefault(); });
+      form.hidden = false;
+      if (inputs.some(function (input) { return params.has(input.name); })) { answer(); }
     });
   }
 
@@ -133,6 +325,7 @@
     loader.src = assets + 'echarts.min.js';
     loader.onload = function () {
       drawCharts();
+      filterCharts();
       if (dark && dark.addEventListener) { dark.addEventListener('change', drawCharts); }
       window.addEventListener('resize', function () {
         charts.forEach(function (chart) { chart.resize(); });
@@ -371,6 +564,8 @@
   function start() {
     document.querySelectorAll('table.sortable').forEach(makeSortable);
     document.querySelectorAll('form.filters').forEach(makeFilterable);
+    startFrontierToggle();
+    startLimits();
     loadCharts();
     startSearch();
   }

@@ -1,0 +1,155 @@
+//! The trade-offs across sweeps: each sweep level as a point of interactivity (tokens per
+//! second per user) against throughput per GPU, grouped by model and workload, with the
+//! Pareto frontier of each group; and whether a level is within the latency limits.
+
+use super::records::Catalog;
+use crate::config::Slo;
+use crate::data::{Sweep, SweepLevel, rules};
+use crate::stats;
+
+/// One sweep level on the frontier chart.
+#[derive(Debug, Clone)]
+pub struct Point {
+    /// The sweep's index in the document.
+    pub sweep: usize,
+    /// The level's concurrency.
+    pub concurrency: u64,
+    /// Tokens per second per user: the level's mean per-stream decode rate.
+    pub per_user: f64,
+    /// Output tokens per second per GPU: the level's total over the sweep's GPUs.
+    pub per_gpu: f64,
+    /// Whether no other point of its group is as good on both axes and better on one.
+    pub frontier: bool,
+}
+
+/// The points of one model at one workload.
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// The model.
+    pub model: String,
+    /// The workload in words: prompt and output lengths.
+    pub workload: String,
+    /// Its points, sweep by sweep in document order, levels by concurrency.
+    pub points: Vec<Point>,
+}
+
+/// A sweep's workload in words: its prompt (as measured, in tokens, or in words) and output
+/// lengths; sweeps of different workloads never share an axis.
+pub fn workload(sweep: &Sweep) -> String {
+    let prompt = sweep
+        .dimensions
+        .get("prompt")
+        .map(|p| p.replace(" tok", " tokens"))
+        .or_else(|| sweep.workload.prompt_tokens.map(|t| format!("{t} tokens")))
+        .or_else(|| sweep.workload.prompt_words.map(|w| format!("{w} words")))
+        .unwrap_or_else(|| "an unrecorded prompt".to_owned());
+    format!("{prompt} in, {} tokens out", sweep.workload.output_tokens)
+}
+
+/// A level's figure that a limit bounds, by the `[slo]` key.
+pub fn limited(level: &SweepLevel, key: &str) -> Option<f64> {
+    match key {
+        "ttft_p50_s" => level.ttft_p50_s,
+        "ttft_p95_s" => level.ttft_p95_s,
+        "tpot_ms" => level
+            .decode_tok_s_per_stream
+            .filter(|&rate| rate > 0.0)
+            .map(|rate| 1000.0 / rate),
+        "latency_p50_s" => level.latency_p50_s,
+        "latency_p95_s" => level.latency_p95_s,
+        _ => None,
+    }
+}
+
+/// Whether `level` holds every bound of `slo`: no failed request, and each bounded figure
+/// measured and at most its bound.
+pub fn within(level: &SweepLevel, slo: &Slo) -> bool {
+    level.failed == 0
+        && slo
+            .bounds()
+            .iter()
+            .all(|&(key, bound)| limited(level, key).is_some_and(|value| value <= bound))
+}
+
+impl Catalog<'_> {
+    /// The frontier groups of every sweep, or of one model's, in order of the model and then
+    /// the workload's first sweep.
+    pub fn frontier_groups(&self, model: Option<&str>) -> Vec<Group> {
+        let mut groups: Vec<Group> = Vec::new();
+        for (index, sweep) in self.doc.sweeps.iter().enumerate() {
+            if model.is_some_and(|m| m != sweep.model) {
+                continue;
+            }
+            let gpus = rules::sweep_gpus(sweep) as f64;
+            let points = sweep.levels.iter().filter_map(|level| {
+                Some(Point {
+                    sweep: index,
+                    concurrency: level.concurrency,
+                    per_user: level.decode_tok_s_per_stream?,
+                    per_gpu: stats::round(level.total_tok_s? / gpus, 1),
+                    frontier: false,
+                })
+            });
+            let workload = workload(sweep);
+            match groups
+                .iter_mut()
+                .find(|g| g.model == sweep.model && g.workload == workload)
+            {
+                Some(group) => group.points.extend(points),
+                None => groups.push(Group {
+                    model: sweep.model.clone(),
+                    workload,
+                    points: points.collect(),
+                }),
+            }
+        }
+        groups.retain(|g| !g.points.is_empty());
+        for group in &mut groups {
+            let xy: Vec<(f64, f64)> = group
+                .points
+                .iter()
+                .map(|p| (p.per_user, p.per_gpu))
+                .collect();
+            for (point, on) in group.points.iter_mut().zip(stats::pareto(&xy)) {
+                point.frontier = on;
+            }
+        }
+        groups.sort_by(|a, b| a.model.cmp(&b.model));
+        groups
+    }
+
+    /// What a million output tokens cost at `total_tok_s` on `gpus` GPUs, in the configured
+    /// currency's units; none without a price.
+    pub fn cost_per_million(&self, total_tok_s: f64, gpus: u64) -> Option<f64> {
+        let cost = self.cost.as_ref()?;
+        (total_tok_s > 0.0)
+            .then(|| stats::round(cost.gpu_hour * gpus as f64 / 3600.0 / total_tok_s * 1e6, 3))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_level_is_within_the_limits_when_every_bound_holds() {
+        let level: SweepLevel = serde_json::from_value(serde_json::json!({
+            "concurrency": 8, "requests": 16, "succeeded": 16, "failed": 0, "status": "ok",
+            "ttft_p50_s": 0.2, "ttft_p95_s": 0.9, "decode_tok_s_per_stream": 40.0,
+            "total_tok_s": 300.0, "latency_p50_s": 6.0, "latency_p95_s": 7.0
+        }))
+        .unwrap();
+        let slo = |ttft: f64, tpot: f64| Slo {
+            ttft_p95_s: Some(ttft),
+            tpot_ms: Some(tpot),
+            ..Slo::default()
+        };
+        // TPOT is 1000 / 40 = 25 ms.
+        assert!(within(&level, &slo(1.0, 25.0)));
+        assert!(!within(&level, &slo(0.8, 25.0)));
+        assert!(!within(&level, &slo(1.0, 24.9)));
+        assert!(within(&level, &Slo::default()), "no bound, every level");
+        let failed = SweepLevel { failed: 1, ..level };
+        assert!(!within(&failed, &Slo::default()));
+    }
+}

@@ -1,0 +1,373 @@
+//! The trade-offs across sweeps, on `/sweeps/` and each model's page: the frontier of
+//! throughput per GPU against tokens per second per user for each model and workload, the
+//! highest load each sweep takes within the latency limits (`[slo]`, which readers change on
+//! the page), and what a million output tokens cost (`[cost]`). `benchsite.js` recomputes the
+//! limits and the costs from the levels this view embeds, with the same rules.
+
+use serde::Serialize;
+
+use super::super::catalog::{Catalog, Group, within};
+use super::super::charts::{self, LinkedPoint};
+use super::super::views::{Cell, Chart, Column, Row, Table};
+use crate::config::Slo;
+use crate::data::{Sweep, rules};
+use crate::format::{count, figure};
+use crate::stats;
+
+/// The trade-offs section.
+#[derive(Debug, Serialize)]
+pub struct TradeOffs {
+    /// One frontier chart per model and workload.
+    frontiers: Vec<Frontier>,
+    /// The limits, each sweep's answer, and the best configuration per model.
+    limits: Limits,
+    /// How throughput per GPU is counted.
+    gpus: String,
+    /// The levels as JSON, for the page's script (`<` escaped, so it cannot end the element).
+    data: String,
+}
+
+/// One model at one workload.
+#[derive(Debug, Serialize)]
+struct Frontier {
+    id: String,
+    title: String,
+    chart: Chart,
+}
+
+/// The limits and what they allow.
+#[derive(Debug, Serialize)]
+struct Limits {
+    bounds: Vec<Bound>,
+    /// Whether `[slo]` gives any bound.
+    configured: bool,
+    sweeps: Table,
+    best: Table,
+    cost: Option<Price>,
+}
+
+/// One limit as the form shows it.
+#[derive(Debug, Serialize)]
+struct Bound {
+    key: &'static str,
+    label: &'static str,
+    value: Option<f64>,
+}
+
+/// The GPU-hour price as the form shows it.
+#[derive(Debug, Serialize)]
+struct Price {
+    currency: String,
+    gpu_hour: f64,
+}
+
+/// The words of each `[slo]` key.
+const LABELS: [(&str, &str); 5] = [
+    ("ttft_p50_s", "TTFT p50 at most (s)"),
+    ("ttft_p95_s", "TTFT p95 at most (s)"),
+    ("tpot_ms", "Time per output token at most (ms)"),
+    ("latency_p50_s", "Latency p50 at most (s)"),
+    ("latency_p95_s", "Latency p95 at most (s)"),
+];
+
+/// The trade-offs of every sweep, or of one model's; none when no sweep has a level with
+/// both figures.
+pub fn view(c: &Catalog, model: Option<&str>) -> Option<TradeOffs> {
+    let groups = c.frontier_groups(model);
+    if groups.is_empty() {
+        return None;
+    }
+    let sweeps: Vec<usize> = (0..c.doc.sweeps.len())
+        .filter(|&i| model.is_none_or(|m| c.doc.sweeps[i].model == m))
+        .collect();
+    Some(TradeOffs {
+        frontiers: groups.iter().map(|g| frontier(c, g)).collect(),
+        limits: limits(c, &sweeps),
+        gpus: "Throughput per GPU is the level's total output tok/s divided by the GPUs one \
+               server ran on: its sweep's gpus dimension, which collect sweep takes from the \
+               profile (TENSOR_PARALLEL_SIZE × PIPELINE_PARALLEL_SIZE × DATA_PARALLEL_SIZE), \
+               1 when absent. Tokens per second per user is the level's mean per-stream \
+               decode rate."
+            .into(),
+        data: data(c, &sweeps),
+    })
+}
+
+fn frontier(c: &Catalog, group: &Group) -> Frontier {
+    let title = format!("{}, {}", group.model, group.workload);
+    let mut series: Vec<(String, Vec<LinkedPoint>)> = Vec::new();
+    for point in &group.points {
+        let sweep = &c.doc.sweeps[point.sweep];
+        let linked = LinkedPoint {
+            xy: (point.per_user, point.per_gpu),
+            name: format!("{} at concurrency {}", sweep.label, point.concurrency),
+            url: format!("{}#c{}", c.sweep_url(sweep), point.concurrency),
+            frontier: point.frontier,
+        };
+        match series.iter_mut().find(|(name, _)| *name == sweep.label) {
+            Some((_, points)) => points.push(linked),
+            None => series.push((sweep.label.clone(), vec![linked])),
+        }
+    }
+    let on = group.points.iter().filter(|p| p.frontier).count();
+    let mut rows: Vec<&super::super::catalog::Point> = group.points.iter().collect();
+    rows.sort_by(|a, b| {
+        b.frontier
+            .cmp(&a.frontier)
+            .then(a.per_user.total_cmp(&b.per_user))
+    });
+    let table = Table {
+        caption: format!("Every level of {title}; the frontier first"),
+        columns: vec![
+            Column::text("Configuration"),
+            Column::number("Concurrency"),
+            Column::number("tok/s per user"),
+            Column::number("tok/s per GPU"),
+            Column::text("On the frontier"),
+        ],
+        rows: rows
+            .into_iter()
+            .map(|p| {
+                let sweep = &c.doc.sweeps[p.sweep];
+                Row {
+                    id: None,
+                    class: p.frontier.then(|| "frontier".to_owned()),
+                    cells: vec![
+                        Cell::link(
+                            &sweep.label,
+                            format!("{}#c{}", c.sweep_url(sweep), p.concurrency),
+                        ),
+                        Cell::number(count(p.concurrency), p.concurrency as f64),
+                        Cell::number(figure(p.per_user), p.per_user),
+                        Cell::number(figure(p.per_gpu), p.per_gpu),
+                        Cell::text(if p.frontier { "yes" } else { "no" }),
+                    ],
+                }
+            })
+            .collect(),
+        csv: None,
+    };
+    Frontier {
+        id: format!("frontier-{}", crate::data::slugify(&title)),
+        chart: Chart {
+            alt: format!(
+                "Scatter chart of output tok/s per GPU against tok/s per user for {} levels of {} sweeps of {title}; {on} levels are on the frontier, which a dashed line joins",
+                group.points.len(),
+                series.len()
+            ),
+            option: charts::frontier(&series),
+            height: 420,
+            table,
+            title: format!("Throughput against interactivity: {title}"),
+        },
+        title,
+    }
+}
+
+/// Each sweep's highest concurrency within the limits, and the best configuration per model.
+fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
+    let slo = &c.slo;
+    let given = slo.bounds();
+    let bounds = LABELS
+        .iter()
+        .map(|&(key, label)| Bound {
+            key,
+            label,
+            value: given.iter().find(|(k, _)| *k == key).map(|(_, v)| *v),
+        })
+        .collect();
+    let answers: Vec<(usize, Option<Answer>)> = sweeps
+        .iter()
+        .map(|&i| (i, answer(c, &c.doc.sweeps[i], slo)))
+        .collect();
+    let money = |a: &Answer| a.cost.map(|v| format!("{}{}", currency(c), figure(v)));
+    let mut columns = vec![
+        Column::text("Sweep"),
+        Column::text("Model"),
+        Column::text("Workload"),
+        Column::number("Highest concurrency within"),
+        Column::number("Total tok/s there"),
+        Column::number("tok/s per GPU"),
+    ];
+    if c.cost.is_some() {
+        columns.push(Column::number("Per million output tokens"));
+    }
+    let sweeps_table = Table {
+        caption: "The most load each sweep takes within the limits".into(),
+        columns: columns.clone(),
+        rows: answers
+            .iter()
+            .map(|(i, answer)| {
+                let sweep = &c.doc.sweeps[*i];
+                let mut cells = vec![
+                    Cell::link(&sweep.label, c.sweep_url(sweep)),
+                    Cell::text(&sweep.model),
+                    Cell::text(super::super::catalog::workload(sweep)),
+                ];
+                match answer {
+                    Some(a) => {
+                        cells.extend([
+                            Cell::number(count(a.concurrency), a.concurrency as f64),
+                            Cell::number(figure(a.total), a.total),
+                            Cell::number(figure(a.per_gpu), a.per_gpu),
+                        ]);
+                        if c.cost.is_some() {
+                            cells.push(match money(a) {
+                                Some(text) => Cell::number(text, a.cost.unwrap_or_default()),
+                                None => Cell::missing(),
+                            });
+                        }
+                    }
+                    None => {
+                        cells.push(Cell::text("none within"));
+                        cells.extend([Cell::missing(), Cell::missing()]);
+                        if c.cost.is_some() {
+                            cells.push(Cell::missing());
+                        }
+                    }
+                }
+                Row {
+                    id: Some(format!("within-{}", sweep.slug())),
+                    class: None,
+                    cells,
+                }
+            })
+            .collect(),
+        csv: None,
+    };
+    // Per model and workload, the sweep whose answer has the most throughput per GPU (the
+    // first of equals).
+    let mut best: Vec<(String, usize, Answer)> = Vec::new();
+    for (i, answer) in &answers {
+        let Some(answer) = answer else { continue };
+        let sweep = &c.doc.sweeps[*i];
+        let key = format!(
+            "{}\u{0}{}",
+            sweep.model,
+            super::super::catalog::workload(sweep)
+        );
+        match best.iter_mut().find(|(k, _, _)| *k == key) {
+            Some(entry) if entry.2.per_gpu >= answer.per_gpu => {}
+            Some(entry) => *entry = (key, *i, answer.clone()),
+            None => best.push((key, *i, answer.clone())),
+        }
+    }
+    let mut best_columns = vec![
+        Column::text("Model"),
+        Column::text("Best configuration"),
+        Column::text("Workload"),
+        Column::number("Concurrency"),
+        Column::number("tok/s per GPU"),
+    ];
+    if c.cost.is_some() {
+        best_columns.push(Column::number("Per million output tokens"));
+    }
+    let best = Table {
+        caption: "The best configuration of each model and workload within the limits: the most throughput per GPU".into(),
+        columns: best_columns,
+        rows: best
+            .iter()
+            .map(|(_, i, a)| {
+                let sweep = &c.doc.sweeps[*i];
+                let model = &sweep.model;
+                let mut cells = vec![
+                    Cell::link(model, c.model_url(model)),
+                    Cell::link(&sweep.label, c.sweep_url(sweep)),
+                    Cell::text(super::super::catalog::workload(sweep)),
+                    Cell::number(count(a.concurrency), a.concurrency as f64),
+                    Cell::number(figure(a.per_gpu), a.per_gpu),
+                ];
+                if c.cost.is_some() {
+                    cells.push(match money(a) {
+                        Some(text) => Cell::number(text, a.cost.unwrap_or_default()),
+                        None => Cell::missing(),
+                    });
+                }
+                Row {
+                    id: None,
+                    class: None,
+                    cells,
+                }
+            })
+            .collect(),
+        csv: None,
+    };
+    Limits {
+        configured: !given.is_empty(),
+        bounds,
+        sweeps: sweeps_table,
+        best,
+        cost: c.cost.as_ref().map(|cost| Price {
+            currency: cost.currency.clone(),
+            gpu_hour: cost.gpu_hour,
+        }),
+    }
+}
+
+fn currency(c: &Catalog) -> String {
+    c.cost
+        .as_ref()
+        .map(|cost| cost.currency.clone())
+        .unwrap_or_default()
+}
+
+/// One sweep's answer to the limits.
+#[derive(Debug, Clone)]
+struct Answer {
+    concurrency: u64,
+    total: f64,
+    per_gpu: f64,
+    cost: Option<f64>,
+}
+
+fn answer(c: &Catalog, sweep: &Sweep, slo: &Slo) -> Option<Answer> {
+    let gpus = rules::sweep_gpus(sweep);
+    let level = sweep
+        .levels
+        .iter()
+        .filter(|level| within(level, slo) && level.total_tok_s.is_some())
+        .max_by_key(|level| level.concurrency)?;
+    let total = level.total_tok_s?;
+    Some(Answer {
+        concurrency: level.concurrency,
+        total,
+        per_gpu: stats::round(total / gpus as f64, 1),
+        cost: c.cost_per_million(total, gpus),
+    })
+}
+
+/// The levels of `sweeps` for the page's script: what it needs to answer other limits and
+/// prices the way [`answer`] does.
+fn data(c: &Catalog, sweeps: &[usize]) -> String {
+    let sweeps: Vec<serde_json::Value> = sweeps
+        .iter()
+        .map(|&i| {
+            let sweep = &c.doc.sweeps[i];
+            serde_json::json!({
+                "slug": sweep.slug(),
+                "label": sweep.label,
+                "url": c.sweep_url(sweep),
+                "model": sweep.model,
+                "modelUrl": c.model_url(&sweep.model),
+                "workload": super::super::catalog::workload(sweep),
+                "gpus": rules::sweep_gpus(sweep),
+                "levels": sweep.levels.iter().map(|l| serde_json::json!({
+                    "c": l.concurrency,
+                    "failed": l.failed,
+                    "total": l.total_tok_s,
+                    "ttft_p50_s": l.ttft_p50_s,
+                    "ttft_p95_s": l.ttft_p95_s,
+                    "tpot_ms": super::super::catalog::limited(l, "tpot_ms"),
+                    "latency_p50_s": l.latency_p50_s,
+                    "latency_p95_s": l.latency_p95_s,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let json = serde_json::json!({
+        "keys": Slo::KEYS,
+        "currency": currency(c),
+        "sweeps": sweeps,
+    });
+    json.to_string().replace('<', "\\u003c")
+}
