@@ -62,10 +62,18 @@ fn index_charts_draw_a_bounded_number_of_series() {
     project.write("data/results.json", &benchsite::data::to_json(&doc));
     project.run(&["build"]).assert_success();
     let sweeps = project.page("sweeps/index.html");
+    // The overlays are a set per workload, each saying how many of its sweeps it draws.
+    let at = |prompt: &str, output: u64| {
+        doc.sweeps
+            .iter()
+            .filter(|s| s.dimensions.get("prompt").map(String::as_str) == Some(prompt))
+            .filter(|s| s.workload.output_tokens == output)
+            .count()
+    };
     assert!(
         sweeps.contains(&format!(
-            "the 16 most recent of {} sweeps",
-            doc.sweeps.len()
+            "the 16 most recent of {} sweeps at 786 tokens in, 256 tokens out",
+            at("786 tok", 256)
         )),
         "the overlay says what it leaves out"
     );

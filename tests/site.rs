@@ -774,7 +774,7 @@ fn the_search_index_holds_every_record_page() {
         .find(|p| p["u"] == "/runs/qwen36-moe-mtp/")
         .unwrap();
     assert_eq!(run["k"], "Run");
-    assert_eq!(run["t"], "qwen36-moe-mtp");
+    assert_eq!(run["t"], "Qwen3.6-35B-A3B with SPEC_DECODE=1 (qwen36-moe-mtp)");
     for shard in meta["shards"].as_array().unwrap() {
         let shard = shard.as_str().unwrap();
         let postings: serde_json::Value =
@@ -818,7 +818,7 @@ fn the_search_index_holds_every_record_page() {
     // A record page is found by its marked head: title, summary, facts, narrative.
     let run = project.page("runs/qwen36-moe-default/index.html");
     let head = run.find("data-pagefind-body").unwrap();
-    assert!(run[head..].find("<h1>qwen36-moe-default</h1>").is_some());
+    assert!(run[head..].find("<h1>Qwen3.6-35B-A3B with SPEC_DECODE=0 (qwen36-moe-default)</h1>").is_some());
 }
 
 #[test]
@@ -1043,4 +1043,36 @@ fn the_frontier_and_the_limits_answer_by_hand() {
             .page("sweeps/index.html")
             .contains("Per million output tokens")
     );
+}
+
+#[test]
+fn a_run_page_reached_by_a_link_says_what_it_is() {
+    let project = built_seed(&[]);
+    let page = project.page("runs/qwen36-moe-mtp/index.html");
+    // Its title: the model and the one setting that tells it from the model's other run.
+    assert!(page.contains("<h1>Qwen3.6-35B-A3B with SPEC_DECODE=1 (qwen36-moe-mtp)</h1>"));
+    // The trail, and the GPU at the top.
+    assert!(page.contains("<nav class=\"breadcrumb\" aria-label=\"Breadcrumb\"><a href=\"/models/qwen3-6-35b-a3b/\">Qwen3.6-35B-A3B</a> › <a href=\"/runs/\">Runs</a> › <span aria-current=\"page\">qwen36-moe-mtp</span></nav>"));
+    assert!(page.contains("on NVIDIA GeForce RTX 5090.</p>"));
+    // Against its one-knob sibling, by hand from the seed: decode 358.0 against 289.0 is
+    // +24%, the KV pool 111,009 against 370,189 tokens is −70%.
+    let seed = seed();
+    let (mtp, default) = (
+        seed.runs
+            .iter()
+            .find(|r| r.id.as_str() == "qwen36-moe-mtp")
+            .unwrap(),
+        seed.runs
+            .iter()
+            .find(|r| r.id.as_str() == "qwen36-moe-default")
+            .unwrap(),
+    );
+    assert_eq!((mtp.decode_tok_s, default.decode_tok_s), (358.0, 289.0));
+    assert_eq!(
+        (mtp.kv_tokens, default.kv_tokens),
+        (Some(111_009), Some(370_189))
+    );
+    assert!(page.contains("<a href=\"/runs/qwen36-moe-default/\">+24% decode, −70% KV pool against qwen36-moe-default</a> <span class=\"note\">(SPEC_DECODE: 0 there, 1 here)</span>"));
+    // Link previews carry the headline figures.
+    assert!(page.contains("<meta property=\"og:description\" content=\"Qwen3.6-35B-A3B with SPEC_DECODE=1 (qwen36-moe-mtp): 358.0 tok/s single-stream decode, 111,009 tokens of KV cache, on NVIDIA GeForce RTX 5090.\">"));
 }

@@ -91,7 +91,40 @@ pub fn lines_by_concurrency(series: &[LineSeries], unit: &str) -> String {
         }
         chart = chart.series(series);
     }
-    to_json(&chart)
+    let mut option = serde_json::to_value(&chart).expect("a chart is JSON");
+    // Past ECharts' 9 colours a series is told apart by its symbol, and by a dotted line.
+    if let Some(all) = option["series"].as_array_mut() {
+        for (i, line) in all.iter_mut().enumerate() {
+            line["symbol"] = SYMBOLS[i % SYMBOLS.len()].into();
+            if i >= 9 && line["lineStyle"]["type"].is_null() {
+                line["lineStyle"] = serde_json::json!({"type": "dotted"});
+            }
+        }
+        // A ratio is read against 1.0, where B equals A.
+        if unit == "×"
+            && let Some(first) = all.first_mut()
+        {
+            first["markLine"] = serde_json::json!({
+                "silent": true, "symbol": "none", "data": [{"yAxis": 1}],
+                "label": {"formatter": "1.0 (B = A)"}, "lineStyle": {"color": "#6b7280", "type": "solid"},
+            });
+        }
+    }
+    // Times that span more than 20× go on a log axis, so one slow level does not flatten
+    // the others.
+    let positive: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|&(_, y)| y))
+        .filter(|&y| y > 0.0)
+        .collect();
+    let (low, high) = positive
+        .iter()
+        .fold((f64::INFINITY, 0.0_f64), |(l, h), &y| (l.min(y), h.max(y)));
+    if unit == "s" && high / low > 20.0 {
+        option["yAxis"]["type"] = "log".into();
+        option["yAxis"]["name"] = "s (log scale)".into();
+    }
+    finish(option)
 }
 
 /// Lines over named categories, with an optional log value axis.
@@ -487,6 +520,39 @@ mod tests {
         assert_eq!(value["xAxis"]["max"], 350.0);
         assert_eq!(value["series"][0]["labelLayout"]["hideOverlap"], true);
         assert_eq!(value["series"][0]["markArea"]["label"]["show"], false);
+    }
+
+    #[test]
+    fn many_series_stay_apart_ratios_show_one_and_wide_times_go_on_a_log_axis() {
+        let line = |i: usize, y: f64| LineSeries {
+            name: format!("s{i}"),
+            points: vec![(1.0, y), (2.0, y * 2.0)],
+            dashed: false,
+        };
+        let many: Vec<LineSeries> = (0..11).map(|i| line(i, 1.0 + i as f64)).collect();
+        let value: serde_json::Value =
+            serde_json::from_str(&lines_by_concurrency(&many, "tok/s")).unwrap();
+        let symbols: Vec<&str> = (0..11)
+            .map(|i| value["series"][i]["symbol"].as_str().unwrap())
+            .collect();
+        assert_ne!(symbols[0], symbols[1]);
+        assert_eq!(value["series"][9]["lineStyle"]["type"], "dotted");
+        assert!(value["series"][0]["markLine"].is_null());
+        assert_eq!(value["yAxis"]["type"], "value");
+        let ratio: serde_json::Value =
+            serde_json::from_str(&lines_by_concurrency(&many[..2], "×")).unwrap();
+        assert_eq!(ratio["series"][0]["markLine"]["data"][0]["yAxis"], 1);
+        // 0.1 s to 2.0 s is 20×: linear; to 2.2 s, log.
+        let times = |high: f64| -> serde_json::Value {
+            let s = [LineSeries {
+                name: "t".into(),
+                points: vec![(1.0, 0.1), (2.0, high)],
+                dashed: false,
+            }];
+            serde_json::from_str(&lines_by_concurrency(&s, "s")).unwrap()
+        };
+        assert_eq!(times(2.0)["yAxis"]["type"], "value");
+        assert_eq!(times(2.2)["yAxis"]["type"], "log");
     }
 
     #[test]

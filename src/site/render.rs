@@ -601,7 +601,7 @@ impl<'a> Renderer<'a> {
     }
 
     /// A page's view through its kind's template; the narrative's front matter overrides the
-    /// view's title and the site's description.
+    /// view's title and description, and the view's description the site's.
     fn render_view<'s>(
         &self,
         job: &Job<'s>,
@@ -628,6 +628,7 @@ impl<'a> Renderer<'a> {
         let title = front.and_then(|f| f.title.clone()).unwrap_or(view.title);
         let description = front
             .and_then(|f| f.description.clone())
+            .or(view.description)
             .unwrap_or_else(|| self.config.description.clone());
         let html = self.render_template(
             job.route.template,

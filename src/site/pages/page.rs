@@ -67,6 +67,8 @@ pub struct View {
     pub title: String,
     /// Its content, as the template reads it.
     pub content: serde_json::Value,
+    /// One sentence for link previews, when the page has its own (else the site's).
+    pub description: Option<String>,
 }
 
 impl View {
@@ -76,6 +78,16 @@ impl View {
             name: "page content".into(),
             message: e.to_string(),
         })?;
-        Ok(View { title, content })
+        Ok(View {
+            title,
+            content,
+            description: None,
+        })
+    }
+
+    /// The view with its own description for link previews.
+    pub fn described(mut self, description: String) -> Self {
+        self.description = Some(description);
+        self
     }
 }

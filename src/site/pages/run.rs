@@ -31,6 +31,90 @@ pub fn run_quality(c: &Catalog, run: &Run) -> Option<RunQuality> {
     })
 }
 
+/// The settings that tell a run from the other runs of its model: the effective settings
+/// whose values differ between them, as `KEY=value` (at most three).
+fn distinguishing(c: &Catalog, run: &Run) -> Vec<String> {
+    let effective = |r: &Run| {
+        let profile = c.profiles.iter().find(|p| p.name == r.profile)?;
+        let overrides = profiles::parse_overrides(&r.overrides).ok()?;
+        Some(
+            profile
+                .effective(&overrides)
+                .settings
+                .into_iter()
+                .map(|s| (s.key, s.value))
+                .collect::<std::collections::BTreeMap<_, _>>(),
+        )
+    };
+    let Some(own) = effective(run) else {
+        return Vec::new();
+    };
+    let others: Vec<_> = c
+        .doc
+        .runs
+        .iter()
+        .filter(|r| r.model == run.model && r.id != run.id)
+        .filter_map(effective)
+        .collect();
+    own.iter()
+        .filter(|(key, value)| {
+            key.as_str() != "PORT" && others.iter().any(|o| o.get(*key) != Some(value))
+        })
+        .take(3)
+        .map(|(key, value)| format!("{key}={value}"))
+        .collect()
+}
+
+/// A change as a signed whole percentage: +24%, −70%.
+fn change(now: f64, before: f64) -> String {
+    let percent = ((now - before) / before * 100.0).round();
+    if percent < 0.0 {
+        format!("−{}%", -percent)
+    } else {
+        format!("+{percent}%")
+    }
+}
+
+/// The run against each run that differs from it in one setting, in words and figures.
+fn against_siblings(c: &Catalog, run: &Run) -> Vec<Link> {
+    let Some(index) = c.index_of_run(run) else {
+        return Vec::new();
+    };
+    c.ablations()
+        .iter()
+        .filter(|ab| ab.kind == Kind::Run && (ab.a == index || ab.b == index))
+        .map(|ab| {
+            let (other, from, to) = if ab.a == index {
+                (&c.doc.runs[ab.b], &ab.to, &ab.from)
+            } else {
+                (&c.doc.runs[ab.a], &ab.from, &ab.to)
+            };
+            let mut figures = vec![format!(
+                "{} decode",
+                change(run.decode_tok_s, other.decode_tok_s)
+            )];
+            if let (Some(own), Some(theirs)) = (run.kv_tokens, other.kv_tokens) {
+                figures.push(format!("{} KV pool", change(own as f64, theirs as f64)));
+            }
+            Link {
+                text: format!("{} against {}", figures.join(", "), other.id),
+                href: c.run_url(other),
+                note: Some(format!("{}: {from} there, {to} here", ab.setting)),
+                warning: None,
+            }
+        })
+        .collect()
+}
+
+/// The GPU a run was measured on: its machine's title, else the document's GPU.
+fn measured_on(c: &Catalog, run: &Run) -> Option<String> {
+    let index = c.index_of_run(run)?;
+    match c.machine_of::<Run>(index) {
+        Some(machine) => Some(c.machine_title(machine)),
+        None => c.doc.hardware.gpu.clone(),
+    }
+}
+
 /// One run's page.
 pub fn page(c: &Catalog, run: &Run) -> RunPage {
     let model = c.model(&run.model).expect("every run's model is a model");
@@ -137,7 +221,30 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
     RunPage {
         provenance: super::shared::provenance_facts(run.provenance.as_ref()),
         id: run.id.to_string(),
-        title: format!("{} ({})", run.id, run.model),
+        title: {
+            let settings = distinguishing(c, run);
+            if settings.is_empty() {
+                format!("{}, {} ({})", run.model, run.precision, run.id)
+            } else {
+                format!("{} with {} ({})", run.model, settings.join(", "), run.id)
+            }
+        },
+        on: measured_on(c, run),
+        siblings: against_siblings(c, run),
+        breadcrumb: vec![
+            Link {
+                text: run.model.clone(),
+                href: c.model_url(&run.model),
+                note: None,
+                warning: None,
+            },
+            Link {
+                text: "Runs".into(),
+                href: c.urls.page(&routes::RUNS.path("")),
+                note: None,
+                warning: None,
+            },
+        ],
         figures,
         samples,
         kv,
@@ -287,8 +394,14 @@ pub struct RunPage {
     pub provenance: Vec<Fact>,
     /// The run id.
     pub id: String,
-    /// The page title.
+    /// The page title: the model and the settings that tell the run from its model's others.
     pub title: String,
+    /// The GPU (or machine) it was measured on.
+    pub on: Option<String>,
+    /// Its figures against each run that differs from it in one setting.
+    pub siblings: Vec<Link>,
+    /// Model › Runs, the trail above the title.
+    pub breadcrumb: Vec<Link>,
     /// Every figure of the run.
     pub figures: Vec<Fact>,
     /// The decode samples.
@@ -374,6 +487,19 @@ pub struct RunQuality {
 /// Renders a run's page.
 pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
-    let view = self::page(c, &c.doc.runs[page.index()]);
-    View::new(view.title.clone(), &view)
+    let run = &c.doc.runs[page.index()];
+    let view = self::page(c, run);
+    let mut description = format!(
+        "{}: {} tok/s single-stream decode",
+        view.title,
+        figure(run.decode_tok_s)
+    );
+    if let Some(kv) = run.kv_tokens {
+        description.push_str(&format!(", {} tokens of KV cache", count(kv)));
+    }
+    if let Some(on) = &view.on {
+        description.push_str(&format!(", on {on}"));
+    }
+    description.push('.');
+    Ok(View::new(view.title.clone(), &view)?.described(description))
 }

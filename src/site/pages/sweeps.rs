@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::super::catalog::Catalog;
+use super::super::catalog::{Catalog, workload};
 use super::super::charts::LineSeries;
 use super::super::downloads;
 use super::super::error::SiteError;
@@ -32,21 +32,34 @@ const OVERLAYS: [&str; 4] = [
 /// At most this many sweeps on an overlay chart: the most recent.
 pub const OVERLAY_SERIES: usize = 16;
 
-/// The overlay charts of every sweep (the most recent [`OVERLAY_SERIES`]).
+/// The overlay charts of every sweep, a set per workload (prompt and output lengths never
+/// share an axis), each of the most recent [`OVERLAY_SERIES`] sweeps of its workload.
 pub fn overlays(c: &Catalog) -> Vec<Chart> {
-    let (sweeps, cut) = most_recent(&c.doc.sweeps, |s| s.generated.as_str(), OVERLAY_SERIES);
-    let of = if cut {
-        format!(
-            "the {} most recent of {} sweeps (each model's page lists all of its own)",
-            sweeps.len(),
-            c.doc.sweeps.len()
-        )
-    } else {
-        "every sweep".to_owned()
-    };
-    OVERLAYS
-        .iter()
-        .map(|key| {
+    let mut workloads: Vec<(String, Vec<&Sweep>)> = Vec::new();
+    for sweep in &c.doc.sweeps {
+        let workload = workload(sweep);
+        match workloads.iter_mut().find(|(w, _)| *w == workload) {
+            Some((_, sweeps)) => sweeps.push(sweep),
+            None => workloads.push((workload, vec![sweep])),
+        }
+    }
+    let mut charts = Vec::new();
+    for (workload, all) in &workloads {
+        let (sweeps, cut) = most_recent(
+            all.iter().copied(),
+            |s| s.generated.as_str(),
+            OVERLAY_SERIES,
+        );
+        let of = if cut {
+            format!(
+                "the {} most recent of {} sweeps at {workload} (each model's page lists all of its own)",
+                sweeps.len(),
+                all.len()
+            )
+        } else {
+            format!("every sweep at {workload}")
+        };
+        for key in OVERLAYS {
             let field = figures::level_field(key);
             let series: Vec<LineSeries> = sweeps
                 .iter()
@@ -59,9 +72,10 @@ pub fn overlays(c: &Catalog) -> Vec<Chart> {
             let title = field
                 .overlay
                 .expect("overlaid figures have an overlay title");
-            c.concurrency_chart(&format!("{title}, {of}"), &series, field.field.unit)
-        })
-        .collect()
+            charts.push(c.concurrency_chart(&format!("{title}, {of}"), &series, field.field.unit));
+        }
+    }
+    charts
 }
 
 /// The table of every sweep.

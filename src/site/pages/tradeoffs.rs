@@ -61,6 +61,9 @@ struct Price {
     gpu_hour: f64,
 }
 
+/// At most this many configurations on a frontier chart.
+pub const FRONTIER_SERIES: usize = 16;
+
 /// The words of each `[slo]` key.
 const LABELS: [(&str, &str); 5] = [
     ("ttft_p50_s", "TTFT p50 at most (s)"),
@@ -109,6 +112,20 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
             None => series.push((sweep.label.clone(), vec![linked])),
         }
     }
+    // A bounded chart: the configurations with a level on the frontier first, then in
+    // document order; every level stays in the table.
+    let configurations = series.len();
+    if configurations > FRONTIER_SERIES {
+        series.sort_by_key(|(_, points)| !points.iter().any(|p| p.frontier));
+        series.truncate(FRONTIER_SERIES);
+    }
+    let drawn = if configurations > FRONTIER_SERIES {
+        format!(
+            " ({FRONTIER_SERIES} of {configurations} configurations drawn, those on the frontier first; every level is in the table)"
+        )
+    } else {
+        String::new()
+    };
     let on = group.points.iter().filter(|p| p.frontier).count();
     let mut rows: Vec<&super::super::catalog::Point> = group.points.iter().collect();
     rows.sort_by(|a, b| {
@@ -158,7 +175,7 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
             option: charts::frontier(&series),
             height: 420,
             table,
-            title: format!("Throughput against interactivity: {title}"),
+            title: format!("Throughput against interactivity: {title}{drawn}"),
         },
         title,
     }
