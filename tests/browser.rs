@@ -61,6 +61,26 @@ fn every_page_works_in_chromium() {
         benchsite::data::to_json(&baseline),
     )
     .unwrap();
+    // The default configuration measured again under a later vLLM, slower: a history.
+    let mut results = benchsite::data::load(&root.join("data/results.json")).unwrap();
+    let mut rerun = results
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "qwen36-moe-default")
+        .unwrap()
+        .clone();
+    rerun.id = benchsite::data::Id::new("qwen36-moe-default-v029").unwrap();
+    rerun.overrides = "IMAGE=docker.io/vllm/vllm-openai:v0.29.0".into();
+    rerun.vllm_version = Some("0.29.0".into());
+    rerun.generated = benchsite::data::Date::new("2026-10-01").unwrap();
+    rerun.decode_tok_s = 270.0;
+    rerun.decode_samples = vec![268.0, 270.0, 271.0];
+    results.runs.push(rerun);
+    std::fs::write(
+        root.join("data/results.json"),
+        benchsite::data::to_json(&results),
+    )
+    .unwrap();
     let settings = std::fs::read_to_string(root.join("benchsite.toml")).unwrap();
     std::fs::write(
         root.join("benchsite.toml"),
@@ -72,6 +92,7 @@ fn every_page_works_in_chromium() {
     pages_in_chromium(&project.root.path().join("site"), "/report/", None);
     assert!(root.join("site/changes/index.html").exists());
     assert!(root.join("site/ablations/index.html").exists());
+    assert!(root.join("site/history/index.html").exists());
 }
 
 /// The picture README.md shows is the shipped report's quality page (its divergence heatmap)

@@ -774,7 +774,10 @@ fn the_search_index_holds_every_record_page() {
         .find(|p| p["u"] == "/runs/qwen36-moe-mtp/")
         .unwrap();
     assert_eq!(run["k"], "Run");
-    assert_eq!(run["t"], "Qwen3.6-35B-A3B with SPEC_DECODE=1 (qwen36-moe-mtp)");
+    assert_eq!(
+        run["t"],
+        "Qwen3.6-35B-A3B with SPEC_DECODE=1 (qwen36-moe-mtp)"
+    );
     for shard in meta["shards"].as_array().unwrap() {
         let shard = shard.as_str().unwrap();
         let postings: serde_json::Value =
@@ -818,7 +821,11 @@ fn the_search_index_holds_every_record_page() {
     // A record page is found by its marked head: title, summary, facts, narrative.
     let run = project.page("runs/qwen36-moe-default/index.html");
     let head = run.find("data-pagefind-body").unwrap();
-    assert!(run[head..].find("<h1>Qwen3.6-35B-A3B with SPEC_DECODE=0 (qwen36-moe-default)</h1>").is_some());
+    assert!(
+        run[head..]
+            .find("<h1>Qwen3.6-35B-A3B with SPEC_DECODE=0 (qwen36-moe-default)</h1>")
+            .is_some()
+    );
 }
 
 #[test]
@@ -1075,4 +1082,82 @@ fn a_run_page_reached_by_a_link_says_what_it_is() {
     assert!(page.contains("<a href=\"/runs/qwen36-moe-default/\">+24% decode, −70% KV pool against qwen36-moe-default</a> <span class=\"note\">(SPEC_DECODE: 0 there, 1 here)</span>"));
     // Link previews carry the headline figures.
     assert!(page.contains("<meta property=\"og:description\" content=\"Qwen3.6-35B-A3B with SPEC_DECODE=1 (qwen36-moe-mtp): 358.0 tok/s single-stream decode, 111,009 tokens of KV cache, on NVIDIA GeForce RTX 5090.\">"));
+}
+
+#[test]
+fn a_new_report_says_what_to_run_next_instead_of_empty_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("report");
+    run_benchsite(&["init", root.to_str().unwrap()]).assert_success();
+    run_benchsite(&["--root", root.to_str().unwrap(), "build"]).assert_success();
+    let page = |path: &str| std::fs::read_to_string(root.join("site").join(path)).unwrap();
+    let home = page("index.html");
+    assert!(home.contains("<h2>What to run next</h2>"), "{home}");
+    for command in [
+        "benchsite collect hardware",
+        "benchsite collect run --id example-default --profile example --launch",
+        "benchsite campaign plan example",
+    ] {
+        assert!(
+            home.contains(&format!("<code>{command}</code>")),
+            "{command}"
+        );
+    }
+    assert!(home.contains("Not recorded yet: <code>benchsite collect hardware</code>"));
+    // No chart frame and no table of headers alone on any index page.
+    for path in [
+        "index.html",
+        "runs/index.html",
+        "sweeps/index.html",
+        "quality/index.html",
+        "failures/index.html",
+        "models/index.html",
+    ] {
+        let html = page(path);
+        assert!(
+            !html.contains("<figure class=\"chart\""),
+            "{path} draws an empty chart"
+        );
+        assert!(!html.contains("<table"), "{path} has a table with no rows");
+    }
+}
+
+#[test]
+fn a_configuration_measured_again_has_a_history() {
+    let project = Project::copy_of_repo();
+    // Without a rerun there is no history page and no link to one.
+    let plain = built_seed(&[]);
+    assert!(!plain.root.path().join("site/history").exists());
+    assert!(!plain.page("index.html").contains("href=\"/history/\""));
+    let mut doc = seed();
+    let mut rerun = doc.runs[0].clone();
+    assert_eq!(rerun.id.as_str(), "qwen36-moe-default");
+    rerun.id = data::Id::new("qwen36-moe-default-v029").unwrap();
+    rerun.overrides = "IMAGE=docker.io/vllm/vllm-openai:v0.29.0".into();
+    rerun.vllm_version = Some("0.29.0".into());
+    rerun.generated = data::Date::new("2026-10-01").unwrap();
+    rerun.decode_tok_s = 270.0;
+    rerun.decode_samples = vec![268.0, 270.0, 271.0];
+    doc.runs.push(rerun);
+    project.write("data/results.json", &data::to_json(&doc));
+    build(&project, &[]).assert_success();
+    let history = project.page("history/index.html");
+    assert!(
+        project
+            .page("index.html")
+            .contains("<a href=\"/history/\">History</a>")
+    );
+    // 289.0 → 270.0 tok/s is −6.6%, past the 5% threshold: marked; the KV pool did not move.
+    assert!(history.contains("<tr class=\"regression\"><td>Decode tok/s</td><td class=\"num\" data-sort=\"289\">289.0</td><td class=\"num\" data-sort=\"270\">270.0</td><td class=\"num\" data-sort=\"-6.5743944636678195\">−6.6%</td></tr>"), "{history}");
+    assert_eq!(history.matches("<tr class=\"regression\">").count(), 1);
+    assert!(history.contains("vLLM 0.29.0, 2026-10-01 against vLLM 0.28.0, 2026-09-07"));
+    // Both runs' pages show the trend and link to the comparison.
+    for id in ["qwen36-moe-default", "qwen36-moe-default-v029"] {
+        let page = project.page(&format!("runs/{id}/index.html"));
+        assert!(page.contains("<section id=\"history\">"), "{id}");
+        assert!(
+            page.contains("href=\"/history/#run-qwen36-moe-default\""),
+            "{id}"
+        );
+    }
 }

@@ -174,6 +174,16 @@ pub static MODELS: Route = Route {
     search: false,
 };
 
+/// The configurations measured more than once, over versions and dates, when there are any.
+pub static HISTORY: Route = Route {
+    kind: "history",
+    folder: "history",
+    template: "history.html",
+    pages: Pages::One,
+    nav: Some("History"),
+    search: false,
+};
+
 /// The downloads: each results document and a CSV per table, with what each holds.
 pub static DATA: Route = Route {
     kind: "data",
@@ -244,6 +254,7 @@ pub static ROUTES: &[&Route] = &[
     &MACHINE,
     &ABLATIONS,
     &CHANGES,
+    &HISTORY,
     &DATA,
     &SEARCH,
     &FREE,

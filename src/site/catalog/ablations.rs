@@ -1,4 +1,5 @@
-//! The one-knob pairs of the document, and links to them.
+//! The one-knob pairs of the document and links to them, and the configurations measured
+//! more than once.
 
 use crate::compare::{self, Ablation, Kind};
 use crate::data::{self, Divergence, Run, Sweep};
@@ -25,6 +26,27 @@ impl<'a> Catalog<'a> {
                 machine.map(|m| m.slug.as_str())
             })
         })
+    }
+
+    /// The configurations measured more than once, each oldest first.
+    pub fn histories(&self) -> &[compare::History] {
+        self.histories.get_or_init(|| {
+            compare::histories(self.doc, self.profiles, |kind, index| {
+                let machine = match kind {
+                    Kind::Run => self.machine_of::<Run>(index),
+                    Kind::Sweep => self.machine_of::<Sweep>(index),
+                    Kind::Comparison => self.machine_of::<Divergence>(index),
+                };
+                machine.map(|m| m.slug.as_str())
+            })
+        })
+    }
+
+    /// The history record `index` of `kind` is part of.
+    pub fn history_of(&self, kind: Kind, index: usize) -> Option<&compare::History> {
+        self.histories()
+            .iter()
+            .find(|h| h.kind == kind && h.members.contains(&index))
     }
 
     /// The anchor of a pair on the ablations page.

@@ -86,6 +86,8 @@ pub struct Catalog<'a> {
     pub(super) ablations: std::sync::OnceLock<Vec<Ablation>>,
     /// The models with their records, found when a page first needs them.
     pub(super) models: std::sync::OnceLock<Vec<Model>>,
+    /// The configurations measured more than once, found when a page first needs them.
+    pub(super) histories: std::sync::OnceLock<Vec<crate::compare::History>>,
     /// Each comparison's index by label and by slug (the first that has it).
     pub(super) comparison_keys: std::sync::OnceLock<std::collections::HashMap<String, usize>>,
     /// Each run's quality comparison, by the run's index.
@@ -124,6 +126,7 @@ impl<'a> Catalog<'a> {
         Self {
             ablations: std::sync::OnceLock::new(),
             models: std::sync::OnceLock::new(),
+            histories: std::sync::OnceLock::new(),
             comparison_keys: std::sync::OnceLock::new(),
             run_quality: std::sync::OnceLock::new(),
             floors: std::sync::OnceLock::new(),

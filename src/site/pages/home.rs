@@ -23,6 +23,55 @@ pub struct Home {
     models: Vec<Link>,
     /// The machines, in a report that declares them (which then shows no hardware here).
     machines: Vec<Link>,
+    /// What to run next, in a report with no record yet: each step's command and what it does.
+    next: Vec<Fact>,
+}
+
+/// The first steps of a new report: read the machine, measure a configuration of the
+/// project's first profile, plan its example campaign, preview.
+fn next_steps(c: &Catalog) -> Vec<Fact> {
+    let doc = c.doc;
+    let empty = doc.runs.is_empty()
+        && doc.sweeps.is_empty()
+        && doc.failures.is_empty()
+        && doc.divergence.is_empty()
+        && doc.jitter.is_empty();
+    if !empty {
+        return Vec::new();
+    }
+    let profile = c
+        .profiles
+        .first()
+        .map_or("NAME", |p| p.name.as_str())
+        .to_owned();
+    let mut steps = Vec::new();
+    if doc.hardware.gpu.is_none() {
+        steps.push(Fact::new(
+            "benchsite collect hardware",
+            "records this machine's GPU, driver, memory and CPU",
+        ));
+    }
+    steps.extend([
+        Fact::new(
+            format!("benchsite collect run --id {profile}-default --profile {profile} --launch"),
+            "starts the server of profiles/".to_owned()
+                + &profile
+                + ".env, measures its single-stream decode speed and KV pool, and stops it",
+        ),
+        Fact::new(
+            format!("benchsite collect sweep --label \"{profile} baseline\" --profile {profile} --launch"),
+            "a concurrency sweep of the same configuration",
+        ),
+        Fact::new(
+            "benchsite campaign plan example",
+            "what campaigns/example.toml would measure unattended; campaign run measures it",
+        ),
+        Fact::new(
+            "benchsite serve",
+            "previews this report with live reload while you write content/",
+        ),
+    ]);
+    steps
 }
 
 /// Each machine of a report that declares them, with what it ran.
@@ -173,6 +222,7 @@ pub fn view(page: &Page) -> Result<View, SiteError> {
         hardware: hardware(&c.doc.hardware),
         software: software(&c.doc.software),
         machines: machines(c),
+        next: next_steps(c),
         decode_chart: runs::decode_chart(c),
         runs: runs::table(c),
         sections: sections(c),

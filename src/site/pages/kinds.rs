@@ -8,8 +8,8 @@ use super::super::routes::{self, Route};
 use super::super::views::Link;
 use super::page::{Page, View};
 use super::{
-    ablations, changes, comparison, data, failure, failures, free, home, machine, model, models,
-    quality, run, runs, search, sweep, sweeps,
+    ablations, changes, comparison, data, failure, failures, free, history, home, machine, model,
+    models, quality, run, runs, search, sweep, sweeps,
 };
 use crate::data::{Divergence, Failure, Record, Run, Sweep};
 
@@ -63,6 +63,7 @@ pub fn kind(route: &Route) -> &'static PageKind {
         "machine" => &MACHINE,
         "ablations" => &ABLATIONS,
         "changes" => &CHANGES,
+        "history" => &HISTORY,
         "data" => &DATA,
         "page" => &FREE,
         "search" => &SEARCH,
@@ -189,6 +190,15 @@ static MODELS: PageKind = PageKind {
     keys: no_keys,
     machine: no_machine,
     view: models::view,
+};
+
+/// The behaviour of [`routes::HISTORY`]: shown when a configuration was measured twice.
+static HISTORY: PageKind = PageKind {
+    route: &routes::HISTORY,
+    shown: |c| !c.histories().is_empty(),
+    keys: no_keys,
+    machine: no_machine,
+    view: history::view,
 };
 
 /// The behaviour of [`routes::DATA`].

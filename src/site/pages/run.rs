@@ -230,6 +230,17 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
             }
         },
         on: measured_on(c, run),
+        history: c
+            .index_of_run(run)
+            .and_then(|i| c.history_of(Kind::Run, i))
+            .map(|history| History {
+                chart: super::history::trend(c, history),
+                href: format!(
+                    "{}#{}",
+                    c.urls.page(&routes::HISTORY.path("")),
+                    super::history::anchor(c, history)
+                ),
+            }),
         siblings: against_siblings(c, run),
         breadcrumb: vec![
             Link {
@@ -402,6 +413,8 @@ pub struct RunPage {
     pub siblings: Vec<Link>,
     /// Model › Runs, the trail above the title.
     pub breadcrumb: Vec<Link>,
+    /// Its configuration's decode speed over every measurement of it, when measured again.
+    pub history: Option<History>,
     /// Every figure of the run.
     pub figures: Vec<Fact>,
     /// The decode samples.
@@ -422,6 +435,15 @@ pub struct RunPage {
     pub failures: Related,
     /// The model's page, with every record of the model.
     pub model_page: Link,
+}
+
+/// A run's configuration over its measurements.
+#[derive(Debug, Serialize)]
+pub struct History {
+    /// Its decode speed at each.
+    pub chart: super::super::views::Chart,
+    /// Its section of `/history/`, where any two are compared.
+    pub href: String,
 }
 
 /// A run's KV pool and what it means for concurrency.

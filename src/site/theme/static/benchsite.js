@@ -319,6 +319,38 @@
     });
   }
 
+  // History: any two measurements of a configuration compared figure by figure, a move the
+  // bad way beyond the threshold marked (the build's site::pages::history::diff).
+  function startVersions() {
+    document.querySelectorAll('section.history').forEach(function (section) {
+      var form = section.querySelector('form.versions');
+      var data = JSON.parse(section.querySelector('script.figures').textContent);
+      var table = section.querySelector('.versions-diff table');
+      if (!form || !table) { return; }
+      function compare() {
+        var from = data.members[form.elements.from.value];
+        var to = data.members[form.elements.to.value];
+        var after = {};
+        to.figures.forEach(function (f) { after[f[0]] = f[1]; });
+        table.tBodies[0].innerHTML = from.figures.filter(function (f) { return f[0] in after; }).map(function (f) {
+          var old = f[1];
+          var now = after[f[0]];
+          var change = old === 0 ? null : (now - old) / old * 100;
+          var bad = change !== null && ((f[2] > 0 && change < -data.threshold) || (f[2] < 0 && change > data.threshold));
+          var shownChange = change === null ? '—' : (change >= 0 ? '+' : '−') + Math.abs(change).toFixed(1) + '%';
+          var write = f[3] ? count : shown;
+          return '<tr' + (bad ? ' class="regression"' : '') + '><td>' + escapeHtml(f[0]) + '</td><td class="num" data-sort="' + old + '">' +
+            write(old) + '</td><td class="num" data-sort="' + now + '">' + write(now) + '</td><td class="num" data-sort="' +
+            (change === null ? '' : change) + '">' + shownChange + '</td></tr>';
+        }).join('\n') + '\n';
+        table.caption.firstChild.textContent = to.version + ' against ' + from.version +
+          '; marked rows moved the bad way by more than ' + data.threshold + '%';
+      }
+      form.addEventListener('change', compare);
+      form.hidden = false;
+    });
+  }
+
   function loadCharts() {
     if (!document.querySelector('figure.chart')) { return; }
     var loader = document.createElement('script');
@@ -566,6 +598,7 @@
     document.querySelectorAll('form.filters').forEach(makeFilterable);
     startFrontierToggle();
     startLimits();
+    startVersions();
     loadCharts();
     startSearch();
   }

@@ -1,0 +1,96 @@
+//! Histories: the records of one configuration measured more than once (under another
+//! server version, or on another date), in the order they were measured. A run's
+//! configuration is its model and effective settings but the image, which carries the
+//! server's version; a sweep's, its model, workload switches and dimensions. With several
+//! machines, the machine is part of the configuration.
+
+use std::collections::BTreeMap;
+
+use super::ablations::Kind;
+use crate::data::Results;
+use crate::profiles::{self, Profile};
+
+/// The records of one configuration, oldest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct History {
+    /// Their kind.
+    pub kind: Kind,
+    /// Their indexes in their array, by date then version.
+    pub members: Vec<usize>,
+}
+
+/// The setting that names a server's version in a profile, left out of a configuration.
+pub const VERSIONED: &str = "IMAGE";
+
+/// Every history of the document with two records or more: runs first, each kind in the
+/// order of its first record.
+pub fn histories<'m>(
+    doc: &Results,
+    profiles: &[Profile],
+    machine: impl Fn(Kind, usize) -> Option<&'m str>,
+) -> Vec<History> {
+    let runs = doc.runs.iter().enumerate().map(|(i, run)| {
+        let profile = profiles.iter().find(|p| p.name == run.profile)?;
+        let overrides = profiles::parse_overrides(&run.overrides).ok()?;
+        let settings: BTreeMap<String, String> = profile
+            .effective(&overrides)
+            .settings
+            .into_iter()
+            .filter(|s| s.key != VERSIONED && s.key != "PORT")
+            .map(|s| (s.key, s.value))
+            .collect();
+        Some(format!(
+            "{}|{:?}|{:?}",
+            run.model,
+            machine(Kind::Run, i),
+            settings
+        ))
+    });
+    let sweeps = doc.sweeps.iter().enumerate().map(|(i, sweep)| {
+        let dimensions: BTreeMap<&String, &String> = sweep.dimensions.iter().collect();
+        Some(format!(
+            "{}|{}|{}|{:?}|{:?}",
+            sweep.model,
+            sweep.workload.ignore_eos,
+            sweep.workload.thinking,
+            machine(Kind::Sweep, i),
+            dimensions
+        ))
+    });
+    let mut found = group(Kind::Run, runs, |i| {
+        (
+            doc.runs[i].generated.as_str(),
+            doc.runs[i].vllm_version.as_deref(),
+        )
+    });
+    found.extend(group(Kind::Sweep, sweeps, |i| {
+        (
+            doc.sweeps[i].generated.as_str(),
+            doc.sweeps[i].vllm_version.as_deref(),
+        )
+    }));
+    found
+}
+
+fn group<'d>(
+    kind: Kind,
+    keys: impl Iterator<Item = Option<String>>,
+    when: impl Fn(usize) -> (&'d str, Option<&'d str>),
+) -> Vec<History> {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for (index, key) in keys.enumerate() {
+        let Some(key) = key else { continue };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(index),
+            None => groups.push((key, vec![index])),
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(_, members)| members.len() > 1)
+        .map(|(_, mut members)| {
+            members.sort_by(|&a, &b| when(a).cmp(&when(b)).then(a.cmp(&b)));
+            History { kind, members }
+        })
+        .collect()
+}

@@ -1,0 +1,343 @@
+//! `/history/`: each configuration measured more than once, its headline figure over the
+//! versions and dates it was measured at, and any two of its measurements compared figure
+//! by figure, a move in the bad direction beyond the regression threshold marked as `diff`
+//! marks it. `benchsite.js` compares the two a reader picks from the figures this embeds.
+
+use serde::Serialize;
+
+use super::super::catalog::Catalog;
+use super::super::charts::{self, LineSeries};
+use super::super::error::SiteError;
+use super::super::views::{Cell, Chart, Column, Row, Table};
+use super::page::{Page, View};
+use crate::compare::{History, Kind};
+use crate::data::figures::{self, Better, Role};
+use crate::format::figure;
+
+/// The history page's content.
+#[derive(Debug, Serialize)]
+pub struct HistoryPage {
+    series: Vec<Series>,
+    threshold: f64,
+}
+
+/// One configuration over its measurements.
+#[derive(Debug, Serialize)]
+pub struct Series {
+    id: String,
+    title: String,
+    /// Each measurement: its version and date.
+    versions: Vec<String>,
+    chart: Chart,
+    /// The first measurement against the last, figure by figure.
+    diff: Table,
+    /// Each measurement's figures, for the page's script (`<` escaped).
+    data: String,
+}
+
+/// One comparable figure of a record: its label, value, better direction and whether it is
+/// a whole count.
+type Figure = (String, f64, Better, bool);
+
+/// What a measurement is called: the server's version and the date.
+fn version(c: &Catalog, kind: Kind, index: usize) -> String {
+    let (server, date) = match kind {
+        Kind::Run => {
+            let run = &c.doc.runs[index];
+            (
+                run.vllm_version
+                    .as_ref()
+                    .map(|v| format!("vLLM {v}"))
+                    .or_else(|| run.server.clone()),
+                run.generated.as_str(),
+            )
+        }
+        _ => {
+            let sweep = &c.doc.sweeps[index];
+            (
+                sweep
+                    .vllm_version
+                    .as_ref()
+                    .map(|v| format!("vLLM {v}"))
+                    .or_else(|| sweep.server.clone()),
+                sweep.generated.as_str(),
+            )
+        }
+    };
+    match server {
+        Some(server) => format!("{server}, {date}"),
+        None => date.to_owned(),
+    }
+}
+
+/// Every comparable figure of a record: a run's figures, a sweep's at each level.
+fn figures_of(c: &Catalog, kind: Kind, index: usize) -> Vec<Figure> {
+    let better = |role: Role| match role {
+        Role::Figure(better) => Some(better),
+        _ => None,
+    };
+    match kind {
+        Kind::Run => figures::RUN
+            .iter()
+            .filter_map(|f| {
+                let value = (f.get)(&c.doc.runs[index])?;
+                let whole = matches!(value, figures::Value::Count(_));
+                Some((f.label.to_owned(), value.number()?, better(f.role)?, whole))
+            })
+            .collect(),
+        _ => c.doc.sweeps[index]
+            .levels
+            .iter()
+            .flat_map(|level| {
+                figures::LEVEL.iter().filter_map(move |f| {
+                    let value = (f.field.get)(level)?;
+                    let whole = matches!(value, figures::Value::Count(_));
+                    Some((
+                        format!("c = {}: {}", level.concurrency, f.field.label),
+                        value.number()?,
+                        better(f.field.role)?,
+                        whole,
+                    ))
+                })
+            })
+            .collect(),
+    }
+}
+
+/// The headline figure of a record: a run's decode speed, a sweep's peak total throughput.
+fn headline(c: &Catalog, kind: Kind, index: usize) -> Option<f64> {
+    match kind {
+        Kind::Run => Some(c.doc.runs[index].decode_tok_s),
+        _ => c.doc.sweeps[index]
+            .levels
+            .iter()
+            .filter_map(|l| l.total_tok_s)
+            .max_by(f64::total_cmp),
+    }
+}
+
+/// Whether moving from `from` to `to` is a regression beyond `threshold` percent.
+fn regression(from: f64, to: f64, better: Better, threshold: f64) -> bool {
+    if from == 0.0 {
+        return false;
+    }
+    let change = (to - from) / from * 100.0;
+    match better {
+        Better::Higher => change < -threshold,
+        Better::Lower => change > threshold,
+        Better::Neither => false,
+    }
+}
+
+/// The figures of two measurements side by side, regressions marked.
+pub fn diff(c: &Catalog, kind: Kind, from: usize, to: usize) -> Table {
+    let (a, b) = (figures_of(c, kind, from), figures_of(c, kind, to));
+    let rows = a
+        .iter()
+        .filter_map(|(label, old, better, whole)| {
+            let (_, new, _, _) = b.iter().find(|(l, _, _, _)| l == label)?;
+            let shown = |v: f64| {
+                if *whole {
+                    crate::format::count(v as u64)
+                } else {
+                    figure(v)
+                }
+            };
+            let change = if *old == 0.0 {
+                None
+            } else {
+                Some((new - old) / old * 100.0)
+            };
+            Some(Row {
+                id: None,
+                class: regression(*old, *new, *better, c.threshold)
+                    .then(|| "regression".to_owned()),
+                cells: vec![
+                    Cell::text(label),
+                    Cell::number(shown(*old), *old),
+                    Cell::number(shown(*new), *new),
+                    match change {
+                        Some(change) => {
+                            Cell::number(format!("{change:+.1}%").replace('-', "−"), change)
+                        }
+                        None => Cell::missing(),
+                    },
+                ],
+            })
+        })
+        .collect();
+    Table {
+        caption: format!(
+            "{} against {}; marked rows moved the bad way by more than {}%",
+            version(c, kind, to),
+            version(c, kind, from),
+            figure(c.threshold)
+        ),
+        columns: vec![
+            Column::text("Figure"),
+            Column::number("Before"),
+            Column::number("After"),
+            Column::number("Change"),
+        ],
+        rows,
+        csv: None,
+    }
+}
+
+/// The trend of a history's headline figure over its measurements.
+pub fn trend(c: &Catalog, history: &History) -> Chart {
+    let kind = history.kind;
+    let versions: Vec<String> = history
+        .members
+        .iter()
+        .map(|&i| version(c, kind, i))
+        .collect();
+    let (name, unit) = match kind {
+        Kind::Run => ("Decode tok/s", "tok/s"),
+        _ => ("Peak total tok/s", "tok/s"),
+    };
+    let values: Vec<Option<f64>> = history
+        .members
+        .iter()
+        .map(|&i| headline(c, kind, i))
+        .collect();
+    let points: Vec<(f64, f64)> = values
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| v.map(|v| (i as f64, v)))
+        .collect();
+    let title = format!("{name} of {} over its measurements", title(c, history));
+    let rows = history
+        .members
+        .iter()
+        .zip(&versions)
+        .zip(&values)
+        .map(|((&i, version), value)| {
+            let (key, url) = c.record(kind, i);
+            Row {
+                id: None,
+                class: None,
+                cells: vec![
+                    Cell::text(version),
+                    Cell::link(key, url),
+                    match value {
+                        Some(v) => Cell::number(figure(*v), *v),
+                        None => Cell::missing(),
+                    },
+                ],
+            }
+        })
+        .collect();
+    Chart {
+        alt: format!(
+            "Line chart of {} over {} measurements of the same configuration, from {} to {}",
+            name.to_lowercase(),
+            versions.len(),
+            versions.first().cloned().unwrap_or_default(),
+            versions.last().cloned().unwrap_or_default()
+        ),
+        option: charts::lines_by_category(
+            &versions,
+            &[LineSeries {
+                name: name.to_owned(),
+                points,
+                dashed: false,
+            }],
+            unit,
+            false,
+        ),
+        height: 320,
+        table: Table {
+            caption: format!("{title} ({unit})"),
+            columns: vec![
+                Column::text("Measured with"),
+                Column::text("Record"),
+                Column::number(name),
+            ],
+            rows,
+            csv: None,
+        },
+        title,
+    }
+}
+
+/// What a history is of: the model and its first record.
+fn title(c: &Catalog, history: &History) -> String {
+    let first = history.members[0];
+    match history.kind {
+        Kind::Run => {
+            let run = &c.doc.runs[first];
+            format!("{} ({} and its reruns)", run.model, run.id)
+        }
+        _ => {
+            let sweep = &c.doc.sweeps[first];
+            format!("{} ({} and its reruns)", sweep.model, sweep.label)
+        }
+    }
+}
+
+/// The anchor of a history on `/history/`.
+pub fn anchor(c: &Catalog, history: &History) -> String {
+    let (key, _) = c.record(history.kind, history.members[0]);
+    let kind = if history.kind == Kind::Run {
+        "run"
+    } else {
+        "sweep"
+    };
+    format!("{kind}-{}", crate::data::slugify(&key))
+}
+
+/// The history page.
+pub fn page(c: &Catalog) -> HistoryPage {
+    let series = c
+        .histories()
+        .iter()
+        .map(|history| {
+            let kind = history.kind;
+            let members = &history.members;
+            let data = serde_json::json!({
+                "threshold": c.threshold,
+                "members": members.iter().map(|&i| serde_json::json!({
+                    "version": version(c, kind, i),
+                    "figures": figures_of(c, kind, i).into_iter().map(|(label, value, better, whole)| serde_json::json!([
+                        label,
+                        value,
+                        match better { Better::Higher => 1, Better::Lower => -1, Better::Neither => 0 },
+                        whole,
+                    ])).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+            });
+            Series {
+                id: anchor(c, history),
+                title: title(c, history),
+                versions: members.iter().map(|&i| version(c, kind, i)).collect(),
+                chart: trend(c, history),
+                diff: diff(c, kind, members[0], members[members.len() - 1]),
+                data: data.to_string().replace('<', "\\u003c"),
+            }
+        })
+        .collect();
+    HistoryPage {
+        series,
+        threshold: c.threshold,
+    }
+}
+
+/// Renders `/history/`.
+pub fn view(page: &Page) -> Result<View, SiteError> {
+    View::new("History".into(), &self::page(page.catalog()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_regression_is_a_bad_move_beyond_the_threshold() {
+        assert!(regression(100.0, 94.0, Better::Higher, 5.0));
+        assert!(!regression(100.0, 96.0, Better::Higher, 5.0));
+        assert!(regression(1.0, 1.06, Better::Lower, 5.0));
+        assert!(!regression(1.0, 0.5, Better::Lower, 5.0));
+        assert!(!regression(1.0, 9.0, Better::Neither, 5.0));
+    }
+}
