@@ -1161,3 +1161,33 @@ fn a_configuration_measured_again_has_a_history() {
         );
     }
 }
+
+#[test]
+fn sweep_comparison_and_failure_pages_reached_by_a_link_say_what_they_are() {
+    let project = built_seed(&[]);
+    // A sweep: its trail, its range, peak and single-stream rate, the GPU, and its peak
+    // against its one-knob sibling: by hand from the seed, seqs 32 peaks at 2,546.4 tok/s
+    // (c32), the baseline at 1,223.0 (c8): 2546.4 / 1223.0 = 2.082, +108%.
+    let sweep = project.page("sweeps/qwen3-6-35b-a3b-max-num-seqs-32/index.html");
+    assert!(sweep.contains("<nav class=\"breadcrumb\" aria-label=\"Breadcrumb\"><a href=\"/models/qwen3-6-35b-a3b/\">Qwen3.6-35B-A3B</a> › <a href=\"/sweeps/\">Sweeps</a> › <span aria-current=\"page\">qwen3.6-35b-a3b max-num-seqs 32</span></nav>"));
+    let summary = "concurrency 1 to 32, at most 2546.4 tok/s in total (at concurrency 32), 276.6 tok/s per stream at concurrency 1";
+    assert!(sweep.contains(&format!(
+        "<p class=\"lede\">Sweep of {summary}, on NVIDIA GeForce RTX 5090.</p>"
+    )));
+    assert!(sweep.contains("<a href=\"/sweeps/qwen3-6-35b-a3b-baseline/\">+108% peak throughput against qwen3.6-35b-a3b baseline</a> <span class=\"note\">(seqs: 8 there, 32 here)</span>"));
+    assert!(sweep.contains(&format!(
+        "<meta property=\"og:description\" content=\"qwen3.6-35b-a3b max-num-seqs 32: {summary}, on NVIDIA GeForce RTX 5090.\">"
+    )));
+    // A comparison: its mean KL against its sibling's, 0.100724 against 0.102945: −2%.
+    let cmp = project.page("quality/qwen3-8-fp8-nvfp4-fp8-kv/index.html");
+    assert!(cmp.contains("<a href=\"/models/qwen3-8-27b/\">Qwen3.8-27B</a> › <a href=\"/quality/\">Quality</a> › <span aria-current=\"page\">Qwen3.8 FP8 → NVFP4 + fp8 KV</span>"));
+    assert!(cmp.contains(
+        "<a href=\"/quality/qwen3-8-fp8-nvfp4/\">−2% mean KL against Qwen3.8 FP8 → NVFP4</a>"
+    ));
+    assert!(cmp.contains("Comparison of q38-nvfp4-kvfp8 against q38-fp8: mean KL divergence 0.100724 nats and top-1 agreement 0.89701 over 23,856 teacher-forced positions, on NVIDIA GeForce RTX 5090."));
+    // A failure: its trail, what happened where, and its reason in the preview.
+    let failure = project.page("failures/qwen38-fp8-8k/index.html");
+    assert!(failure.contains("<a href=\"/models/qwen3-8-27b/\">Qwen3.8-27B</a> › <a href=\"/failures/\">Failures</a> › <span aria-current=\"page\">qwen38-fp8-8k</span>"));
+    assert!(failure.contains("out of memory at the first request, on NVIDIA GeForce RTX 5090</p>"));
+    assert!(failure.contains("<meta property=\"og:description\" content=\"qwen38-fp8-8k: out of memory at the first request on NVIDIA GeForce RTX 5090. Profiles fine, reports a 21,845-token KV pool"));
+}

@@ -18,10 +18,12 @@ pub struct LineSeries {
     pub points: Vec<(f64, f64)>,
     /// Drawn dashed (a second statistic of the same series).
     pub dashed: bool,
+    /// The record page its points open, each at its level (`#c<concurrency>`).
+    pub link: Option<String>,
 }
 
-/// A bar chart of one value per category.
-pub fn bars(categories: &[String], values: &[f64], unit: &str) -> String {
+/// A bar chart of one value per category, each bar opening its category's page.
+pub fn bars(categories: &[String], values: &[f64], links: &[String], unit: &str) -> String {
     let chart = Chart::new()
         .tooltip(Tooltip::new().trigger(Trigger::Axis))
         .grid(
@@ -49,7 +51,15 @@ pub fn bars(categories: &[String], values: &[f64], unit: &str) -> String {
                 .data(values.to_vec())
                 .label(Label::new().show(true).position(LabelPosition::Top)),
         );
-    to_json(&chart)
+    let mut option = serde_json::to_value(&chart).expect("a chart is JSON");
+    if links.len() == values.len() {
+        option["series"][0]["data"] = values
+            .iter()
+            .zip(links)
+            .map(|(v, url)| serde_json::json!({"value": v, "url": url}))
+            .collect();
+    }
+    finish(option)
 }
 
 /// Lines against concurrency on a log-2 axis.
@@ -92,6 +102,24 @@ pub fn lines_by_concurrency(series: &[LineSeries], unit: &str) -> String {
         chart = chart.series(series);
     }
     let mut option = serde_json::to_value(&chart).expect("a chart is JSON");
+    // A point of a record's line opens that record at its level; the tooltip names the line,
+    // the concurrency and the value with its unit.
+    option["benchsite"] = serde_json::json!({ "concurrency": unit });
+    for (line, json) in series.iter().zip(
+        option["series"]
+            .as_array_mut()
+            .map(|all| all.iter_mut())
+            .into_iter()
+            .flatten(),
+    ) {
+        if let Some(link) = &line.link {
+            json["data"] = line
+                .points
+                .iter()
+                .map(|&(x, y)| serde_json::json!({"value": [x, y], "url": format!("{link}#c{x}")}))
+                .collect();
+        }
+    }
     // Past ECharts' 9 colours a series is told apart by its symbol, and by a dotted line.
     if let Some(all) = option["series"].as_array_mut() {
         for (i, line) in all.iter_mut().enumerate() {
@@ -451,7 +479,7 @@ mod tests {
 
     #[test]
     fn embedded_json_cannot_close_its_script() {
-        let json = bars(&["</script><b>".into()], &[1.0], "tok/s");
+        let json = bars(&["</script><b>".into()], &[1.0], &[], "tok/s");
         assert!(!json.contains("</script>"), "{json}");
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(value["xAxis"]["data"][0], "</script><b>");
@@ -496,7 +524,7 @@ mod tests {
     #[test]
     fn every_chart_saves_as_png() {
         for json in [
-            bars(&["a".into()], &[1.0], "tok/s"),
+            bars(&["a".into()], &[1.0], &[], "tok/s"),
             scatter(&[], "x", "y"),
             heatmap(&[], &[], &[], 1.0, "nats"),
         ] {
@@ -528,6 +556,7 @@ mod tests {
             name: format!("s{i}"),
             points: vec![(1.0, y), (2.0, y * 2.0)],
             dashed: false,
+            link: Some(format!("/sweeps/s{i}/")),
         };
         let many: Vec<LineSeries> = (0..11).map(|i| line(i, 1.0 + i as f64)).collect();
         let value: serde_json::Value =
@@ -536,6 +565,9 @@ mod tests {
             .map(|i| value["series"][i]["symbol"].as_str().unwrap())
             .collect();
         assert_ne!(symbols[0], symbols[1]);
+        // Each point opens its record at its level.
+        assert_eq!(value["series"][3]["data"][1]["url"], "/sweeps/s3/#c2");
+        assert_eq!(value["series"][3]["data"][1]["value"][1], 8.0);
         assert_eq!(value["series"][9]["lineStyle"]["type"], "dotted");
         assert!(value["series"][0]["markLine"].is_null());
         assert_eq!(value["yAxis"]["type"], "value");
@@ -548,6 +580,7 @@ mod tests {
                 name: "t".into(),
                 points: vec![(1.0, 0.1), (2.0, high)],
                 dashed: false,
+                link: None,
             }];
             serde_json::from_str(&lines_by_concurrency(&s, "s")).unwrap()
         };
@@ -562,6 +595,7 @@ mod tests {
                 name: "a".into(),
                 points: vec![(1.0, 2.0), (2.0, 3.0)],
                 dashed: false,
+                link: None,
             }],
             "tok/s",
         );

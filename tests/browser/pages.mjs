@@ -246,6 +246,38 @@ try {
   }
   await plain.close();
 
+  // Clicks the point or bar of `figure`'s chart that stands furthest from any other, and
+  // expects the page to open the URL it carries.
+  async function clickOpens(page, figure, what) {
+    const target = await figure.evaluate(async (figure) => {
+      figure.querySelector('.chart-box').scrollIntoView({ block: 'center' });
+      const chart = figure.benchsiteChart;
+      // Bars grow into place: wait for the drawing to finish (or its second, when it has).
+      await new Promise((done) => { chart.on('finished', done); setTimeout(done, 1500); });
+      const points = [];
+      chart.getOption().series.forEach((series, s) => (series.data || []).forEach((point, i) => {
+        if (!point || !point.url) return;
+        const value = series.type === 'bar' ? [i, point.value / 2] : point.value;
+        const [x, y] = chart.convertToPixel({ seriesIndex: s }, value);
+        points.push({ x, y, url: point.url });
+      }));
+      let best = null;
+      let far = -1;
+      points.forEach((p) => {
+        const near = Math.min(...points.filter((q) => q !== p).map((q) => Math.hypot(p.x - q.x, p.y - q.y)), 1e9);
+        if (near > far) { far = near; best = p; }
+      });
+      if (!best) return null;
+      const box = figure.querySelector('.chart-box canvas').getBoundingClientRect();
+      return { x: box.left + best.x, y: box.top + best.y, url: best.url };
+    });
+    if (!target) { problems.push(`${what}: no point links anywhere`); return; }
+    await page.mouse.click(target.x, target.y);
+    await page.waitForURL((url) => url.pathname + url.hash === target.url, { timeout: 5000 })
+      .then(() => console.log(`${what}: a click opened ${target.url}`))
+      .catch(() => problems.push(`${what}: clicking a point did not open ${target.url} (${page.url()})`));
+  }
+
   // The trade-offs on /sweeps/, against answers worked out by hand from the seed's levels
   // (tests/site.rs has the build's own).
   if (paths.includes('sweeps/') && !process.env.SEARCH_QUERY) {
@@ -286,17 +318,7 @@ try {
       problems.push(`trade-offs: frontier only shows ${after} of ${before} points (${trade.url()})`);
     }
     // A point opens its sweep at its level.
-    const target = await group.evaluate((figure) => {
-      const chart = figure.benchsiteChart;
-      const point = chart.getOption().series[0].data[0];
-      const [x, y] = chart.convertToPixel({ seriesIndex: 0 }, point.value);
-      figure.querySelector('.chart-box').scrollIntoView({ block: 'center' });
-      const box = figure.querySelector('.chart-box canvas').getBoundingClientRect();
-      return { x: box.left + x, y: box.top + y, url: point.url };
-    });
-    await trade.mouse.click(target.x, target.y);
-    await trade.waitForURL((url) => url.pathname + url.hash === target.url, { timeout: 5000 })
-      .catch(() => problems.push(`trade-offs: clicking a point did not open ${target.url} (${trade.url()})`));
+    await clickOpens(trade, group, 'trade-offs');
     // A filter hides the other models' series in the overlays, and an unknown value is said.
     await trade.goto(`${origin}${basePath}sweeps/?model=qwen3-8-27b`, { waitUntil: 'load' });
     await trade.waitForFunction(() => document.querySelectorAll('section#overlays canvas').length > 0);
@@ -310,6 +332,13 @@ try {
     const said = await trade.locator('figure:has(form.filters) .filter-count').textContent();
     if (!said.includes('no row has model “llama”')) problems.push(`filters: an unknown value is not said: "${said}"`);
     console.log(`trade-offs: limits ${seqs[3]}/${base[3]}, frontier ${after} of ${before}, filtered series ${selected.filter((s) => s[1]).length} of ${selected.length}`);
+    // A point of an overlay opens its sweep at its level; a bar of the decode chart, its run.
+    await trade.goto(`${origin}${basePath}sweeps/`, { waitUntil: 'load' });
+    await trade.waitForFunction(() => document.querySelectorAll('section#overlays canvas').length > 0);
+    await clickOpens(trade, trade.locator('section#overlays figure.chart').first(), 'overlay');
+    await trade.goto(`${origin}${basePath}runs/`, { waitUntil: 'load' });
+    await trade.waitForFunction(() => document.querySelectorAll('figure.chart canvas').length > 0);
+    await clickOpens(trade, trade.locator('figure.chart').first(), 'decode chart');
     await trade.close();
   }
 

@@ -124,6 +124,7 @@ pub fn page(c: &Catalog) -> AblationsPage {
                     name: format!("{}, B / A", field.series),
                     points,
                     dashed,
+                    link: Some(c.sweep_url(b)),
                 }
             };
             let series = [

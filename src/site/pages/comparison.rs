@@ -6,7 +6,9 @@ use super::super::catalog::{Catalog, Related};
 use super::super::charts::{self, LineSeries};
 use super::super::downloads;
 use super::super::error::SiteError;
+use super::super::routes;
 use super::super::views::{Cell, Chart, Column, Fact, Link, Row, Table};
+use super::head::{Head, change};
 use super::page::{Page, View};
 use super::shared::opt;
 use crate::compare::Kind;
@@ -140,11 +142,13 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
                     name: "teacher-forced".into(),
                     points: profile_points(tf.kld_profile()),
                     dashed: false,
+                    link: None,
                 },
                 LineSeries {
                     name: "generation".into(),
                     points: profile_points(g.kld_profile()),
                     dashed: false,
+                    link: None,
                 },
             ],
             "KL (nats)",
@@ -237,6 +241,25 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
         facts.push(Fact::new("Notes", notes.clone()));
     }
     ComparisonPage {
+        head: Head::of::<Divergence>(
+            c,
+            Some(Kind::Comparison),
+            index,
+            &[&d.model],
+            &routes::QUALITY,
+            |other| {
+                let theirs = c.doc.divergence[other].teacher_forced.kld_mean;
+                (theirs > 0.0).then(|| format!("{} mean KL", change(tf.kld_mean, theirs)))
+            },
+        ),
+        summary: format!(
+            "{} against {}: mean KL divergence {} nats and top-1 agreement {} over {} teacher-forced positions",
+            d.b,
+            d.a,
+            figure(tf.kld_mean),
+            figure(tf.top1_agree),
+            count(tf.positions)
+        ),
         provenance: super::shared::provenance_facts(d.provenance.as_ref()),
         slug: d.slug(),
         title: d.label.clone(),
@@ -263,6 +286,11 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
 /// A comparison's page.
 #[derive(Debug, Serialize)]
 pub struct ComparisonPage {
+    /// Model › Quality, the GPU, its mean KL against each one-knob sibling.
+    #[serde(flatten)]
+    pub head: Head,
+    /// What it compares and its headline figures, in one sentence.
+    pub summary: String,
     /// Where it was measured.
     pub provenance: Vec<Fact>,
     /// The permalink slug.
@@ -295,5 +323,10 @@ pub struct ComparisonPage {
 pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let view = self::page(c, &c.doc.divergence[page.index()]);
-    View::new(view.title.clone(), &view)
+    let mut description = format!("{}: {}", view.title, view.summary);
+    if let Some(on) = &view.head.on {
+        description.push_str(&format!(", on {on}"));
+    }
+    description.push('.');
+    Ok(View::new(view.title.clone(), &view)?.described(description))
 }

@@ -2,9 +2,11 @@
 
 use serde::Serialize;
 
-use super::super::catalog::{Catalog, Related};
+use super::super::catalog::{Catalog, Related, index_in};
 use super::super::error::SiteError;
+use super::super::routes;
 use super::super::views::{Fact, Link};
+use super::head::Head;
 use super::page::{Page, View};
 use super::shared::provenance_facts;
 use crate::data::{Failure, rules};
@@ -28,7 +30,16 @@ pub fn page(c: &Catalog, failure: &Failure) -> FailurePage {
         .iter()
         .filter(|m| rules::failure_concerns(failure, &m.name))
         .collect();
+    let names: Vec<&str> = models.iter().map(|m| m.name.as_str()).collect();
     FailurePage {
+        head: Head::of::<Failure>(
+            c,
+            None,
+            index_in(&c.doc.failures, failure),
+            &names,
+            &routes::FAILURES,
+            |_| None,
+        ),
         id: failure.id.to_string(),
         title: failure.id.to_string(),
         status: failure.status.as_str().to_owned(),
@@ -55,6 +66,9 @@ pub fn page(c: &Catalog, failure: &Failure) -> FailurePage {
 /// A failure's write-up page.
 #[derive(Debug, Serialize)]
 pub struct FailurePage {
+    /// Model › Failures and the GPU.
+    #[serde(flatten)]
+    pub head: Head,
     /// The id.
     pub id: String,
     /// The title.
@@ -78,6 +92,39 @@ pub struct FailurePage {
 /// Renders a failure's page.
 pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
-    let view = self::page(c, &c.doc.failures[page.index()]);
-    View::new(view.title.clone(), &view)
+    let failure = &c.doc.failures[page.index()];
+    let view = self::page(c, failure);
+    let mut description = format!("{}: {}", view.title, failure.status.describe());
+    if let Some(on) = &view.head.on {
+        description.push_str(&format!(" on {on}"));
+    }
+    description.push_str(&format!(". {}", lead(&view.reason)));
+    Ok(View::new(view.title.clone(), &view)?.described(description))
+}
+
+/// `text` cut to at most [`LEAD`] characters at a word's end, marked with `…` when cut.
+fn lead(text: &str) -> String {
+    if text.chars().count() <= LEAD {
+        return text.to_owned();
+    }
+    let end = text.char_indices().nth(LEAD).map_or(text.len(), |(i, _)| i);
+    let cut = text[..end].rfind(' ').unwrap_or(end);
+    format!("{}…", text[..cut].trim_end_matches([',', ';', ':', '.']))
+}
+
+/// The most of a failure's reason a link preview carries.
+const LEAD: usize = 200;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_long_reason_is_cut_at_a_word() {
+        assert_eq!(super::lead("short."), "short.");
+        let long = "word ".repeat(60);
+        let cut = super::lead(&long);
+        assert!(
+            cut.ends_with("word…") && cut.chars().count() <= super::LEAD + 1,
+            "{cut}"
+        );
+    }
 }

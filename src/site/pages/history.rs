@@ -242,6 +242,7 @@ pub fn trend(c: &Catalog, history: &History) -> Chart {
                 name: name.to_owned(),
                 points,
                 dashed: false,
+                link: None,
             }],
             unit,
             false,

@@ -6,6 +6,7 @@ use super::super::catalog::{Catalog, Related};
 use super::super::error::SiteError;
 use super::super::routes;
 use super::super::views::{Cell, Column, Fact, Link, Row, Table};
+use super::head::{Head, change};
 use super::page::{Page, View};
 use super::shared::opt;
 use crate::compare::Kind;
@@ -65,58 +66,9 @@ fn distinguishing(c: &Catalog, run: &Run) -> Vec<String> {
         .collect()
 }
 
-/// A change as a signed whole percentage: +24%, −70%.
-fn change(now: f64, before: f64) -> String {
-    let percent = ((now - before) / before * 100.0).round();
-    if percent < 0.0 {
-        format!("−{}%", -percent)
-    } else {
-        format!("+{percent}%")
-    }
-}
-
-/// The run against each run that differs from it in one setting, in words and figures.
-fn against_siblings(c: &Catalog, run: &Run) -> Vec<Link> {
-    let Some(index) = c.index_of_run(run) else {
-        return Vec::new();
-    };
-    c.ablations()
-        .iter()
-        .filter(|ab| ab.kind == Kind::Run && (ab.a == index || ab.b == index))
-        .map(|ab| {
-            let (other, from, to) = if ab.a == index {
-                (&c.doc.runs[ab.b], &ab.to, &ab.from)
-            } else {
-                (&c.doc.runs[ab.a], &ab.from, &ab.to)
-            };
-            let mut figures = vec![format!(
-                "{} decode",
-                change(run.decode_tok_s, other.decode_tok_s)
-            )];
-            if let (Some(own), Some(theirs)) = (run.kv_tokens, other.kv_tokens) {
-                figures.push(format!("{} KV pool", change(own as f64, theirs as f64)));
-            }
-            Link {
-                text: format!("{} against {}", figures.join(", "), other.id),
-                href: c.run_url(other),
-                note: Some(format!("{}: {from} there, {to} here", ab.setting)),
-                warning: None,
-            }
-        })
-        .collect()
-}
-
-/// The GPU a run was measured on: its machine's title, else the document's GPU.
-fn measured_on(c: &Catalog, run: &Run) -> Option<String> {
-    let index = c.index_of_run(run)?;
-    match c.machine_of::<Run>(index) {
-        Some(machine) => Some(c.machine_title(machine)),
-        None => c.doc.hardware.gpu.clone(),
-    }
-}
-
 /// One run's page.
 pub fn page(c: &Catalog, run: &Run) -> RunPage {
+    let index = c.index_of_run(run);
     let model = c.model(&run.model).expect("every run's model is a model");
     let quality = c.quality_of(run);
     let mut figures = vec![Fact::new(
@@ -229,9 +181,7 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
                 format!("{} with {} ({})", run.model, settings.join(", "), run.id)
             }
         },
-        on: measured_on(c, run),
-        history: c
-            .index_of_run(run)
+        history: index
             .and_then(|i| c.history_of(Kind::Run, i))
             .map(|history| History {
                 chart: super::history::trend(c, history),
@@ -241,21 +191,24 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
                     super::history::anchor(c, history)
                 ),
             }),
-        siblings: against_siblings(c, run),
-        breadcrumb: vec![
-            Link {
-                text: run.model.clone(),
-                href: c.model_url(&run.model),
-                note: None,
-                warning: None,
+        head: Head::of::<Run>(
+            c,
+            Some(Kind::Run),
+            index,
+            &[&run.model],
+            &routes::RUNS,
+            |other| {
+                let other = &c.doc.runs[other];
+                let mut words = vec![format!(
+                    "{} decode",
+                    change(run.decode_tok_s, other.decode_tok_s)
+                )];
+                if let (Some(own), Some(theirs)) = (run.kv_tokens, other.kv_tokens) {
+                    words.push(format!("{} KV pool", change(own as f64, theirs as f64)));
+                }
+                Some(words.join(", "))
             },
-            Link {
-                text: "Runs".into(),
-                href: c.urls.page(&routes::RUNS.path("")),
-                note: None,
-                warning: None,
-            },
-        ],
+        ),
         figures,
         samples,
         kv,
@@ -285,7 +238,7 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
             |i| c.link_comparison(&c.doc.divergence[i]),
             |n| c.all_on_model_page(&run.model, "comparisons", "comparisons", n),
         ),
-        ablations: c.ablation_links(Kind::Run, c.index_of_run(run)),
+        ablations: c.ablation_links(Kind::Run, index),
         quality: run_quality(c, run),
         failures: Related::pick(
             model.failures.iter().map(|&i| (false, None, i)).collect(),
@@ -407,12 +360,9 @@ pub struct RunPage {
     pub id: String,
     /// The page title: the model and the settings that tell the run from its model's others.
     pub title: String,
-    /// The GPU (or machine) it was measured on.
-    pub on: Option<String>,
-    /// Its figures against each run that differs from it in one setting.
-    pub siblings: Vec<Link>,
-    /// Model › Runs, the trail above the title.
-    pub breadcrumb: Vec<Link>,
+    /// Model › Runs, the GPU, its figures against each one-knob sibling.
+    #[serde(flatten)]
+    pub head: Head,
     /// Its configuration's decode speed over every measurement of it, when measured again.
     pub history: Option<History>,
     /// Every figure of the run.
@@ -519,7 +469,7 @@ pub fn view(page: &Page) -> Result<View, SiteError> {
     if let Some(kv) = run.kv_tokens {
         description.push_str(&format!(", {} tokens of KV cache", count(kv)));
     }
-    if let Some(on) = &view.on {
+    if let Some(on) = &view.head.on {
         description.push_str(&format!(", on {on}"));
     }
     description.push('.');

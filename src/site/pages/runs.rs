@@ -105,6 +105,7 @@ pub fn decode_chart(c: &Catalog) -> Chart {
     let (runs, cut) = most_recent(&c.doc.runs, |r| r.generated.as_str(), CHART_BARS);
     let names: Vec<String> = runs.iter().map(|r| r.id.to_string()).collect();
     let values: Vec<f64> = runs.iter().map(|r| r.decode_tok_s).collect();
+    let links: Vec<String> = runs.iter().map(|r| c.run_url(r)).collect();
     let mut title = "Single-stream decode speed per configuration".to_owned();
     if cut {
         title.push_str(&format!(
@@ -132,7 +133,7 @@ pub fn decode_chart(c: &Catalog) -> Chart {
     Chart {
         title,
         alt,
-        option: charts::bars(&names, &values, "tok/s"),
+        option: charts::bars(&names, &values, &links, "tok/s"),
         height: 380,
         table: Table {
             caption: "Decode speed per configuration".into(),

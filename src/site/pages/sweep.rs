@@ -6,13 +6,15 @@ use super::super::catalog::{Catalog, Related};
 use super::super::charts::LineSeries;
 use super::super::downloads;
 use super::super::error::SiteError;
+use super::super::routes;
 use super::super::views::{Chart, Column, Fact, Link, Row, Table};
+use super::head::{Head, change};
 use super::page::{Page, View};
 use super::shared::{opt, points, value_cell};
 use crate::compare::Kind;
 use crate::data::Sweep;
 use crate::data::figures;
-use crate::format::{MISSING, count, switch};
+use crate::format::{MISSING, count, figure, switch};
 
 /// The fields of a level the levels table shows, by key.
 const TABLE: [&str; 10] = [
@@ -102,6 +104,7 @@ pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
                         name: field.series.to_owned(),
                         points: points(sweep, field),
                         dashed: i == 1,
+                        link: None,
                     }
                 })
                 .collect();
@@ -158,7 +161,20 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
     if let Some(notes) = &sweep.notes {
         facts.push(Fact::new("Notes", notes.clone()));
     }
+    let index = super::super::catalog::index_in(&c.doc.sweeps, sweep);
     SweepPage {
+        head: Head::of::<Sweep>(
+            c,
+            Some(Kind::Sweep),
+            index,
+            &[&sweep.model],
+            &routes::SWEEPS,
+            |other| {
+                let (own, theirs) = (peak(sweep)?, peak(&c.doc.sweeps[other])?);
+                Some(format!("{} peak throughput", change(own.1, theirs.1)))
+            },
+        ),
+        summary: summary(sweep),
         provenance: super::shared::provenance_facts(sweep.provenance.as_ref()),
         slug: sweep.slug(),
         title: sweep.label.clone(),
@@ -172,16 +188,57 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
         levels: levels_table(c, sweep),
         runs: c.related_runs(&sweep.model, |_| false),
         model_page: c.model_link(&sweep.model),
-        ablations: c.ablation_links(
-            Kind::Sweep,
-            super::super::catalog::index_in(&c.doc.sweeps, sweep),
-        ),
+        ablations: c.ablation_links(Kind::Sweep, index),
     }
+}
+
+/// The level with the most total throughput: its concurrency and tok/s.
+fn peak(sweep: &Sweep) -> Option<(u64, f64)> {
+    sweep
+        .levels
+        .iter()
+        .filter_map(|l| l.total_tok_s.map(|t| (l.concurrency, t)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// The sweep in one sentence: its range of concurrency, its peak throughput and its
+/// single-stream rate.
+fn summary(sweep: &Sweep) -> String {
+    let low = sweep.levels.iter().map(|l| l.concurrency).min();
+    let high = sweep.levels.iter().map(|l| l.concurrency).max();
+    let mut words = match (low, high) {
+        (Some(low), Some(high)) if low < high => {
+            format!("concurrency {} to {}", count(low), count(high))
+        }
+        (Some(only), _) => format!("concurrency {}", count(only)),
+        _ => "no levels".to_owned(),
+    };
+    if let Some((at, total)) = peak(sweep) {
+        words.push_str(&format!(
+            ", at most {} tok/s in total (at concurrency {})",
+            figure(total),
+            count(at)
+        ));
+    }
+    let lowest = sweep.levels.iter().min_by_key(|l| l.concurrency);
+    if let Some((l, rate)) = lowest.and_then(|l| l.decode_tok_s_per_stream.map(|r| (l, r))) {
+        words.push_str(&format!(
+            ", {} tok/s per stream at concurrency {}",
+            figure(rate),
+            count(l.concurrency)
+        ));
+    }
+    words
 }
 
 /// A sweep's page.
 #[derive(Debug, Serialize)]
 pub struct SweepPage {
+    /// Model › Sweeps, the GPU, its peak against each one-knob sibling.
+    #[serde(flatten)]
+    pub head: Head,
+    /// Its range, peak and single-stream rate in one sentence.
+    pub summary: String,
     /// Where it was measured.
     pub provenance: Vec<Fact>,
     /// The permalink slug.
@@ -208,5 +265,10 @@ pub struct SweepPage {
 pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let view = self::page(c, &c.doc.sweeps[page.index()]);
-    View::new(view.title.clone(), &view)
+    let mut description = format!("{}: {}", view.title, view.summary);
+    if let Some(on) = &view.head.on {
+        description.push_str(&format!(", on {on}"));
+    }
+    description.push('.');
+    Ok(View::new(view.title.clone(), &view)?.described(description))
 }

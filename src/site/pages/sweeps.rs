@@ -67,6 +67,7 @@ pub fn overlays(c: &Catalog) -> Vec<Chart> {
                     name: sweep.label.clone(),
                     points: points(sweep, field),
                     dashed: false,
+                    link: Some(c.sweep_url(sweep)),
                 })
                 .collect();
             let title = field

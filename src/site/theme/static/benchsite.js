@@ -139,6 +139,15 @@
             ', ' + shown(v[1]) + ' ' + extra.units[1];
         };
       }
+      if (extra.concurrency) {
+        // A line against concurrency: which line, at which concurrency, the value and its unit.
+        option.tooltip = option.tooltip || {};
+        option.tooltip.formatter = function (p) {
+          var v = p.value || [];
+          return escapeHtml(p.seriesName) + '<br>concurrency ' + count(v[0]) + ': ' + shown(v[1]) + ' ' +
+            escapeHtml(extra.concurrency);
+        };
+      }
       var chart = window.echarts.init(box, dark && dark.matches ? 'dark' : null);
       figure.benchsiteOption = option;
       figure.benchsiteChart = chart;
