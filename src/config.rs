@@ -87,8 +87,12 @@ pub struct Slo {
     pub ttft_p50_s: Option<f64>,
     /// 95th percentile time to first token, seconds.
     pub ttft_p95_s: Option<f64>,
-    /// Time per output token, milliseconds: 1000 / the level's mean per-stream decode rate
-    /// (levels record no percentiles of it).
+    /// Median time per output token, milliseconds.
+    pub tpot_p50_ms: Option<f64>,
+    /// 95th percentile time per output token, milliseconds.
+    pub tpot_p95_ms: Option<f64>,
+    /// Time per output token, milliseconds: 1000 / the level's mean per-stream decode rate,
+    /// for levels recorded before TPOT percentiles were.
     pub tpot_ms: Option<f64>,
     /// Median request latency, seconds.
     pub latency_p50_s: Option<f64>,
@@ -98,9 +102,11 @@ pub struct Slo {
 
 impl Slo {
     /// Every key of `[slo]`, in order.
-    pub const KEYS: [&'static str; 5] = [
+    pub const KEYS: [&'static str; 7] = [
         "ttft_p50_s",
         "ttft_p95_s",
+        "tpot_p50_ms",
+        "tpot_p95_ms",
         "tpot_ms",
         "latency_p50_s",
         "latency_p95_s",
@@ -113,6 +119,8 @@ impl Slo {
             .zip([
                 self.ttft_p50_s,
                 self.ttft_p95_s,
+                self.tpot_p50_ms,
+                self.tpot_p95_ms,
                 self.tpot_ms,
                 self.latency_p50_s,
                 self.latency_p95_s,
@@ -357,11 +365,13 @@ mod tests {
             [("ttft_p95_s", 2.0), ("tpot_ms", 50.0)]
         );
         assert_eq!(config.cost.unwrap().currency, "$");
-        let error = parse(path, "title = \"x\"\n[slo]\ntpot_p95_ms = 50\n")
+        let config = parse(path, "title = \"x\"\n[slo]\ntpot_p95_ms = 50\n").unwrap();
+        assert_eq!(config.slo.bounds(), [("tpot_p95_ms", 50.0)]);
+        let error = parse(path, "title = \"x\"\n[slo]\ntpot_p99_ms = 50\n")
             .unwrap_err()
             .to_string();
         assert!(
-            error.starts_with("benchsite.toml:3:1: unknown field `tpot_p95_ms`, expected one of `ttft_p50_s`, `ttft_p95_s`, `tpot_ms`"),
+            error.starts_with("benchsite.toml:3:1: unknown field `tpot_p99_ms`, expected one of `ttft_p50_s`, `ttft_p95_s`, `tpot_p50_ms`, `tpot_p95_ms`, `tpot_ms`"),
             "{error}"
         );
         let error = parse(path, "title = \"x\"\n[cost]\ngpu_hour = 0\n")

@@ -61,7 +61,8 @@ fn every_page_works_in_chromium() {
         benchsite::data::to_json(&baseline),
     )
     .unwrap();
-    // The default configuration measured again under a later vLLM, slower: a history.
+    // The default configuration and the baseline sweep measured again under a later vLLM,
+    // slower: two histories.
     let mut results = benchsite::data::load(&root.join("data/results.json")).unwrap();
     let mut rerun = results
         .runs
@@ -76,6 +77,35 @@ fn every_page_works_in_chromium() {
     rerun.decode_tok_s = 270.0;
     rerun.decode_samples = vec![268.0, 270.0, 271.0];
     results.runs.push(rerun);
+    let mut again = results.sweeps[0].clone();
+    again.label = format!("{}, vLLM 0.29.0", again.label);
+    again.vllm_version = Some("0.29.0".into());
+    again.generated = benchsite::data::Date::new("2026-10-01").unwrap();
+    // Each stream 1% slower (within the threshold), so no level of it is on a frontier.
+    for level in &mut again.levels {
+        level.decode_tok_s_per_stream = level.decode_tok_s_per_stream.map(|r| r * 0.99);
+    }
+    let c8 = again
+        .levels
+        .iter_mut()
+        .find(|l| l.concurrency == 8)
+        .unwrap();
+    assert_eq!(c8.total_tok_s, Some(1223.0));
+    c8.total_tok_s = Some(1100.0);
+    results.sweeps.push(again);
+    // Power recorded at one level: its energy beside its cost.
+    let seqs = results
+        .sweeps
+        .iter_mut()
+        .find(|s| s.label == "qwen3.6-35b-a3b max-num-seqs 32")
+        .unwrap();
+    let c32 = seqs
+        .levels
+        .iter_mut()
+        .find(|l| l.concurrency == 32)
+        .unwrap();
+    c32.power_w = Some(500.0);
+    c32.joules_per_token = Some(0.196);
     std::fs::write(
         root.join("data/results.json"),
         benchsite::data::to_json(&results),
@@ -183,4 +213,10 @@ fn an_open_page_reloads_itself_after_an_edit_in_chromium() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.contains("0 problems"), "{stdout}");
+    // The overlay was read in both schemes.
+    assert!(
+        stdout.contains(" light, ") && stdout.contains(" dark\n"),
+        "{stdout}"
+    );
+    eprintln!("{stdout}");
 }

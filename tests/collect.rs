@@ -262,6 +262,10 @@ fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
         assert_eq!(level.prompt_tokens, Some(60));
         let rate = level.decode_tok_s_per_stream.unwrap();
         assert!(within(rate, 250.0, 0.01), "{rate}");
+        // One token every 4 ms after the first, at every percentile (the tail carries the
+        // timers' jitter on a loaded machine).
+        assert!(within(level.tpot_p50_ms.unwrap(), 4.0, 0.02), "{level:?}");
+        assert!(within(level.tpot_p95_ms.unwrap(), 4.0, 0.04), "{level:?}");
     }
     let close = |value: Option<f64>, expected: f64| (value.unwrap() - expected).abs() < 0.006;
     // Up to the two sequences the server runs at once, nothing waits.
@@ -1251,6 +1255,11 @@ fn vllm_bench_result_files_become_one_sweep_with_each_figure_sourced() {
         (Some(1.3), Some(2.11))
     );
     assert_eq!(two.decode_tok_s_per_stream, Some(11.7));
+    // TPOT per request is 1000 / the rate: 100, 100, 66.67 ms; p50 100, p95 100.
+    assert_eq!(
+        (two.tpot_p50_ms, two.tpot_p95_ms),
+        (Some(100.0), Some(100.0))
+    );
     assert_eq!(
         (two.output_tokens, two.prompt_tokens),
         (Some(16), Some(100))
@@ -1270,6 +1279,8 @@ fn vllm_bench_result_files_become_one_sweep_with_each_figure_sourced() {
         (Some(2.0), Some(2.0))
     );
     assert_eq!(eight.decode_tok_s_per_stream, Some(125.0));
+    // median_tpot_ms 7.9; no p95_tpot_ms in the file.
+    assert_eq!((eight.tpot_p50_ms, eight.tpot_p95_ms), (Some(7.9), None));
     assert_eq!(
         (eight.output_tokens, eight.prompt_tokens),
         (Some(256), Some(101))
@@ -1447,6 +1458,8 @@ fn aiperf_and_genai_perf_exports_become_one_sweep() {
         (Some(2.1), Some(2.4))
     );
     assert_eq!(one.decode_tok_s_per_stream, Some(101.2));
+    // inter_token_latency is per request (latency − TTFT) / (output − 1): TPOT p50 and p95.
+    assert_eq!((one.tpot_p50_ms, one.tpot_p95_ms), (Some(9.8), Some(10.5)));
     assert_eq!(
         (one.output_tokens, one.prompt_tokens),
         (Some(200), Some(512))
@@ -1466,6 +1479,10 @@ fn aiperf_and_genai_perf_exports_become_one_sweep() {
         (Some(2.3), Some(2.9))
     );
     assert_eq!(four.decode_tok_s_per_stream, Some(104.6));
+    assert_eq!(
+        (four.tpot_p50_ms, four.tpot_p95_ms),
+        (Some(9.5), Some(10.4))
+    );
     assert_eq!(
         (four.output_tokens, four.prompt_tokens),
         (Some(200), Some(512))

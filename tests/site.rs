@@ -1017,7 +1017,7 @@ fn the_frontier_and_the_limits_answer_by_hand() {
         .unwrap()..];
     let group = &group[..group.find("</table>").unwrap()];
     let on: Vec<String> = group
-        .split("<tr class=\"frontier\">")
+        .split(" class=\"frontier\">")
         .skip(1)
         .map(|r| {
             let label = &r[r.find("\">").unwrap() + 2..r.find("</a>").unwrap()];
@@ -1039,17 +1039,52 @@ fn the_frontier_and_the_limits_answer_by_hand() {
         ]
     );
     assert_eq!(
-        group.matches("<tr><td").count(),
-        5,
-        "the five beaten levels"
+        group.matches("<tr id=\"level-").count(),
+        11,
+        "the six on the frontier and the five beaten levels"
     );
-    // Without [cost] the cost column is absent, not empty.
+    // Each level's cost at 2.5 a GPU-hour: seqs 32's c32, 2.5 / 3600 / 2546.4 × 10⁶ = 0.273.
+    assert!(row(&sweeps, "level-qwen3-6-35b-a3b-max-num-seqs-32-c32").contains(">$0.273<"));
+    // Without [cost] the cost column is absent, not empty; without power, the energy columns.
     let plain = built_seed(&[]);
-    assert!(
-        !plain
-            .page("sweeps/index.html")
-            .contains("Per million output tokens")
-    );
+    let page = plain.page("sweeps/index.html");
+    assert!(!page.contains("Per million output tokens"));
+    assert!(!page.contains("J per output token"));
+}
+
+#[test]
+fn energy_stands_beside_throughput_where_power_was_recorded() {
+    let project = Project::copy_of_repo();
+    let mut doc = seed();
+    let seqs = doc
+        .sweeps
+        .iter_mut()
+        .find(|s| s.label == "qwen3.6-35b-a3b max-num-seqs 32")
+        .unwrap();
+    let c32 = seqs
+        .levels
+        .iter_mut()
+        .find(|l| l.concurrency == 32)
+        .unwrap();
+    c32.power_w = Some(500.0);
+    c32.joules_per_token = Some(0.196);
+    project.write("data/results.json", &data::to_json(&doc));
+    build(&project, &[]).assert_success();
+    let sweeps = project.page("sweeps/index.html");
+    // By hand: 2546.4 tok/s over 500 W is 5.093 tok/s per W, beside the recorded 0.196 J.
+    for id in [
+        "level-qwen3-6-35b-a3b-max-num-seqs-32-c32",
+        "within-qwen3-6-35b-a3b-max-num-seqs-32",
+    ] {
+        let row = row(&sweeps, id);
+        assert!(
+            row.contains(">0.196</td><td class=\"num\" data-sort=\"5.093\">5.093<"),
+            "{id}: {row}"
+        );
+    }
+    // A level without power shows the missing mark there.
+    assert!(row(&sweeps, "level-qwen3-6-35b-a3b-baseline-c8").contains(">—</td><td class=\"num\""));
+    assert!(sweeps.contains("<th scope=\"col\" class=\"num\">J per output token</th>"));
 }
 
 #[test]
@@ -1190,4 +1225,80 @@ fn sweep_comparison_and_failure_pages_reached_by_a_link_say_what_they_are() {
     assert!(failure.contains("<a href=\"/models/qwen3-8-27b/\">Qwen3.8-27B</a> › <a href=\"/failures/\">Failures</a> › <span aria-current=\"page\">qwen38-fp8-8k</span>"));
     assert!(failure.contains("out of memory at the first request, on NVIDIA GeForce RTX 5090</p>"));
     assert!(failure.contains("<meta property=\"og:description\" content=\"qwen38-fp8-8k: out of memory at the first request on NVIDIA GeForce RTX 5090. Profiles fine, reports a 21,845-token KV pool"));
+}
+
+#[test]
+fn a_sweep_measured_again_has_a_history_diffed_level_by_level() {
+    let project = Project::copy_of_repo();
+    let mut doc = seed();
+    let mut rerun = doc.sweeps[0].clone();
+    assert_eq!(rerun.label, "qwen3.6-35b-a3b baseline");
+    rerun.label = "qwen3.6-35b-a3b baseline, vLLM 0.29.0".into();
+    rerun.vllm_version = Some("0.29.0".into());
+    rerun.generated = data::Date::new("2026-10-01").unwrap();
+    let c8 = rerun
+        .levels
+        .iter_mut()
+        .find(|l| l.concurrency == 8)
+        .unwrap();
+    assert_eq!(c8.total_tok_s, Some(1223.0));
+    c8.total_tok_s = Some(1100.0);
+    doc.sweeps.push(rerun);
+    project.write("data/results.json", &data::to_json(&doc));
+    build(&project, &[]).assert_success();
+    let history = project.page("history/index.html");
+    // By hand: c8's total throughput 1223.0 → 1100.0 is −10.1%, past the 5% threshold; no
+    // other figure moved. The peak, 1223.0 at c8 before, is 1210.9 at c16 after.
+    assert!(history.contains("<tr class=\"regression\"><td>c = 8: Total tok/s</td><td class=\"num\" data-sort=\"1223\">1223.0</td><td class=\"num\" data-sort=\"1100\">1100.0</td><td class=\"num\" data-sort=\"-10.057236304170074\">−10.1%</td></tr>"), "{history}");
+    assert_eq!(history.matches("<tr class=\"regression\">").count(), 1);
+    // Both sweeps' pages show the trend of the peak and link to the comparison.
+    for slug in [
+        "qwen3-6-35b-a3b-baseline",
+        "qwen3-6-35b-a3b-baseline-vllm-0-29-0",
+    ] {
+        let page = project.page(&format!("sweeps/{slug}/index.html"));
+        assert!(page.contains("<section id=\"history\">"), "{slug}");
+        assert!(
+            page.contains("href=\"/history/#sweep-qwen3-6-35b-a3b-baseline\""),
+            "{slug}"
+        );
+        assert!(page.contains(">1210.9<"), "{slug}");
+    }
+}
+
+#[test]
+fn a_tpot_percentile_limit_holds_where_levels_measured_it() {
+    let project = Project::copy_of_repo();
+    let mut doc = seed();
+    let seqs = doc
+        .sweeps
+        .iter_mut()
+        .find(|s| s.label == "qwen3.6-35b-a3b max-num-seqs 32")
+        .unwrap();
+    for (level, tpot) in seqs.levels.iter_mut().zip([4.0, 5.0, 5.0, 6.0, 8.0, 11.0]) {
+        level.tpot_p50_ms = Some(tpot - 0.5);
+        level.tpot_p95_ms = Some(tpot);
+    }
+    project.write("data/results.json", &data::to_json(&doc));
+    let settings = std::fs::read_to_string(project.root.path().join("benchsite.toml")).unwrap();
+    project.write(
+        "benchsite.toml",
+        &format!("{settings}\n[slo]\ntpot_p95_ms = 8\n"),
+    );
+    build(&project, &[]).assert_success();
+    let sweeps = project.page("sweeps/index.html");
+    // TPOT p95 at most 8 ms: seqs 32's c16 (8.0) holds, c32 (11.0) does not: 1860.8 tok/s.
+    // The baseline measured no TPOT percentile, so none of its levels is within.
+    let within = row(&sweeps, "within-qwen3-6-35b-a3b-max-num-seqs-32");
+    assert!(
+        within.contains("data-sort=\"16\">16<") && within.contains(">1860.8<"),
+        "{within}"
+    );
+    assert!(row(&sweeps, "within-qwen3-6-35b-a3b-baseline").contains(">none within<"));
+    // The sweep's levels table shows the percentiles; a sweep without them has no such columns.
+    let page = project.page("sweeps/qwen3-6-35b-a3b-max-num-seqs-32/index.html");
+    assert!(page.contains(">TPOT p95 (ms)</th>"));
+    assert!(row(&page, "c16").contains(">7.5</td><td class=\"num\" data-sort=\"8\">8.0<"));
+    let baseline = project.page("sweeps/qwen3-6-35b-a3b-baseline/index.html");
+    assert!(!baseline.contains("TPOT p95"));
 }

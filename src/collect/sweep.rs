@@ -218,6 +218,8 @@ pub(super) fn counted(concurrency: u64, succeeded: u64, failed: u64) -> SweepLev
         total_tok_s: None,
         latency_p50_s: None,
         latency_p95_s: None,
+        tpot_p50_ms: None,
+        tpot_p95_ms: None,
         source: None,
         power_w: None,
         joules_per_token: None,
@@ -226,7 +228,8 @@ pub(super) fn counted(concurrency: u64, succeeded: u64, failed: u64) -> SweepLev
 
 /// A level's figures from the requests that succeeded, by the project's own definitions:
 /// TTFT and latency p50/p95 by [`stats::quantile`], the decode rate as the mean of
-/// (output − 1) / (latency − TTFT), the median token counts. Total tok/s is the caller's.
+/// (output − 1) / (latency − TTFT) and the time per output token as the p50/p95 of its
+/// inverse, the median token counts. Total tok/s is the caller's.
 pub(super) fn figures(level: &mut SweepLevel, answered: &[Request]) {
     let q = |values: &[f64], at: f64| stats::quantile(values, at).map(|v| stats::round(v, 4));
     let median_count = |values: &[f64]| stats::median(values).map(|v| v.round() as u64);
@@ -246,6 +249,9 @@ pub(super) fn figures(level: &mut SweepLevel, answered: &[Request]) {
     level.latency_p50_s = q(&latency, 0.5);
     level.latency_p95_s = q(&latency, 0.95);
     level.decode_tok_s_per_stream = stats::mean(&rates).map(|v| stats::round(v, 1));
+    let tpot: Vec<f64> = rates.iter().map(|rate| 1e3 / rate).collect();
+    level.tpot_p50_ms = q(&tpot, 0.5);
+    level.tpot_p95_ms = q(&tpot, 0.95);
     level.output_tokens = median_count(&output);
     level.prompt_tokens = median_count(&prompt);
 }

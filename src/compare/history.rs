@@ -1,7 +1,7 @@
 //! Histories: the records of one configuration measured more than once (under another
 //! server version, or on another date), in the order they were measured. A run's
 //! configuration is its model and effective settings but the image, which carries the
-//! server's version; a sweep's, its model, workload switches and dimensions. With several
+//! server's version; a sweep's, its model, workload (lengths and switches) and dimensions. With several
 //! machines, the machine is part of the configuration.
 
 use std::collections::BTreeMap;
@@ -48,11 +48,15 @@ pub fn histories<'m>(
     });
     let sweeps = doc.sweeps.iter().enumerate().map(|(i, sweep)| {
         let dimensions: BTreeMap<&String, &String> = sweep.dimensions.iter().collect();
+        let w = &sweep.workload;
         Some(format!(
-            "{}|{}|{}|{:?}|{:?}",
+            "{}|{:?}|{:?}|{}|{}|{}|{:?}|{:?}",
             sweep.model,
-            sweep.workload.ignore_eos,
-            sweep.workload.thinking,
+            w.prompt_words,
+            w.prompt_tokens,
+            w.output_tokens,
+            w.ignore_eos,
+            w.thinking,
             machine(Kind::Sweep, i),
             dimensions
         ))
@@ -93,4 +97,35 @@ fn group<'d>(
             History { kind, members }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seed() -> Results {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/results.json");
+        crate::data::load(&path).unwrap()
+    }
+
+    #[test]
+    fn a_sweep_measured_again_at_its_workload_is_a_history_and_at_another_is_not() {
+        let mut doc = seed();
+        assert!(histories(&doc, &[], |_, _| None).is_empty());
+        let mut again = doc.sweeps[0].clone();
+        again.vllm_version = Some("0.29.0".into());
+        again.generated = crate::data::Date::new("2026-10-01").unwrap();
+        let mut longer = again.clone();
+        longer.workload.output_tokens *= 2;
+        doc.sweeps.extend([again, longer]);
+        let found = histories(&doc, &[], |_, _| None);
+        let n = doc.sweeps.len();
+        assert_eq!(
+            found,
+            [History {
+                kind: Kind::Sweep,
+                members: vec![0, n - 2],
+            }]
+        );
+    }
 }

@@ -229,6 +229,10 @@ fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
                 ("latency_p50_s", level.latency_p50_s),
                 ("latency_p95_s", level.latency_p95_s),
             ],
+            [
+                ("tpot_p50_ms", level.tpot_p50_ms),
+                ("tpot_p95_ms", level.tpot_p95_ms),
+            ],
         ] {
             if let [(low_name, Some(low)), (high_name, Some(high))] = pair {
                 ordered(out, &at, &[(low_name, low), (high_name, high)]);

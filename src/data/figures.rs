@@ -433,6 +433,20 @@ pub const LEVEL: &[LevelField] = &[
         None,
     ),
     level(
+        "tpot_p50_ms",
+        "TPOT p50 (ms)",
+        "ms",
+        Role::Figure(Better::Lower),
+        |l| seconds(l.tpot_p50_ms),
+    ),
+    level(
+        "tpot_p95_ms",
+        "TPOT p95 (ms)",
+        "ms",
+        Role::Figure(Better::Lower),
+        |l| seconds(l.tpot_p95_ms),
+    ),
+    level(
         "power_w",
         "GPU power (W)",
         "W",

@@ -652,6 +652,15 @@ pub struct SweepLevel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
     pub latency_p95_s: Option<f64>,
+    /// Median time per output token after the first, milliseconds: per request, (latency −
+    /// TTFT) / (output tokens − 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub tpot_p50_ms: Option<f64>,
+    /// 95th percentile time per output token after the first, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub tpot_p95_ms: Option<f64>,
     /// How an imported level's figures were obtained: recomputed from per-request data, or
     /// taken from the tool's summary.
     #[serde(default, skip_serializing_if = "Option::is_none")]

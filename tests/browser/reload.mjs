@@ -53,8 +53,8 @@ try {
   if (await page.evaluate(() => window.benchsiteMarker) !== 'before the break') {
     problems.push('the page reloaded on a broken edit');
   }
-  // Its text reads in the page's scheme: contrast of the message against what is behind it.
-  const contrast = await page.evaluate(() => {
+  // Its text reads in either scheme: contrast of the message against what is behind it.
+  const contrast = () => page.evaluate(() => {
     const rgb = (text) => text.match(/[\d.]+/g).map(Number);
     const luminance = ([r, g, b]) => {
       const channel = (c) => { const s = c / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; };
@@ -68,8 +68,14 @@ try {
     const [a, b] = [luminance(rgb(getComputedStyle(pre).color)), luminance(behind)];
     return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
   });
-  if (!(contrast >= 4.5)) problems.push(`the overlay's message has a contrast of ${contrast.toFixed(2)}`);
-  console.log(`overlay shown for broken data, its message at contrast ${contrast.toFixed(1)}`);
+  const seen = [];
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const ratio = await contrast();
+    if (!(ratio >= 4.5)) problems.push(`the overlay's message has a contrast of ${ratio.toFixed(2)} in the ${scheme} scheme`);
+    seen.push(`${ratio.toFixed(1)} ${scheme}`);
+  }
+  console.log(`overlay shown for broken data, its message at contrast ${seen.join(', ')}`);
 
   // 3. Fixed: the page reloads and the overlay is gone.
   reloaded = page.waitForEvent('load', { timeout });

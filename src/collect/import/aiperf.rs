@@ -93,12 +93,16 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
     level.decode_tok_s_per_stream = per_stream.map(|v| stats::round(v, 1));
     level.output_tokens = avg("output_sequence_length").map(|v| v.round() as u64);
     level.prompt_tokens = avg("input_sequence_length").map(|v| v.round() as u64);
+    // Its inter_token_latency is per request (latency − TTFT) / (output − 1): a TPOT.
+    let ms = |stat| seconds(json, "inter_token_latency", stat).map(|s| stats::round(s * 1e3, 4));
+    level.tpot_p50_ms = ms("p50");
+    level.tpot_p95_ms = ms("p95");
     let tool = match json["aiperf_version"].as_str() {
         Some(version) => format!("AIPerf {version}"),
         None => "genai-perf".to_owned(),
     };
     level.source = Some(format!(
-        "{file} ({tool}): its stats blocks: TTFT and latency p50 and p95 of time_to_first_token and request_latency, decode tok/s per stream {per_stream_said}, tokens the avg of output_sequence_length and input_sequence_length, total tok/s output_token_throughput"
+        "{file} ({tool}): its stats blocks: TTFT, latency and TPOT p50 and p95 of time_to_first_token, request_latency and inter_token_latency, decode tok/s per stream {per_stream_said}, tokens the avg of output_sequence_length and input_sequence_length, total tok/s output_token_throughput"
     ));
     let model = config["endpoint"]["model_names"][0]
         .as_str()

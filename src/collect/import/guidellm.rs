@@ -105,13 +105,15 @@ fn guidellm_level(file: &str, benchmark: &Value, concurrency: u64) -> Imported {
         level.ttft_p95_s = seconds(p95("time_to_first_token_ms"));
         level.latency_p50_s = value("request_latency", "median").map(|v| stats::round(v, 4));
         level.latency_p95_s = p95("request_latency").map(|v| stats::round(v, 4));
+        level.tpot_p50_ms = value("inter_token_latency_ms", "median").map(|v| stats::round(v, 4));
+        level.tpot_p95_ms = p95("inter_token_latency_ms").map(|v| stats::round(v, 4));
         level.decode_tok_s_per_stream = value("inter_token_latency_ms", "mean")
             .filter(|&ms| ms > 0.0)
             .map(|ms| stats::round(1e3 / ms, 1));
         level.output_tokens = value("output_token_count", "median").map(|v| v.round() as u64);
         level.prompt_tokens = value("prompt_token_count", "median").map(|v| v.round() as u64);
         level.source = Some(format!(
-            "{file}: summary distributions only (no per-request records): latency is request_latency (to the response's end), decode tok/s per stream is 1000 / mean inter_token_latency_ms"
+            "{file}: summary distributions only (no per-request records): latency is request_latency (to the response's end), TPOT p50 and p95 are inter_token_latency_ms's, decode tok/s per stream is 1000 / mean inter_token_latency_ms"
         ));
     }
     let backend = &benchmark["config"]["backend"];

@@ -93,6 +93,8 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
             }
         }
         let recomputed_latency = latencies.is_some_and(|l| !l.is_empty());
+        level.tpot_p50_ms = json["median_tpot_ms"].as_f64().map(|v| stats::round(v, 4));
+        level.tpot_p95_ms = json["p95_tpot_ms"].as_f64().map(|v| stats::round(v, 4));
         level.decode_tok_s_per_stream = json["mean_tpot_ms"]
             .as_f64()
             .filter(|&tpot| tpot > 0.0)
@@ -109,7 +111,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
         .map(|(key, _)| key)
         .collect();
         level.source = Some(format!(
-            "{file}: summary fields only (no --save-detailed): TTFT p50 is median_ttft_ms, latency {}, decode tok/s per stream is 1000 / mean_tpot_ms (not a mean of per-request rates), tokens are totals over completed{}",
+            "{file}: summary fields only (no --save-detailed): TTFT p50 is median_ttft_ms, TPOT p50 and p95 median_tpot_ms and p95_tpot_ms (p95 only with --metric-percentiles 95), latency {}, decode tok/s per stream is 1000 / mean_tpot_ms (not a mean of per-request rates), tokens are totals over completed{}",
             if recomputed_latency {
                 "recomputed from latencies"
             } else {

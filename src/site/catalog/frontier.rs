@@ -18,6 +18,12 @@ pub struct Point {
     pub per_user: f64,
     /// Output tokens per second per GPU: the level's total over the sweep's GPUs.
     pub per_gpu: f64,
+    /// The level's total output tokens per second.
+    pub total: f64,
+    /// GPU energy per output token, joules, when power was recorded.
+    pub joules: Option<f64>,
+    /// Output tokens per second per watt of GPU power, when power was recorded.
+    pub per_watt: Option<f64>,
     /// Whether no other point of its group is as good on both axes and better on one.
     pub frontier: bool,
 }
@@ -51,6 +57,8 @@ pub fn limited(level: &SweepLevel, key: &str) -> Option<f64> {
     match key {
         "ttft_p50_s" => level.ttft_p50_s,
         "ttft_p95_s" => level.ttft_p95_s,
+        "tpot_p50_ms" => level.tpot_p50_ms,
+        "tpot_p95_ms" => level.tpot_p95_ms,
         "tpot_ms" => level
             .decode_tok_s_per_stream
             .filter(|&rate| rate > 0.0)
@@ -59,6 +67,13 @@ pub fn limited(level: &SweepLevel, key: &str) -> Option<f64> {
         "latency_p95_s" => level.latency_p95_s,
         _ => None,
     }
+}
+
+/// A level's output tokens per second per watt of GPU power (all its GPUs'), when both
+/// were measured.
+pub fn per_watt(level: &SweepLevel) -> Option<f64> {
+    let watts = level.power_w.filter(|&w| w > 0.0)?;
+    Some(stats::round(level.total_tok_s? / watts, 3))
 }
 
 /// Whether `level` holds every bound of `slo`: no failed request, and each bounded figure
@@ -82,11 +97,15 @@ impl Catalog<'_> {
             }
             let gpus = rules::sweep_gpus(sweep) as f64;
             let points = sweep.levels.iter().filter_map(|level| {
+                let total = level.total_tok_s?;
                 Some(Point {
                     sweep: index,
                     concurrency: level.concurrency,
                     per_user: level.decode_tok_s_per_stream?,
-                    per_gpu: stats::round(level.total_tok_s? / gpus, 1),
+                    per_gpu: stats::round(total / gpus, 1),
+                    total,
+                    joules: level.joules_per_token,
+                    per_watt: per_watt(level),
                     frontier: false,
                 })
             });

@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::super::catalog::Catalog;
 use super::super::charts::{self, LineSeries};
 use super::super::error::SiteError;
+use super::super::routes;
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::page::{Page, View};
 use crate::compare::{History, Kind};
@@ -286,6 +287,28 @@ pub fn anchor(c: &Catalog, history: &History) -> String {
         "sweep"
     };
     format!("{kind}-{}", crate::data::slugify(&key))
+}
+
+/// A record's configuration over its measurements, for the record's own page.
+#[derive(Debug, Serialize)]
+pub struct RecordHistory {
+    /// Its headline figure at each.
+    pub chart: Chart,
+    /// Its section of `/history/`, where any two are compared.
+    pub href: String,
+}
+
+/// The history of record `index` of `kind`, when its configuration was measured more than once.
+pub fn of_record(c: &Catalog, kind: Kind, index: usize) -> Option<RecordHistory> {
+    let history = c.history_of(kind, index)?;
+    Some(RecordHistory {
+        chart: trend(c, history),
+        href: format!(
+            "{}#{}",
+            c.urls.page(&routes::HISTORY.path("")),
+            anchor(c, history)
+        ),
+    })
 }
 
 /// The history page.

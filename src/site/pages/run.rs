@@ -181,16 +181,7 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
                 format!("{} with {} ({})", run.model, settings.join(", "), run.id)
             }
         },
-        history: index
-            .and_then(|i| c.history_of(Kind::Run, i))
-            .map(|history| History {
-                chart: super::history::trend(c, history),
-                href: format!(
-                    "{}#{}",
-                    c.urls.page(&routes::HISTORY.path("")),
-                    super::history::anchor(c, history)
-                ),
-            }),
+        history: index.and_then(|i| super::history::of_record(c, Kind::Run, i)),
         head: Head::of::<Run>(
             c,
             Some(Kind::Run),
@@ -364,7 +355,7 @@ pub struct RunPage {
     #[serde(flatten)]
     pub head: Head,
     /// Its configuration's decode speed over every measurement of it, when measured again.
-    pub history: Option<History>,
+    pub history: Option<super::history::RecordHistory>,
     /// Every figure of the run.
     pub figures: Vec<Fact>,
     /// The decode samples.
@@ -385,15 +376,6 @@ pub struct RunPage {
     pub failures: Related,
     /// The model's page, with every record of the model.
     pub model_page: Link,
-}
-
-/// A run's configuration over its measurements.
-#[derive(Debug, Serialize)]
-pub struct History {
-    /// Its decode speed at each.
-    pub chart: super::super::views::Chart,
-    /// Its section of `/history/`, where any two are compared.
-    pub href: String,
 }
 
 /// A run's KV pool and what it means for concurrency.

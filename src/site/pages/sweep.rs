@@ -65,11 +65,25 @@ pub const CHARTS: &[SweepChart] = &[
     },
 ];
 
+/// The figures a levels table shows where some level of the sweep has them, after the
+/// latency.
+const WHERE_MEASURED: [&str; 2] = ["tpot_p50_ms", "tpot_p95_ms"];
+
 /// The levels table of one sweep.
 pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
+    let mut keys: Vec<&str> = TABLE.to_vec();
+    let at = keys
+        .iter()
+        .position(|&k| k == "latency_p95_s")
+        .map_or(0, |i| i + 1);
+    let measured = WHERE_MEASURED.into_iter().filter(|key| {
+        let field = figures::level_field(key);
+        sweep.levels.iter().any(|l| (field.field.get)(l).is_some())
+    });
+    keys.splice(at..at, measured);
     Table {
         caption: format!("Concurrency levels of {}", sweep.label),
-        columns: TABLE
+        columns: keys
             .iter()
             .map(|key| Column::number(figures::level_field(key).field.label))
             .collect(),
@@ -79,7 +93,7 @@ pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
             .map(|level| Row {
                 id: Some(format!("c{}", level.concurrency)),
                 class: (level.failed > 0).then(|| "failed".to_owned()),
-                cells: TABLE
+                cells: keys
                     .iter()
                     .map(|key| value_cell((figures::level_field(key).field.get)(level)))
                     .collect(),
@@ -175,6 +189,7 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
             },
         ),
         summary: summary(sweep),
+        history: index.and_then(|i| super::history::of_record(c, Kind::Sweep, i)),
         provenance: super::shared::provenance_facts(sweep.provenance.as_ref()),
         slug: sweep.slug(),
         title: sweep.label.clone(),
@@ -239,6 +254,8 @@ pub struct SweepPage {
     pub head: Head,
     /// Its range, peak and single-stream rate in one sentence.
     pub summary: String,
+    /// Its configuration's peak throughput over every measurement of it, when measured again.
+    pub history: Option<super::history::RecordHistory>,
     /// Where it was measured.
     pub provenance: Vec<Fact>,
     /// The permalink slug.

@@ -6,13 +6,15 @@
 
 use serde::Serialize;
 
-use super::super::catalog::{Catalog, Group, within};
+use super::super::catalog::{Catalog, Group, per_watt, within};
 use super::super::charts::{self, LinkedPoint};
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use crate::config::Slo;
 use crate::data::{Sweep, rules};
 use crate::format::{count, figure};
 use crate::stats;
+
+use super::shared::opt_cell;
 
 /// The trade-offs section.
 #[derive(Debug, Serialize)]
@@ -43,6 +45,8 @@ struct Limits {
     configured: bool,
     sweeps: Table,
     best: Table,
+    /// Whether any level shown recorded GPU power.
+    energy: bool,
     cost: Option<Price>,
 }
 
@@ -65,10 +69,12 @@ struct Price {
 pub const FRONTIER_SERIES: usize = 16;
 
 /// The words of each `[slo]` key.
-const LABELS: [(&str, &str); 5] = [
+const LABELS: [(&str, &str); 7] = [
     ("ttft_p50_s", "TTFT p50 at most (s)"),
     ("ttft_p95_s", "TTFT p95 at most (s)"),
-    ("tpot_ms", "Time per output token at most (ms)"),
+    ("tpot_p50_ms", "TPOT p50 at most (ms)"),
+    ("tpot_p95_ms", "TPOT p95 at most (ms)"),
+    ("tpot_ms", "1000 / per-stream rate at most (ms)"),
     ("latency_p50_s", "Latency p50 at most (s)"),
     ("latency_p95_s", "Latency p95 at most (s)"),
 ];
@@ -133,32 +139,41 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
             .cmp(&a.frontier)
             .then(a.per_user.total_cmp(&b.per_user))
     });
+    let energy = group
+        .points
+        .iter()
+        .any(|p| p.joules.is_some() || p.per_watt.is_some());
+    let mut columns = vec![
+        Column::text("Configuration"),
+        Column::number("Concurrency"),
+        Column::number("tok/s per user"),
+        Column::number("tok/s per GPU"),
+        Column::text("On the frontier"),
+    ];
+    columns.extend(extra_columns(c, energy));
     let table = Table {
         caption: format!("Every level of {title}; the frontier first"),
-        columns: vec![
-            Column::text("Configuration"),
-            Column::number("Concurrency"),
-            Column::number("tok/s per user"),
-            Column::number("tok/s per GPU"),
-            Column::text("On the frontier"),
-        ],
+        columns,
         rows: rows
             .into_iter()
             .map(|p| {
                 let sweep = &c.doc.sweeps[p.sweep];
+                let mut cells = vec![
+                    Cell::link(
+                        &sweep.label,
+                        format!("{}#c{}", c.sweep_url(sweep), p.concurrency),
+                    ),
+                    Cell::number(count(p.concurrency), p.concurrency as f64),
+                    Cell::number(figure(p.per_user), p.per_user),
+                    Cell::number(figure(p.per_gpu), p.per_gpu),
+                    Cell::text(if p.frontier { "yes" } else { "no" }),
+                ];
+                let cost = c.cost_per_million(p.total, rules::sweep_gpus(sweep));
+                cells.extend(extra_cells(c, energy, cost, p.joules, p.per_watt));
                 Row {
-                    id: None,
+                    id: Some(format!("level-{}-c{}", sweep.slug(), p.concurrency)),
                     class: p.frontier.then(|| "frontier".to_owned()),
-                    cells: vec![
-                        Cell::link(
-                            &sweep.label,
-                            format!("{}#c{}", c.sweep_url(sweep), p.concurrency),
-                        ),
-                        Cell::number(count(p.concurrency), p.concurrency as f64),
-                        Cell::number(figure(p.per_user), p.per_user),
-                        Cell::number(figure(p.per_gpu), p.per_gpu),
-                        Cell::text(if p.frontier { "yes" } else { "no" }),
-                    ],
+                    cells,
                 }
             })
             .collect(),
@@ -197,7 +212,12 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
         .iter()
         .map(|&i| (i, answer(c, &c.doc.sweeps[i], slo)))
         .collect();
-    let money = |a: &Answer| a.cost.map(|v| format!("{}{}", currency(c), figure(v)));
+    let energy = sweeps.iter().any(|&i| {
+        c.doc.sweeps[i]
+            .levels
+            .iter()
+            .any(|l| l.power_w.is_some() || l.joules_per_token.is_some())
+    });
     let mut columns = vec![
         Column::text("Sweep"),
         Column::text("Model"),
@@ -206,9 +226,7 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
         Column::number("Total tok/s there"),
         Column::number("tok/s per GPU"),
     ];
-    if c.cost.is_some() {
-        columns.push(Column::number("Per million output tokens"));
-    }
+    columns.extend(extra_columns(c, energy));
     let sweeps_table = Table {
         caption: "The most load each sweep takes within the limits".into(),
         columns: columns.clone(),
@@ -228,19 +246,12 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
                             Cell::number(figure(a.total), a.total),
                             Cell::number(figure(a.per_gpu), a.per_gpu),
                         ]);
-                        if c.cost.is_some() {
-                            cells.push(match money(a) {
-                                Some(text) => Cell::number(text, a.cost.unwrap_or_default()),
-                                None => Cell::missing(),
-                            });
-                        }
+                        cells.extend(extra_cells(c, energy, a.cost, a.joules, a.per_watt));
                     }
                     None => {
                         cells.push(Cell::text("none within"));
                         cells.extend([Cell::missing(), Cell::missing()]);
-                        if c.cost.is_some() {
-                            cells.push(Cell::missing());
-                        }
+                        cells.extend(extra_cells(c, energy, None, None, None));
                     }
                 }
                 Row {
@@ -276,9 +287,7 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
         Column::number("Concurrency"),
         Column::number("tok/s per GPU"),
     ];
-    if c.cost.is_some() {
-        best_columns.push(Column::number("Per million output tokens"));
-    }
+    best_columns.extend(extra_columns(c, energy));
     let best = Table {
         caption: "The best configuration of each model and workload within the limits: the most throughput per GPU".into(),
         columns: best_columns,
@@ -294,12 +303,7 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
                     Cell::number(count(a.concurrency), a.concurrency as f64),
                     Cell::number(figure(a.per_gpu), a.per_gpu),
                 ];
-                if c.cost.is_some() {
-                    cells.push(match money(a) {
-                        Some(text) => Cell::number(text, a.cost.unwrap_or_default()),
-                        None => Cell::missing(),
-                    });
-                }
+                cells.extend(extra_cells(c, energy, a.cost, a.joules, a.per_watt));
                 Row {
                     id: None,
                     class: None,
@@ -314,11 +318,45 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
         bounds,
         sweeps: sweeps_table,
         best,
+        energy,
         cost: c.cost.as_ref().map(|cost| Price {
             currency: cost.currency.clone(),
             gpu_hour: cost.gpu_hour,
         }),
     }
+}
+
+/// The columns beside a level's throughput: its cost where `[cost]` gives a price, its
+/// energy where any level shown recorded power.
+fn extra_columns(c: &Catalog, energy: bool) -> Vec<Column> {
+    let mut columns = Vec::new();
+    if c.cost.is_some() {
+        columns.push(Column::number("Per million output tokens"));
+    }
+    if energy {
+        columns.push(Column::number("J per output token"));
+        columns.push(Column::number("Output tok/s per W"));
+    }
+    columns
+}
+
+/// The cells of [`extra_columns`].
+fn extra_cells(
+    c: &Catalog,
+    energy: bool,
+    cost: Option<f64>,
+    joules: Option<f64>,
+    per_watt: Option<f64>,
+) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    if c.cost.is_some() {
+        cells.push(opt_cell(cost, |v| format!("{}{}", currency(c), figure(v))));
+    }
+    if energy {
+        cells.push(opt_cell(joules, figure));
+        cells.push(opt_cell(per_watt, figure));
+    }
+    cells
 }
 
 fn currency(c: &Catalog) -> String {
@@ -335,6 +373,8 @@ struct Answer {
     total: f64,
     per_gpu: f64,
     cost: Option<f64>,
+    joules: Option<f64>,
+    per_watt: Option<f64>,
 }
 
 fn answer(c: &Catalog, sweep: &Sweep, slo: &Slo) -> Option<Answer> {
@@ -350,6 +390,8 @@ fn answer(c: &Catalog, sweep: &Sweep, slo: &Slo) -> Option<Answer> {
         total,
         per_gpu: stats::round(total / gpus as f64, 1),
         cost: c.cost_per_million(total, gpus),
+        joules: level.joules_per_token,
+        per_watt: per_watt(level),
     })
 }
 
@@ -374,9 +416,13 @@ fn data(c: &Catalog, sweeps: &[usize]) -> String {
                     "total": l.total_tok_s,
                     "ttft_p50_s": l.ttft_p50_s,
                     "ttft_p95_s": l.ttft_p95_s,
+                    "tpot_p50_ms": l.tpot_p50_ms,
+                    "tpot_p95_ms": l.tpot_p95_ms,
                     "tpot_ms": super::super::catalog::limited(l, "tpot_ms"),
                     "latency_p50_s": l.latency_p50_s,
                     "latency_p95_s": l.latency_p95_s,
+                    "joules": l.joules_per_token,
+                    "perWatt": per_watt(l),
                 })).collect::<Vec<_>>(),
             })
         })

@@ -162,6 +162,14 @@
     });
   }
 
+  // The index of the column of `table` headed `name`, or -1.
+  function headed(table, name) {
+    if (!table) { return -1; }
+    return Array.prototype.findIndex.call(table.querySelectorAll('thead th'), function (th) {
+      return th.textContent.trim() === name;
+    });
+  }
+
   function escapeHtml(text) {
     return String(text).replace(/[&<>"]/g, function (c) {
       return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c];
@@ -276,6 +284,20 @@
         var priced = price !== null;
         var best = {};
         var order = [];
+        var energy = headed(section.querySelector('.limits-sweeps table'), 'J per output token') >= 0;
+        var missing = cell('—', '');
+        function extra(cost, level) {
+          var html = '';
+          if (priced) { html += cost === null ? missing : cell(data.currency + shown(cost), cost); }
+          if (energy) {
+            html += level === null || level.joules === null ? missing : cell(shown(level.joules), level.joules);
+            html += level === null || level.perWatt === null ? missing : cell(shown(level.perWatt), level.perWatt);
+          }
+          return html;
+        }
+        function costOf(sweep, level) {
+          return gpuHour > 0 && level.total > 0 ? round(gpuHour * sweep.gpus / 3600 / level.total * 1e6, 3) : null;
+        }
         var rows = data.sweeps.map(function (sweep) {
           var level = null;
           sweep.levels.forEach(function (l) {
@@ -287,17 +309,17 @@
           var html = '<tr id="within-' + escapeHtml(sweep.slug) + '">' + cell(sweep.label, undefined, sweep.url) +
             cell(sweep.model) + cell(sweep.workload);
           if (level === null) {
-            html += cell('none within') + cell('—', '') + cell('—', '') + (priced ? cell('—', '') : '');
+            html += cell('none within') + missing + missing + extra(null, null);
             return html + '</tr>';
           }
           var perGpu = round(level.total / sweep.gpus, 1);
-          var cost = gpuHour > 0 && level.total > 0 ? round(gpuHour * sweep.gpus / 3600 / level.total * 1e6, 3) : null;
+          var cost = costOf(sweep, level);
           html += cell(count(level.c), level.c) + cell(shown(level.total), level.total) + cell(shown(perGpu), perGpu);
-          if (priced) { html += cost === null ? cell('—', '') : cell(data.currency + shown(cost), cost); }
+          html += extra(cost, level);
           var key = sweep.model + '\u0000' + sweep.workload;
           if (!(key in best)) { order.push(key); }
           if (!(key in best) || best[key].perGpu < perGpu) {
-            best[key] = { sweep: sweep, c: level.c, perGpu: perGpu, cost: cost };
+            best[key] = { sweep: sweep, level: level, perGpu: perGpu, cost: cost };
           }
           return html + '</tr>';
         });
@@ -305,9 +327,21 @@
         section.querySelector('.limits-best tbody').innerHTML = order.map(function (key) {
           var b = best[key];
           return '<tr>' + cell(b.sweep.model, undefined, b.sweep.modelUrl) + cell(b.sweep.label, undefined, b.sweep.url) +
-            cell(b.sweep.workload) + cell(count(b.c), b.c) + cell(shown(b.perGpu), b.perGpu) +
-            (priced ? (b.cost === null ? cell('—', '') : cell(data.currency + shown(b.cost), b.cost)) : '') + '</tr>';
+            cell(b.sweep.workload) + cell(count(b.level.c), b.level.c) + cell(shown(b.perGpu), b.perGpu) +
+            extra(b.cost, b.level) + '</tr>';
         }).join('\n') + (order.length ? '\n' : '');
+        // Every level's cost in the frontier tables, at the price given.
+        if (priced) {
+          data.sweeps.forEach(function (sweep) {
+            sweep.levels.forEach(function (level) {
+              var row = document.getElementById('level-' + sweep.slug + '-c' + level.c);
+              var column = row ? headed(row.closest('table'), 'Per million output tokens') : -1;
+              if (column < 0) { return; }
+              var cost = costOf(sweep, level);
+              row.cells[column].outerHTML = cost === null ? missing : cell(data.currency + shown(cost), cost);
+            });
+          });
+        }
       }
 
       function update() {
