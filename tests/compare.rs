@@ -307,8 +307,10 @@ fn speed_against_quality_places_each_linked_run_at_its_records_figures() {
             .iter()
             .find(|d| d.label == link.comparison)
             .unwrap();
+        // A point opens its run.
         let point = serde_json::to_string(&serde_json::json!({
             "name": run.id.as_str(),
+            "url": format!("/runs/{}/", run.id),
             "value": [run.decode_tok_s, d.teacher_forced.kld_mean],
         }))
         .unwrap();

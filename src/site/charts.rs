@@ -18,8 +18,13 @@ pub struct LineSeries {
     pub points: Vec<(f64, f64)>,
     /// Drawn dashed (a second statistic of the same series).
     pub dashed: bool,
-    /// The record page its points open, each at its level (`#c<concurrency>`).
-    pub link: Option<String>,
+    /// The page each point opens, one per point; empty when they open none.
+    pub links: Vec<String>,
+}
+
+/// The links of `points` of a sweep at `url`, each at its level (`#c<concurrency>`).
+pub fn level_links(url: &str, points: &[(f64, f64)]) -> Vec<String> {
+    points.iter().map(|(x, _)| format!("{url}#c{x}")).collect()
 }
 
 /// A bar chart of one value per category, each bar opening its category's page.
@@ -112,11 +117,12 @@ pub fn lines_by_concurrency(series: &[LineSeries], unit: &str) -> String {
             .into_iter()
             .flatten(),
     ) {
-        if let Some(link) = &line.link {
+        if line.links.len() == line.points.len() && !line.links.is_empty() {
             json["data"] = line
                 .points
                 .iter()
-                .map(|&(x, y)| serde_json::json!({"value": [x, y], "url": format!("{link}#c{x}")}))
+                .zip(&line.links)
+                .map(|(&(x, y), url)| serde_json::json!({"value": [x, y], "url": url}))
                 .collect();
         }
     }
@@ -188,10 +194,22 @@ pub fn lines_by_category(
         let values: Vec<f64> = line.points.iter().map(|&(_, y)| y).collect();
         chart = chart.series(Line::new().name(line.name.as_str()).data(values));
     }
-    to_json(&chart)
+    let mut option = serde_json::to_value(&chart).expect("a chart is JSON");
+    for (i, line) in series.iter().enumerate() {
+        if line.links.len() == line.points.len() && !line.links.is_empty() {
+            option["series"][i]["data"] = line
+                .points
+                .iter()
+                .zip(&line.links)
+                .map(|(&(_, y), url)| serde_json::json!({"value": y, "url": url}))
+                .collect();
+        }
+    }
+    finish(option)
 }
 
-/// A heatmap: `cells[row][column]`, `None` where there is no value, coloured from 0 to
+/// A heatmap: `cells[row][column]`, `None` where there is no value, each cell opening
+/// `links[row][column]` where given, coloured from 0 to
 /// `max` ([`heatmap_max`] of the rows that set the scale, so one outlier row, a suspect
 /// measurement, cannot wash out the rest): cells above it are clipped to the top colour,
 /// outlined and labelled "▲". The legend shows the scale's real bounds, in `unit`.
@@ -199,6 +217,7 @@ pub fn heatmap(
     rows: &[String],
     columns: &[String],
     cells: &[Vec<Option<f64>>],
+    links: &[Vec<String>],
     max: f64,
     unit: &str,
 ) -> String {
@@ -208,16 +227,17 @@ pub fn heatmap(
     for (row, values) in cells.iter().enumerate() {
         for (column, value) in values.iter().enumerate() {
             let Some(value) = *value else { continue };
-            let point = serde_json::json!([column, row, value]);
-            data.push(if value > max {
-                serde_json::json!({
-                    "value": point,
-                    "itemStyle": {"borderColor": "#d1242f", "borderWidth": 2},
-                    "label": {"formatter": format!("▲ {}", crate::format::figure(value))},
-                })
-            } else {
-                point
-            });
+            let mut point = serde_json::json!({"value": [column, row, value]});
+            if value > max {
+                point["itemStyle"] =
+                    serde_json::json!({"borderColor": "#d1242f", "borderWidth": 2});
+                point["label"] =
+                    serde_json::json!({"formatter": format!("▲ {}", crate::format::figure(value))});
+            }
+            if let Some(url) = links.get(row).and_then(|r| r.get(column)) {
+                point["url"] = url.as_str().into();
+            }
+            data.push(point);
         }
     }
     let chart = Chart::new()
@@ -296,6 +316,8 @@ pub struct ScatterGroup {
     pub points: Vec<(f64, f64, String)>,
     /// The band from 0 to this y value is drawn as noise.
     pub floor: Option<f64>,
+    /// The page each point opens, one per point.
+    pub links: Vec<String>,
 }
 
 /// A scatter chart of labelled points, each group with its noise band. Point labels that
@@ -352,7 +374,14 @@ pub fn scatter(groups: &[ScatterGroup], x_name: &str, y_name: &str) -> String {
             series["data"] = group
                 .points
                 .iter()
-                .map(|(x, y, label)| serde_json::json!({"value": [x, y], "name": label}))
+                .enumerate()
+                .map(|(i, (x, y, label))| {
+                    let mut point = serde_json::json!({"value": [x, y], "name": label});
+                    if let Some(url) = group.links.get(i) {
+                        point["url"] = url.as_str().into();
+                    }
+                    point
+                })
                 .collect();
             series["label"] =
                 serde_json::json!({"show": true, "position": "top", "formatter": "{b}"});
@@ -469,10 +498,6 @@ fn finish(mut option: serde_json::Value) -> String {
     option.to_string().replace('<', "\\u003c")
 }
 
-fn to_json(chart: &Chart) -> String {
-    finish(serde_json::to_value(chart).expect("a chart is JSON"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -501,10 +526,18 @@ mod tests {
         // The suspect second row does not set the scale.
         let max = heatmap_max(&cells, &[true, false]);
         assert_eq!(max, 0.1528);
+        let links = [
+            vec![
+                "/q/a/#category-code".to_owned(),
+                "/q/a/#category-math".into(),
+            ],
+            vec!["/q/s/#category-code".into(), "/q/s/#category-math".into()],
+        ];
         let json = heatmap(
             &["a".into(), "suspect".into()],
             &["code".into(), "math".into()],
             &cells,
+            &links,
             max,
             "nats",
         );
@@ -519,6 +552,8 @@ mod tests {
         assert_eq!(clipped[0]["value"][2], 5.0);
         assert_eq!(clipped[0]["label"]["formatter"], "▲ 5.0");
         assert_eq!(data.len(), 4);
+        // Each cell opens its comparison at its category.
+        assert_eq!(clipped[0]["url"], "/q/s/#category-code");
     }
 
     #[test]
@@ -526,7 +561,7 @@ mod tests {
         for json in [
             bars(&["a".into()], &[1.0], &[], "tok/s"),
             scatter(&[], "x", "y"),
-            heatmap(&[], &[], &[], 1.0, "nats"),
+            heatmap(&[], &[], &[], &[], 1.0, "nats"),
         ] {
             let value: serde_json::Value = serde_json::from_str(&json).unwrap();
             assert_eq!(value["toolbox"]["feature"]["saveAsImage"]["type"], "png");
@@ -540,6 +575,7 @@ mod tests {
                 name: "m".into(),
                 points: vec![(289.0, 0.01, "a".into()), (280.0, 0.011, "b".into())],
                 floor: Some(0.004),
+                links: vec!["/runs/a/".into(), "/runs/b/".into()],
             }],
             "tok/s",
             "nats",
@@ -548,6 +584,7 @@ mod tests {
         assert_eq!(value["xAxis"]["max"], 350.0);
         assert_eq!(value["series"][0]["labelLayout"]["hideOverlap"], true);
         assert_eq!(value["series"][0]["markArea"]["label"]["show"], false);
+        assert_eq!(value["series"][0]["data"][1]["url"], "/runs/b/");
     }
 
     #[test]
@@ -556,7 +593,7 @@ mod tests {
             name: format!("s{i}"),
             points: vec![(1.0, y), (2.0, y * 2.0)],
             dashed: false,
-            link: Some(format!("/sweeps/s{i}/")),
+            links: vec![format!("/sweeps/s{i}/#c1"), format!("/sweeps/s{i}/#c2")],
         };
         let many: Vec<LineSeries> = (0..11).map(|i| line(i, 1.0 + i as f64)).collect();
         let value: serde_json::Value =
@@ -580,7 +617,7 @@ mod tests {
                 name: "t".into(),
                 points: vec![(1.0, 0.1), (2.0, high)],
                 dashed: false,
-                link: None,
+                links: Vec::new(),
             }];
             serde_json::from_str(&lines_by_concurrency(&s, "s")).unwrap()
         };
@@ -595,7 +632,7 @@ mod tests {
                 name: "a".into(),
                 points: vec![(1.0, 2.0), (2.0, 3.0)],
                 dashed: false,
-                link: None,
+                links: Vec::new(),
             }],
             "tok/s",
         );

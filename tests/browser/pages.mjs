@@ -351,6 +351,14 @@ try {
     await trade.goto(`${origin}${basePath}runs/`, { waitUntil: 'load' });
     await trade.waitForFunction(() => document.querySelectorAll('figure.chart canvas').length > 0);
     await clickOpens(trade, trade.locator('figure.chart').first(), 'decode chart');
+    // A heatmap cell opens its comparison at its category; a point of speed against quality,
+    // its run.
+    await trade.goto(`${origin}${basePath}quality/`, { waitUntil: 'load' });
+    await trade.waitForFunction(() => document.querySelectorAll('figure.chart canvas').length > 1);
+    await clickOpens(trade, trade.locator('figure.chart').nth(0), 'heatmap');
+    await trade.goto(`${origin}${basePath}quality/`, { waitUntil: 'load' });
+    await trade.waitForFunction(() => document.querySelectorAll('figure.chart canvas').length > 1);
+    await clickOpens(trade, trade.locator('figure.chart').nth(1), 'speed against quality');
     await trade.close();
   }
 

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::super::catalog::Catalog;
-use super::super::charts::LineSeries;
+use super::super::charts::{self, LineSeries};
 use super::super::error::SiteError;
 use super::super::views::{Cell, Chart, Column, Link, Row, Table};
 use super::page::{Page, View};
@@ -119,12 +119,12 @@ pub fn page(c: &Catalog) -> AblationsPage {
                         let (va, vb) = (pick(la)?, pick(lb)?);
                         (va > 0.0).then(|| (la.concurrency as f64, crate::stats::round(vb / va, 3)))
                     })
-                    .collect();
+                    .collect::<Vec<_>>();
                 LineSeries {
                     name: format!("{}, B / A", field.series),
+                    links: charts::level_links(&c.sweep_url(b), &points),
                     points,
                     dashed,
-                    link: Some(c.sweep_url(b)),
                 }
             };
             let series = [

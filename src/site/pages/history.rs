@@ -207,6 +207,10 @@ pub fn trend(c: &Catalog, history: &History) -> Chart {
         .enumerate()
         .filter_map(|(i, v)| v.map(|v| (i as f64, v)))
         .collect();
+    let links: Vec<String> = points
+        .iter()
+        .map(|&(i, _)| c.record(kind, history.members[i as usize]).1)
+        .collect();
     let title = format!("{name} of {} over its measurements", title(c, history));
     let rows = history
         .members
@@ -243,7 +247,7 @@ pub fn trend(c: &Catalog, history: &History) -> Chart {
                 name: name.to_owned(),
                 points,
                 dashed: false,
-                link: None,
+                links,
             }],
             unit,
             false,

@@ -39,20 +39,26 @@ pub fn speed_quality(c: &Catalog) -> Chart {
     models.dedup();
     let groups: Vec<ScatterGroup> = models
         .iter()
-        .map(|model| ScatterGroup {
-            name: (*model).to_owned(),
-            points: linked
+        .map(|model| {
+            let drawn: Vec<&(&Run, &Divergence, Option<&String>)> = linked
                 .iter()
                 .filter(|(_, d, _)| d.model == *model && d.suspect.is_none())
-                .map(|(run, d, _)| {
-                    (
-                        run.decode_tok_s,
-                        d.teacher_forced.kld_mean,
-                        run.id.to_string(),
-                    )
-                })
-                .collect(),
-            floor: c.floor_of(model),
+                .collect();
+            ScatterGroup {
+                name: (*model).to_owned(),
+                points: drawn
+                    .iter()
+                    .map(|(run, d, _)| {
+                        (
+                            run.decode_tok_s,
+                            d.teacher_forced.kld_mean,
+                            run.id.to_string(),
+                        )
+                    })
+                    .collect(),
+                links: drawn.iter().map(|(run, _, _)| c.run_url(run)).collect(),
+                floor: c.floor_of(model),
+            }
         })
         .collect();
     let table = Table {
@@ -191,6 +197,18 @@ pub fn heatmap(c: &Catalog) -> Chart {
             &rows,
             &columns,
             &cells,
+            &shown
+                .iter()
+                .map(|d| {
+                    let url = c.comparison_url(d);
+                    columns
+                        .iter()
+                        .map(|column| {
+                            format!("{url}#category-{}", crate::data::slugify(column))
+                        })
+                        .collect()
+                })
+                .collect::<Vec<_>>(),
             max,
             "nats",
         ),

@@ -118,7 +118,7 @@ pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
                         name: field.series.to_owned(),
                         points: points(sweep, field),
                         dashed: i == 1,
-                        link: None,
+                        links: Vec::new(),
                     }
                 })
                 .collect();

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::super::catalog::{Catalog, workload};
-use super::super::charts::LineSeries;
+use super::super::charts::{self, LineSeries};
 use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::filters::{self, FilteredTable};
@@ -63,11 +63,14 @@ pub fn overlays(c: &Catalog) -> Vec<Chart> {
             let field = figures::level_field(key);
             let series: Vec<LineSeries> = sweeps
                 .iter()
-                .map(|sweep| LineSeries {
-                    name: sweep.label.clone(),
-                    points: points(sweep, field),
-                    dashed: false,
-                    link: Some(c.sweep_url(sweep)),
+                .map(|sweep| {
+                    let points = points(sweep, field);
+                    LineSeries {
+                        name: sweep.label.clone(),
+                        links: charts::level_links(&c.sweep_url(sweep), &points),
+                        points,
+                        dashed: false,
+                    }
                 })
                 .collect();
             let title = field
