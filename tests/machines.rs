@@ -71,6 +71,17 @@ fn every_machine_has_a_page_with_its_hardware_and_records() {
     );
     let sweep = project.page("sweeps/qwen3-6-35b-a3b-baseline-5090-next/index.html");
     assert!(sweep.contains("Measured on <a href=\"/hardware/rtx-5090-next/\">"));
+    // The frontier spans the machines: each level names the one it was measured on.
+    let sweeps = project.page("sweeps/index.html");
+    let level = &sweeps[sweeps
+        .find("<tr id=\"level-qwen3-6-35b-a3b-baseline-5090-next-c8\"")
+        .expect("the level is on the frontier's table")..];
+    let level = &level[..level.find("</tr>").unwrap()];
+    assert!(
+        level.contains("<a href=\"/hardware/rtx-5090-next/\">"),
+        "{level}"
+    );
+    assert!(sweeps.contains("qwen3.6-35b-a3b baseline 5090-next at concurrency 8 on "));
     // Each machine's document is published as it is, and the CSVs say the machine.
     let published =
         std::fs::read(project.root.path().join("site/data/rtx-4090/results.json")).unwrap();

@@ -107,9 +107,13 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
     let mut series: Vec<(String, Vec<LinkedPoint>)> = Vec::new();
     for point in &group.points {
         let sweep = &c.doc.sweeps[point.sweep];
+        // With several machines, a point names the one it was measured on.
+        let on = c
+            .machine_of::<Sweep>(point.sweep)
+            .map_or(String::new(), |m| format!(" on {}", c.machine_title(m)));
         let linked = LinkedPoint {
             xy: (point.per_user, point.per_gpu),
-            name: format!("{} at concurrency {}", sweep.label, point.concurrency),
+            name: format!("{} at concurrency {}{on}", sweep.label, point.concurrency),
             url: format!("{}#c{}", c.sweep_url(sweep), point.concurrency),
             frontier: point.frontier,
         };
@@ -143,13 +147,17 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
         .points
         .iter()
         .any(|p| p.joules.is_some() || p.per_watt.is_some());
-    let mut columns = vec![
-        Column::text("Configuration"),
+    let declared = c.machines.declared();
+    let mut columns = vec![Column::text("Configuration")];
+    if declared {
+        columns.push(Column::text("Machine"));
+    }
+    columns.extend([
         Column::number("Concurrency"),
         Column::number("tok/s per user"),
         Column::number("tok/s per GPU"),
         Column::text("On the frontier"),
-    ];
+    ]);
     columns.extend(extra_columns(c, energy));
     let table = Table {
         caption: format!("Every level of {title}; the frontier first"),
@@ -158,16 +166,19 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
             .into_iter()
             .map(|p| {
                 let sweep = &c.doc.sweeps[p.sweep];
-                let mut cells = vec![
-                    Cell::link(
-                        &sweep.label,
-                        format!("{}#c{}", c.sweep_url(sweep), p.concurrency),
-                    ),
+                let mut cells = vec![Cell::link(
+                    &sweep.label,
+                    format!("{}#c{}", c.sweep_url(sweep), p.concurrency),
+                )];
+                if let Some(machine) = c.machine_of::<Sweep>(p.sweep) {
+                    cells.push(c.machine_cell(machine));
+                }
+                cells.extend([
                     Cell::number(count(p.concurrency), p.concurrency as f64),
                     Cell::number(figure(p.per_user), p.per_user),
                     Cell::number(figure(p.per_gpu), p.per_gpu),
                     Cell::text(if p.frontier { "yes" } else { "no" }),
-                ];
+                ]);
                 let cost = c.cost_per_million(p.total, rules::sweep_gpus(sweep));
                 cells.extend(extra_cells(c, energy, cost, p.joules, p.per_watt));
                 Row {
