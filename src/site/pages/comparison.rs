@@ -323,10 +323,8 @@ pub struct ComparisonPage {
 pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let view = self::page(c, &c.doc.divergence[page.index()]);
-    let mut description = format!("{}: {}", view.title, view.summary);
-    if let Some(on) = &view.head.on {
-        description.push_str(&format!(", on {on}"));
-    }
-    description.push('.');
+    let description = view
+        .head
+        .sentence(format!("{}: {}", view.title, view.summary));
     Ok(View::new(view.title.clone(), &view)?.described(description))
 }

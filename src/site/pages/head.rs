@@ -52,6 +52,17 @@ impl Head {
     }
 }
 
+impl Head {
+    /// A link-preview description: `text`, then the GPU it was measured on, as a sentence.
+    pub fn sentence(&self, mut text: String) -> String {
+        if let Some(on) = &self.on {
+            text.push_str(&format!(", on {on}"));
+        }
+        text.push('.');
+        text
+    }
+}
+
 fn plain(text: String, href: String) -> Link {
     Link {
         text,

@@ -451,9 +451,6 @@ pub fn view(page: &Page) -> Result<View, SiteError> {
     if let Some(kv) = run.kv_tokens {
         description.push_str(&format!(", {} tokens of KV cache", count(kv)));
     }
-    if let Some(on) = &view.head.on {
-        description.push_str(&format!(", on {on}"));
-    }
-    description.push('.');
+    let description = view.head.sentence(description);
     Ok(View::new(view.title.clone(), &view)?.described(description))
 }
