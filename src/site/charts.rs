@@ -194,16 +194,20 @@ pub fn lines_by_category(
         let values: Vec<f64> = line.points.iter().map(|&(_, y)| y).collect();
         chart = chart.series(Line::new().name(line.name.as_str()).data(values));
     }
+    // Each point at its category (x is the category's index), a gap where a line has none.
     let mut option = serde_json::to_value(&chart).expect("a chart is JSON");
     for (i, line) in series.iter().enumerate() {
-        if line.links.len() == line.points.len() && !line.links.is_empty() {
-            option["series"][i]["data"] = line
-                .points
-                .iter()
-                .zip(&line.links)
-                .map(|(&(_, y), url)| serde_json::json!({"value": y, "url": url}))
-                .collect();
+        let mut data = vec![serde_json::Value::Null; categories.len()];
+        for (j, &(x, y)) in line.points.iter().enumerate() {
+            let Some(slot) = data.get_mut(x as usize) else {
+                continue;
+            };
+            *slot = match line.links.get(j) {
+                Some(url) => serde_json::json!({"value": y, "url": url}),
+                None => y.into(),
+            };
         }
+        option["series"][i]["data"] = data.into();
     }
     finish(option)
 }
@@ -623,6 +627,26 @@ mod tests {
         };
         assert_eq!(times(2.0)["yAxis"]["type"], "value");
         assert_eq!(times(2.2)["yAxis"]["type"], "log");
+    }
+
+    #[test]
+    fn a_line_over_categories_leaves_a_gap_where_it_has_no_value() {
+        let json = lines_by_category(
+            &["a".into(), "b".into(), "c".into()],
+            &[LineSeries {
+                name: "t".into(),
+                points: vec![(0.0, 1.0), (2.0, 3.0)],
+                dashed: false,
+                links: vec!["/x/".into(), "/z/".into()],
+            }],
+            "tok/s",
+            false,
+        );
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let data = &value["series"][0]["data"];
+        assert_eq!(data[0]["value"], 1.0);
+        assert!(data[1].is_null());
+        assert_eq!(data[2]["url"], "/z/");
     }
 
     #[test]
