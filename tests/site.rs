@@ -965,6 +965,12 @@ fn the_header_leads_to_models_method_and_data_and_ablations_has_contents() {
     }
 }
 
+/// Appends `more` to the project's `benchsite.toml`.
+fn append_settings(project: &Project, more: &str) {
+    let settings = std::fs::read_to_string(project.root.path().join("benchsite.toml")).unwrap();
+    project.write("benchsite.toml", &format!("{settings}\n{more}"));
+}
+
 /// The `<tr>` of `html` whose id is `id`.
 fn row<'h>(html: &'h str, id: &str) -> &'h str {
     let start = html
@@ -977,10 +983,9 @@ fn row<'h>(html: &'h str, id: &str) -> &'h str {
 #[test]
 fn the_frontier_and_the_limits_answer_by_hand() {
     let project = Project::copy_of_repo();
-    let settings = std::fs::read_to_string(project.root.path().join("benchsite.toml")).unwrap();
-    project.write(
-        "benchsite.toml",
-        &format!("{settings}\n[slo]\nttft_p95_s = 0.5\ntpot_ms = 6.0\n\n[cost]\ngpu_hour = 2.5\n"),
+    append_settings(
+        &project,
+        "[slo]\nttft_p95_s = 0.5\ntpot_ms = 6.0\n\n[cost]\ngpu_hour = 2.5\n",
     );
     build(&project, &[]).assert_success();
     let sweeps = project.page("sweeps/index.html");
@@ -1280,11 +1285,7 @@ fn a_tpot_percentile_limit_holds_where_levels_measured_it() {
         level.tpot_p95_ms = Some(tpot);
     }
     project.write("data/results.json", &data::to_json(&doc));
-    let settings = std::fs::read_to_string(project.root.path().join("benchsite.toml")).unwrap();
-    project.write(
-        "benchsite.toml",
-        &format!("{settings}\n[slo]\ntpot_p95_ms = 8\n"),
-    );
+    append_settings(&project, "[slo]\ntpot_p95_ms = 8\n");
     build(&project, &[]).assert_success();
     let sweeps = project.page("sweeps/index.html");
     // TPOT p95 at most 8 ms: seqs 32's c16 (8.0) holds, c32 (11.0) does not: 1860.8 tok/s.
