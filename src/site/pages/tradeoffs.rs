@@ -240,7 +240,7 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
     columns.extend(extra_columns(c, energy));
     let sweeps_table = Table {
         caption: "The most load each sweep takes within the limits".into(),
-        columns: columns.clone(),
+        columns,
         rows: answers
             .iter()
             .map(|(i, answer)| {
