@@ -535,7 +535,6 @@ async fn chat(
             return finish(&shared);
         }
         let chunks = tokens.div_ceil(script.tokens_per_chunk);
-        let mut first: Option<Instant> = None;
         for chunk in 0..chunks {
             if script.cut.contains(&number) && chunk == chunks / 2 {
                 return finish(&shared);
@@ -543,14 +542,8 @@ async fn chat(
             if script.stall.contains(&number) && chunk == 2 {
                 tokio::time::sleep(Duration::from_secs(3600)).await;
             }
-            // Later chunks keep their spacing from the first as written, so a first chunk
-            // that a loaded machine sent late does not shorten the decode span.
-            let due = match first {
-                None => start + script.ttft,
-                Some(first) => first + script.chunk_interval * chunk as u32,
-            };
-            tokio::time::sleep_until(due).await;
-            first.get_or_insert_with(Instant::now);
+            tokio::time::sleep_until(start + script.ttft + script.chunk_interval * chunk as u32)
+                .await;
             let carried = script
                 .tokens_per_chunk
                 .min(tokens - chunk * script.tokens_per_chunk);
