@@ -265,7 +265,8 @@ fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
         // One token every 4 ms after the first, at every percentile (the tail carries the
         // timers' jitter on a loaded machine).
         assert!(within(level.tpot_p50_ms.unwrap(), 4.0, 0.02), "{level:?}");
-        assert!(within(level.tpot_p95_ms.unwrap(), 4.0, 0.04), "{level:?}");
+        let (p50, p95) = (level.tpot_p50_ms.unwrap(), level.tpot_p95_ms.unwrap());
+        assert!(p95 >= p50 && within(p95, 4.0, 0.1), "{level:?}");
     }
     let close = |value: Option<f64>, expected: f64| (value.unwrap() - expected).abs() < 0.006;
     // Up to the two sequences the server runs at once, nothing waits.
