@@ -1,13 +1,21 @@
 //! The collector's ingest rate: how many streamed tokens and requests per second `collect`
-//! takes in, and the CPU it spends per token, at concurrency 1, 16 and 64, against two
-//! servers that cost almost nothing: nginx from Debian's packages answering every POST with
-//! one pre-rendered SSE body of 256 one-token chunks (in one burst), and a one-thread server
-//! of this bench's own that writes each chunk separately (one event per token, as a real
-//! server streams). Per-token timestamps are taken as in a real sweep: the same `run_level`
-//! and stream reader.
+//! takes in, and the CPU it spends per token, at concurrency 1, 16 and 64, on the runtime
+//! `collect` uses (`collect::runtime`), against servers that cost almost nothing:
+//! - nginx from Debian's packages, answering every POST with one pre-rendered SSE body of
+//!   256 one-token chunks (in one burst);
+//! - a one-thread server of this bench's own that writes each chunk separately, as fast as
+//!   it can: the most the client takes in. The client is then busy all the time and reads
+//!   several events at once whenever it falls behind, so its CPU per token says how it
+//!   batches as much as what a token costs;
+//! - the same server paced as vLLM decodes: every step (1 ms) it writes the next event of
+//!   every stream in flight, one write each. The client keeps up, so every token arrives in
+//!   a read of its own: this is the CPU a token costs in a real sweep.
+//!
+//! Per-token timestamps are taken as in a real sweep: the same `run_level` and stream reader.
 //!
 //! `cargo bench --bench ingest` (needs /usr/sbin/nginx: `apt-get install nginx-light`);
-//! `cargo bench --bench ingest -- per-token` skips nginx.
+//! `cargo bench --bench ingest -- per-token` skips nginx; `-- paced` runs the paced server
+//! alone.
 
 use std::path::Path;
 use std::process::{Child, Command};
@@ -21,26 +29,27 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const TOKENS: usize = 256;
 
+/// The paced server's decode step.
+const STEP: Duration = Duration::from_millis(1);
+
 fn main() {
-    if let Some(port) = std::env::args()
-        .skip_while(|a| a != "--per-token-server")
-        .nth(1)
-    {
-        per_token_server(port.parse().unwrap());
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--per-token-server") {
+        let step = args
+            .get(at + 2)
+            .map(|us| Duration::from_micros(us.parse().unwrap()));
+        per_token_server(args[at + 1].parse().unwrap(), step);
+        return;
+    }
+    parse();
+    if args.iter().any(|a| a == "parse") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    println!(
-        "client: tokio on {} threads",
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    );
+    let runtime = collect::runtime().unwrap();
 
     // `cargo bench --bench ingest -- per-token` measures against that server alone.
-    let only_per_token = std::env::args().any(|a| a == "per-token");
+    let only_per_token = std::env::args().any(|a| a == "per-token" || a == "paced");
     if !only_per_token {
         let port = free_port();
         let mut nginx = start_nginx(dir.path(), port);
@@ -50,27 +59,90 @@ fn main() {
             port,
             "nginx, one process: each body in one burst",
             &workers,
+            &[(1, 1500), (16, 6000), (64, 12000)],
+            false,
         );
         let _ = nginx.kill();
         let _ = nginx.wait();
     }
 
-    // The same events, one write each: the client wakes once per token, as against a real
-    // server that streams as it decodes.
-    let port = free_port();
-    let mut server = Command::new(std::env::current_exe().unwrap())
-        .args(["--per-token-server", &port.to_string()])
-        .spawn()
-        .unwrap();
-    wait_for(port, "the per-token server");
+    // The same events, one write each, as fast as the server writes them.
+    if !std::env::args().any(|a| a == "paced") {
+        let mut server = PerTokenServer::start(None);
+        measure(
+            &runtime,
+            server.port,
+            "per-token writes, 1 thread, unpaced: one event per write, as fast as it can",
+            &[server.child.id()],
+            &[(1, 1500), (16, 6000), (64, 12000)],
+            true,
+        );
+        server.stop();
+    }
+
+    // Paced as a server that decodes: the client wakes once per token.
+    let mut server = PerTokenServer::start(Some(STEP));
     measure(
         &runtime,
-        port,
-        "per-token writes, 1 thread: one event per write",
-        &[server.id()],
+        server.port,
+        &format!(
+            "per-token writes, 1 thread, paced: the next event of every stream each {} ms",
+            STEP.as_secs_f64() * 1e3
+        ),
+        &[server.child.id()],
+        &[(1, 20), (16, 160), (64, 320)],
+        true,
     );
-    let _ = server.kill();
-    let _ = server.wait();
+    server.stop();
+}
+
+/// What reading the events costs with no I/O: the body split into events and each event's
+/// chunk read, as the stream reader does, over the answer the servers send.
+fn parse() {
+    let body = events().concat();
+    let rounds = 2000;
+    let started = Instant::now();
+    for _ in 0..rounds {
+        let at = Instant::now();
+        let mut reader = collect::stream::Reader::new(at);
+        let mut parser = sse_parse::SseParser::new();
+        parser.feed(body.as_bytes());
+        parser.finish();
+        while let Some(event) = parser.next_event() {
+            reader.event(&event.data, at).unwrap();
+        }
+        assert_eq!(reader.finish().unwrap().text_chunks as usize, TOKENS);
+    }
+    let per_event = started.elapsed().as_secs_f64() / (rounds * (TOKENS + 3)) as f64;
+    println!(
+        "events read with no I/O: {:.3} µs per event",
+        per_event * 1e6
+    );
+}
+
+/// This bench run again as the per-token server, on a port of its own.
+struct PerTokenServer {
+    child: Child,
+    port: u16,
+}
+
+impl PerTokenServer {
+    fn start(step: Option<Duration>) -> Self {
+        let port = free_port();
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        command.args(["--per-token-server", &port.to_string()]);
+        if let Some(step) = step {
+            command.arg(step.as_micros().to_string());
+        }
+        let child = command.spawn().unwrap();
+        wait_for(port, "the per-token server");
+        Self { child, port }
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 fn free_port() -> u16 {
@@ -89,8 +161,17 @@ fn wait_for(port: u16, what: &str) {
     }
 }
 
-/// Runs the three levels against the server on `port` and prints a table.
-fn measure(runtime: &tokio::runtime::Runtime, port: u16, server_name: &str, server: &[u32]) {
+/// Runs the levels (concurrency, requests) against the server on `port` and prints a table:
+/// a row for `collect` and, when `with_floor` (the answer is chunked), one for the floor
+/// (`floor`).
+fn measure(
+    runtime: &tokio::runtime::Runtime,
+    port: u16,
+    server_name: &str,
+    server: &[u32],
+    levels: &[(usize, usize)],
+    with_floor: bool,
+) {
     let client = Client::new(
         &format!("http://127.0.0.1:{port}"),
         None,
@@ -103,51 +184,102 @@ fn measure(runtime: &tokio::runtime::Runtime, port: u16, server_name: &str, serv
     runtime.block_on(collect::run_level(
         &client,
         Endpoint::Chat,
-        vec![body.clone(); 200],
+        vec![body.clone(); 64],
         16,
         &Progress::hidden(),
     ));
     println!("\n{server_name}");
     println!(
-        "{:>11} {:>9} {:>12} {:>10} {:>11} {:>15} {:>11}",
+        "{:>11} {:>9} {:>8} {:>12} {:>10} {:>11} {:>15} {:>11}",
         "concurrency",
         "requests",
+        "client",
         "tokens/s",
         "requests/s",
         "client CPU",
         "client µs/token",
         "server CPU"
     );
-    for (concurrency, requests) in [(1, 1500), (16, 6000), (64, 12000)] {
-        let bodies = vec![body.clone(); requests];
-        let (cpu_before, server_before) = (own_cpu(), cpu_of(server));
-        let started = Instant::now();
-        let level = runtime.block_on(collect::run_level(
-            &client,
-            Endpoint::Chat,
-            bodies,
-            concurrency,
-            &Progress::hidden(),
-        ));
-        let wall = started.elapsed().as_secs_f64();
-        let (cpu, server_cpu) = (own_cpu() - cpu_before, cpu_of(server) - server_before);
-        assert!(level.errors.is_empty(), "{:?}", level.errors.first());
-        let tokens: u64 = level.timings.iter().filter_map(|t| t.output_tokens()).sum();
-        assert_eq!(tokens as usize, requests * TOKENS);
-        assert!(
-            level
-                .timings
-                .iter()
-                .all(|t| t.text_chunks as usize == TOKENS)
-        );
-        println!(
-            "{concurrency:>11} {requests:>9} {:>12.0} {:>10.0} {:>10.0}% {:>15.2} {:>10.0}%",
-            tokens as f64 / wall,
-            requests as f64 / wall,
-            cpu / wall * 100.0,
-            cpu / tokens as f64 * 1e6,
-            server_cpu / wall * 100.0
-        );
+    for &(concurrency, requests) in levels {
+        let row = |client: &str, run: &dyn Fn()| {
+            let (cpu_before, server_before) = (own_cpu(), cpu_of(server));
+            let started = Instant::now();
+            run();
+            let wall = started.elapsed().as_secs_f64();
+            let (cpu, server_cpu) = (own_cpu() - cpu_before, cpu_of(server) - server_before);
+            let tokens = (requests * TOKENS) as f64;
+            println!(
+                "{concurrency:>11} {requests:>9} {client:>8} {:>12.0} {:>10.0} {:>10.0}% {:>15.2} {:>10.0}%",
+                tokens / wall,
+                requests as f64 / wall,
+                cpu / wall * 100.0,
+                cpu / tokens * 1e6,
+                server_cpu / wall * 100.0
+            );
+        };
+        row("collect", &|| {
+            let level = runtime.block_on(collect::run_level(
+                &client,
+                Endpoint::Chat,
+                vec![body.clone(); requests],
+                concurrency,
+                &Progress::hidden(),
+            ));
+            assert!(level.errors.is_empty(), "{:?}", level.errors.first());
+            let tokens: u64 = level.timings.iter().filter_map(|t| t.output_tokens()).sum();
+            assert_eq!(tokens as usize, requests * TOKENS);
+            assert!(
+                level
+                    .timings
+                    .iter()
+                    .all(|t| t.text_chunks as usize == TOKENS)
+            );
+        });
+        if with_floor {
+            row("floor", &|| {
+                runtime.block_on(floor(port, &body.to_string(), requests, concurrency))
+            });
+        }
+    }
+}
+
+/// The least a client can spend on these streams on this runtime: a connection per stream in
+/// flight, each answer read as it arrives into one buffer, with no HTTP, no events, no JSON
+/// and no clock. What `collect` spends above it is its own.
+async fn floor(port: u16, body: &str, requests: usize, concurrency: usize) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let request = std::sync::Arc::new(format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    ));
+    let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let streams: Vec<_> = (0..concurrency)
+        .map(|_| {
+            let (request, next) = (request.clone(), next.clone());
+            tokio::spawn(async move {
+                let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .unwrap();
+                stream.set_nodelay(true).unwrap();
+                let mut buffer = vec![0; 64 * 1024];
+                while next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < requests {
+                    stream.write_all(request.as_bytes()).await.unwrap();
+                    // The answer is chunked; it ends with the empty chunk.
+                    let mut tail = [0u8; 5];
+                    while &tail != b"0\r\n\r\n" {
+                        let n = stream.read(&mut buffer).await.unwrap();
+                        assert!(n > 0, "the server closed the connection");
+                        let read = &buffer[..n];
+                        let keep = 5usize.saturating_sub(n);
+                        tail.copy_within(5 - keep.., 0);
+                        tail[keep..].copy_from_slice(&read[n - (5 - keep)..]);
+                    }
+                }
+            })
+        })
+        .collect();
+    for stream in streams {
+        stream.await.unwrap();
     }
 }
 
@@ -169,8 +301,9 @@ fn events() -> Vec<String> {
 }
 
 /// A server on one thread that writes each event of the answer separately, yielding between
-/// them so that each goes out in its own write.
-fn per_token_server(port: u16) {
+/// them so that each goes out in its own write; with a `step`, every stream in flight writes
+/// its next event at each step, as a server that decodes a batch.
+fn per_token_server(port: u16, step: Option<Duration>) {
     use axum::body::{Body, Bytes};
     use axum::routing::{get, post};
     let events: std::sync::Arc<Vec<Bytes>> =
@@ -180,6 +313,17 @@ fn per_token_server(port: u16) {
         .build()
         .unwrap();
     runtime.block_on(async move {
+        let (tick, steps) = tokio::sync::watch::channel(());
+        if let Some(step) = step {
+            tokio::spawn(async move {
+                let mut interval = tokio::time::interval(step);
+                interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+                loop {
+                    interval.tick().await;
+                    tick.send_replace(());
+                }
+            });
+        }
         let app = axum::Router::new()
             .route(
                 "/v1/models",
@@ -191,15 +335,23 @@ fn per_token_server(port: u16) {
                 "/v1/chat/completions",
                 post(move || {
                     let events = events.clone();
+                    let mut steps = steps.clone();
+                    steps.mark_unchanged();
+
                     async move {
-                        let stream = futures_util::stream::unfold(0, move |n| {
-                            let events = events.clone();
-                            async move {
-                                tokio::task::yield_now().await;
-                                let event = events.get(n)?.clone();
-                                Some((Ok::<_, std::convert::Infallible>(event), n + 1))
-                            }
-                        });
+                        let stream =
+                            futures_util::stream::unfold((0, steps), move |(n, mut steps)| {
+                                let events = events.clone();
+                                async move {
+                                    if step.is_some() {
+                                        steps.changed().await.ok()?;
+                                    } else {
+                                        tokio::task::yield_now().await;
+                                    }
+                                    let event = events.get(n)?.clone();
+                                    Some((Ok::<_, std::convert::Infallible>(event), (n + 1, steps)))
+                                }
+                            });
                         (
                             [("content-type", "text/event-stream")],
                             Body::from_stream(stream),

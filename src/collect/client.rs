@@ -4,8 +4,6 @@
 
 use std::time::{Duration, Instant};
 
-use eventsource_stream::Eventsource;
-use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 use serde::Deserialize;
 use serde_json::Value;
@@ -422,7 +420,7 @@ impl Client {
             Endpoint::Chat => "/v1/chat/completions",
             Endpoint::Completions => "/v1/completions",
         };
-        let (sent, response) = self
+        let (sent, mut response) = self
             .send(|http| self.json_post(http, path, body))
             .await
             .map_err(|e| self.failed(&e))?;
@@ -435,13 +433,20 @@ impl Client {
             });
         }
         let mut reader = Reader::new(sent);
-        let mut events = response.bytes_stream().eventsource();
-        while let Some(event) = events.next().await {
-            let event = event.map_err(|error| match error {
-                eventsource_stream::EventStreamError::Transport(error) => self.failed(&error),
-                other => RequestError::Transport(other.to_string()),
-            })?;
-            reader.event(&event.data, Instant::now())?;
+        let mut events = sse_parse::SseParser::new();
+        let mut at = sent;
+        // Every event of one read arrived at the same instant, which is taken once.
+        while let Some(bytes) = response.chunk().await.map_err(|e| self.failed(&e))? {
+            at = Instant::now();
+            events.feed(&bytes);
+            while let Some(event) = events.next_event() {
+                reader.event(&event.data, at)?;
+            }
+        }
+        // A last event that the server did not close with a blank line still counts.
+        events.feed(b"\n\n");
+        while let Some(event) = events.next_event() {
+            reader.event(&event.data, at)?;
         }
         reader.finish()
     }

@@ -50,6 +50,15 @@ pub use server::{Kind as ServerKind, Server};
 use stream::{RequestError, Timing, Usage};
 pub use sweep::{INTERRUPTED, Level, SweepOptions, request_body, run_level, sweep};
 
+/// The async runtime measurements run on: one thread, so that a streamed token wakes no
+/// other thread (`cargo bench --bench ingest` measures what a token costs). The power
+/// sampler and the progress bar have threads of their own.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
+
 /// Why a collection could not be done.
 #[derive(Debug, thiserror::Error)]
 pub enum CollectError {

@@ -79,10 +79,7 @@ pub fn run(root: &Path, args: CollectArgs) -> CommandOutcome {
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")
+    benchsite::collect::runtime().context("cannot start the async runtime")
 }
 
 /// `collect` parsed from its arguments, as the subcommands' tests see it.
