@@ -515,3 +515,52 @@ fn error_chain(error: &dyn std::error::Error) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use super::*;
+
+    /// A server that answers one request with `body` as an event stream and closes.
+    fn answer_once(body: &'static str) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let (mut connection, _) = listener.accept().unwrap();
+            let mut request = [0; 4096];
+            let _ = connection.read(&mut request).unwrap();
+            write!(
+                connection,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n{body}"
+            )
+            .unwrap();
+        });
+        format!("http://{address}")
+    }
+
+    fn stream(body: &'static str) -> Result<Timing, RequestError> {
+        let client = Client::new(&answer_once(body), None, Duration::from_secs(5), None).unwrap();
+        crate::collect::runtime()
+            .unwrap()
+            .block_on(client.stream(Endpoint::Chat, &serde_json::json!({})))
+    }
+
+    #[test]
+    fn crlf_and_multi_line_events_and_a_last_event_without_its_blank_line_count() {
+        let timing = stream(
+            "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\r\n\r\n\
+             data: {\"choices\":[{\"delta\":\ndata: {\"content\":\"b\"}}]}\n\n\
+             data: [DONE]",
+        )
+        .unwrap();
+        assert_eq!(timing.text, "ab");
+        assert_eq!(timing.text_chunks, 2);
+    }
+
+    #[test]
+    fn a_stream_closed_before_done_is_cut() {
+        let error = stream("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n");
+        assert_eq!(error, Err(RequestError::Cut));
+    }
+}
