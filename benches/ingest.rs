@@ -90,7 +90,7 @@ fn main() {
             STEP.as_secs_f64() * 1e3
         ),
         &[server.child.id()],
-        &[(1, 20), (16, 160), (64, 320)],
+        &[(1, 20), (16, 320), (64, 640)],
         true,
     );
     server.stop();
