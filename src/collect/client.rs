@@ -433,20 +433,8 @@ impl Client {
             });
         }
         let mut reader = Reader::new(sent);
-        let mut events = sse_parse::SseParser::new();
-        let mut at = sent;
-        // Every event of one read arrived at the same instant, which is taken once.
         while let Some(bytes) = response.chunk().await.map_err(|e| self.failed(&e))? {
-            at = Instant::now();
-            events.feed(&bytes);
-            while let Some(event) = events.next_event() {
-                reader.event(&event.data, at)?;
-            }
-        }
-        // A last event that the server did not close with a blank line still counts.
-        events.feed(b"\n\n");
-        while let Some(event) = events.next_event() {
-            reader.event(&event.data, at)?;
+            reader.feed(&bytes, Instant::now())?;
         }
         reader.finish()
     }

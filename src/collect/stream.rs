@@ -148,6 +148,10 @@ impl Timing {
 #[derive(Debug)]
 pub struct Reader {
     sent: Instant,
+    /// The events split out of the body as it arrives.
+    events: sse_parse::SseParser,
+    /// When the latest read arrived.
+    read: Instant,
     first: Option<Instant>,
     last: Option<Instant>,
     usage: Option<Usage>,
@@ -163,6 +167,8 @@ impl Reader {
     pub fn new(sent: Instant) -> Self {
         Self {
             sent,
+            events: sse_parse::SseParser::new(),
+            read: sent,
             first: None,
             last: None,
             usage: None,
@@ -174,8 +180,23 @@ impl Reader {
         }
     }
 
+    /// Takes the bytes of one read of the body, arrived at `at`: every event they complete
+    /// arrived then.
+    pub fn feed(&mut self, bytes: &[u8], at: Instant) -> Result<(), RequestError> {
+        self.read = at;
+        self.events.feed(bytes);
+        self.take_events()
+    }
+
+    fn take_events(&mut self) -> Result<(), RequestError> {
+        while let Some(event) = self.events.next_event() {
+            self.event(&event.data, self.read)?;
+        }
+        Ok(())
+    }
+
     /// Takes one event's data, arrived at `at`.
-    pub fn event(&mut self, data: &str, at: Instant) -> Result<(), RequestError> {
+    fn event(&mut self, data: &str, at: Instant) -> Result<(), RequestError> {
         let data = data.trim();
         if data == "[DONE]" {
             self.done = true;
@@ -230,8 +251,11 @@ impl Reader {
         Ok(())
     }
 
-    /// The stream ended: its timing, or why it failed.
-    pub fn finish(self) -> Result<Timing, RequestError> {
+    /// The stream ended: its timing, or why it failed. A last event that the server did not
+    /// close with a blank line still counts.
+    pub fn finish(mut self) -> Result<Timing, RequestError> {
+        self.events.feed(b"\n\n");
+        self.take_events()?;
         if !self.done {
             return Err(RequestError::Cut);
         }
@@ -325,6 +349,25 @@ mod tests {
         assert_eq!(timing.text, "Hm two tokens");
         // 4 tokens after the first in 10 ms.
         assert!((timing.decode_rate().unwrap() - 400.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_event_split_across_reads_arrived_with_the_read_that_completed_it() {
+        let start = Instant::now();
+        let mut reader = Reader::new(start);
+        reader
+            .feed(
+                b"data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choi",
+                at(start, 5),
+            )
+            .unwrap();
+        reader
+            .feed(b"ces\":[{\"text\":\"b\"}]}\n\ndata: [DONE]", at(start, 9))
+            .unwrap();
+        let timing = reader.finish().unwrap();
+        assert_eq!(timing.ttft, Duration::from_millis(5));
+        assert_eq!(timing.latency, Duration::from_millis(9));
+        assert_eq!(timing.text, "ab");
     }
 
     #[test]
