@@ -275,10 +275,19 @@ fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
         assert!(close(level.latency_p50_s, latency), "{level:?}");
     }
     // At 4 in flight, two of every four wait one whole request: 2 of the 8 TTFTs are 30 ms,
-    // 6 are 30 ms + one latency.
+    // 6 are 30 ms + one latency. A waiting request's TTFT spans two requests' timers, the one
+    // it waited for and its own, so it carries twice the lateness a loaded machine adds to one.
     let four = &sweep.levels[2];
-    assert!(close(four.ttft_p50_s, 0.030 + latency), "{four:?}");
-    assert!(close(four.ttft_p95_s, 0.030 + latency), "{four:?}");
+    let close_after_a_wait =
+        |value: Option<f64>, expected: f64| (value.unwrap() - expected).abs() < 2.0 * 0.006;
+    assert!(
+        close_after_a_wait(four.ttft_p50_s, 0.030 + latency),
+        "{four:?}"
+    );
+    assert!(
+        close_after_a_wait(four.ttft_p95_s, 0.030 + latency),
+        "{four:?}"
+    );
     // Two at a time, each `latency` long: 8 requests in 4 latencies.
     let total = 8.0 * 50.0 / (4.0 * latency);
     assert!(
