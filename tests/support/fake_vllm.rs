@@ -126,7 +126,38 @@ struct Shared {
     authorizations: Mutex<Vec<String>>,
     /// Scorings so far, by prompt.
     scorings: Mutex<std::collections::HashMap<Vec<u32>, u64>>,
+    /// What each chat request really got, by request number.
+    traces: Mutex<std::collections::BTreeMap<u64, Trace>>,
     die: watch::Sender<bool>,
+}
+
+/// When one chat request's handler ran and when each chunk carrying text was handed to the
+/// connection, in this process's clock: what the server really did, timers' lateness on a
+/// loaded machine included, for tests to hold the client's figures to.
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub arrived: std::time::Instant,
+    pub text_sent: Vec<std::time::Instant>,
+    /// Tokens generated (those the usage chunk reports).
+    pub tokens: u64,
+}
+
+impl Trace {
+    /// Arrival → first text chunk, in seconds.
+    pub fn ttft(&self) -> f64 {
+        (self.text_sent[0] - self.arrived).as_secs_f64()
+    }
+
+    /// Arrival → last text chunk, in seconds.
+    pub fn latency(&self) -> f64 {
+        (*self.text_sent.last().unwrap() - self.arrived).as_secs_f64()
+    }
+
+    /// (tokens − 1) / (last text chunk − first), in tok/s.
+    pub fn decode_rate(&self) -> f64 {
+        let span = *self.text_sent.last().unwrap() - self.text_sent[0];
+        (self.tokens - 1) as f64 / span.as_secs_f64()
+    }
 }
 
 /// A running fake server; dropping it stops it.
@@ -160,6 +191,7 @@ impl FakeVllm {
             bodies: Mutex::new(Vec::new()),
             authorizations: Mutex::new(Vec::new()),
             scorings: Mutex::new(std::collections::HashMap::new()),
+            traces: Mutex::new(std::collections::BTreeMap::new()),
             die,
         });
         let listener = runtime
@@ -218,6 +250,16 @@ impl FakeVllm {
     /// The Authorization header of each chat request.
     pub fn authorizations(&self) -> Vec<String> {
         self.shared.authorizations.lock().unwrap().clone()
+    }
+
+    /// The trace of every chat request that sent text, by request number.
+    pub fn traces(&self) -> Vec<(u64, Trace)> {
+        let traces = self.shared.traces.lock().unwrap();
+        traces
+            .iter()
+            .filter(|(_, trace)| !trace.text_sent.is_empty())
+            .map(|(number, trace)| (*number, trace.clone()))
+            .collect()
     }
 }
 
@@ -472,6 +514,7 @@ async fn chat(
             .unwrap_or_default()
             .to_owned(),
     );
+    let arrived = std::time::Instant::now();
     let request: Value = serde_json::from_slice(&body).unwrap();
     let number = shared.started.fetch_add(1, Ordering::SeqCst) + 1;
     shared.bodies.lock().unwrap().push(request.clone());
@@ -506,7 +549,16 @@ async fn chat(
         .as_str()
         .or(request["prompt"].as_str())
         .map_or(0, |text| text.split_whitespace().count() as u64 + 10);
-    let (send, receive) = mpsc::channel::<Bytes>(64);
+    shared.traces.lock().unwrap().insert(
+        number,
+        Trace {
+            arrived,
+            text_sent: Vec::new(),
+            tokens,
+        },
+    );
+    // Each event goes with whether it carries text, so the body can note when it left.
+    let (send, receive) = mpsc::channel::<(Bytes, bool)>(64);
     let shared_task = shared.clone();
     tokio::spawn(async move {
         let shared = shared_task;
@@ -524,14 +576,14 @@ async fn chat(
         if chat {
             let role = json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": script.model,
                               "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "logprobs": null, "finish_reason": null}]});
-            if send.send(event(&role)).await.is_err() {
+            if send.send((event(&role), false)).await.is_err() {
                 return finish(&shared);
             }
         }
         if script.error_in_stream.contains(&number) {
             let error = json!({"error": {"message": "scripted engine error", "type": "InternalServerError", "param": null, "code": 500}});
-            let _ = send.send(event(&error)).await;
-            let _ = send.send(Bytes::from("data: [DONE]\n\n")).await;
+            let _ = send.send((event(&error), false)).await;
+            let _ = send.send((Bytes::from("data: [DONE]\n\n"), false)).await;
             return finish(&shared);
         }
         let chunks = tokens.div_ceil(script.tokens_per_chunk);
@@ -548,23 +600,31 @@ async fn chat(
                 .tokens_per_chunk
                 .min(tokens - chunk * script.tokens_per_chunk);
             let text = " tok".repeat(carried as usize);
-            if send.send(event(&delta(&text))).await.is_err() {
+            if send.send((event(&delta(&text)), true)).await.is_err() {
                 return finish(&shared);
             }
         }
         if script.usage {
             let usage = json!({"id": "x", "object": "chat.completion.chunk", "model": script.model, "choices": [],
                                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": tokens, "total_tokens": prompt_tokens + tokens}});
-            let _ = send.send(event(&usage)).await;
+            let _ = send.send((event(&usage), false)).await;
         }
-        let _ = send.send(Bytes::from("data: [DONE]\n\n")).await;
+        let _ = send.send((Bytes::from("data: [DONE]\n\n"), false)).await;
         finish(&shared);
     });
-    let stream = futures_util::stream::unfold(receive, |mut receive| async move {
-        receive
-            .recv()
-            .await
-            .map(|bytes| (Ok::<_, std::io::Error>(bytes), receive))
+    // Polled by the connection just before it writes: the moment a text chunk is taken here
+    // is when it leaves for the socket.
+    let stream = futures_util::stream::unfold(receive, move |mut receive| {
+        let shared = shared.clone();
+        async move {
+            let (bytes, text) = receive.recv().await?;
+            if text {
+                let sent = std::time::Instant::now();
+                let mut traces = shared.traces.lock().unwrap();
+                traces.get_mut(&number).unwrap().text_sent.push(sent);
+            }
+            Some((Ok::<_, std::io::Error>(bytes), receive))
+        }
     });
     Response::builder()
         .header("content-type", "text/event-stream")
