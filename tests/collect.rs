@@ -58,10 +58,10 @@ fn within(measured: f64, expected: f64, tolerance: f64) -> bool {
     (measured - expected).abs() <= expected * tolerance
 }
 
-/// The decode rate of every chat request, by request number, as the server really sent it:
-/// what a client's figure is held to closely. Against the script's rate it is held only
-/// loosely, since a loaded machine makes the server's timers late.
-fn sent_rates(server: &FakeVllm) -> Vec<f64> {
+/// Holds `run`'s cold sample and samples, within `tolerance`, to the rates its requests (the
+/// cold one first) were really sent at. Against the script's rate a run is held only loosely,
+/// since a loaded machine makes the server's timers late.
+fn samples_as_sent(run: &data::Run, server: &FakeVllm, tolerance: f64) {
     let traces = server.traces();
     assert!(
         traces
@@ -70,10 +70,13 @@ fn sent_rates(server: &FakeVllm) -> Vec<f64> {
             .eq(1..=traces.len() as u64),
         "every request sent text"
     );
-    traces
-        .iter()
-        .map(|(_, trace)| trace.decode_rate())
-        .collect()
+    assert_eq!(traces.len(), run.decode_samples.len() + 1);
+    let cold = run.decode_cold_sample.expect("a cold sample");
+    let measured = std::iter::once(cold).chain(run.decode_samples.iter().copied());
+    for (sample, (_, trace)) in measured.zip(&traces) {
+        let sent = trace.decode_rate();
+        assert!(within(sample, sent, tolerance), "{sample} vs {sent} sent");
+    }
 }
 
 fn check_is_clean(project: &Project) {
@@ -102,11 +105,7 @@ fn a_run_measures_the_scripted_decode_rate_and_the_kv_pool() {
         .find(|r| r.id.as_str() == "fake-default")
         .unwrap();
     assert_eq!(run.decode_samples.len(), 3);
-    let sent = sent_rates(&server);
-    for (sample, sent) in run.decode_samples.iter().zip(&sent[1..]) {
-        assert!(within(*sample, *sent, 0.005), "{sample} vs {sent} sent");
-    }
-    assert!(within(run.decode_cold_sample.unwrap(), sent[0], 0.005));
+    samples_as_sent(run, &server, 0.005);
     assert_eq!(
         Some(run.decode_tok_s),
         benchsite::stats::median(&run.decode_samples)
@@ -184,10 +183,7 @@ fn chunks_of_several_tokens_and_the_acceptance_from_counter_deltas() {
         .iter()
         .find(|r| r.id.as_str() == "fake-mtp")
         .unwrap();
-    let sent = sent_rates(&server);
-    for (sample, sent) in run.decode_samples.iter().zip(&sent[1..]) {
-        assert!(within(*sample, *sent, 0.005), "{sample} vs {sent} sent");
-    }
+    samples_as_sent(run, &server, 0.005);
     assert!(
         within(run.decode_tok_s, expected, 0.03),
         "{} vs {expected}",
@@ -1140,10 +1136,7 @@ fn a_server_that_is_not_vllm_leaves_out_what_it_does_not_expose() {
         .find(|r| r.id.as_str() == "fake-llamacpp")
         .unwrap();
     // No usage report: the tokenizer counted 40 tokens, so the rate is still the one sent.
-    let sent = sent_rates(&server);
-    for (sample, sent) in run.decode_samples.iter().zip(&sent[1..]) {
-        assert!(within(*sample, *sent, 0.02), "{sample} vs {sent} sent");
-    }
+    samples_as_sent(run, &server, 0.02);
     assert!(
         within(run.decode_tok_s, expected, 0.05),
         "{} vs {expected}",

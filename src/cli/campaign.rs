@@ -320,7 +320,7 @@ fn run_campaign(root: &Path, args: RunArgs) -> Outcome {
         request_timeout: Duration::from_secs_f64(seconds),
         today: scaffold::today(),
     };
-    let runtime = benchsite::collect::runtime().context("cannot start the async runtime")?;
+    let runtime = super::collect::runtime()?;
     let summary = runtime.block_on(campaign::run(&layout, &machine, &campaign, &options))?;
     if options.dry_run {
         return Ok(ExitCode::SUCCESS);

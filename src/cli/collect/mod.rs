@@ -78,7 +78,8 @@ pub fn run(root: &Path, args: CollectArgs) -> CommandOutcome {
     }
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+/// The measurements' runtime (`collect::runtime`), for `collect` and `campaign run`.
+pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     benchsite::collect::runtime().context("cannot start the async runtime")
 }
 
