@@ -428,6 +428,148 @@ fn hostile_strings_are_escaped() {
     assert!(sweep.contains("Модель 模型 &amp; &lt;b&gt;"));
 }
 
+/// Every string of the seed's document that the schema and checks let hold markup holds
+/// markup: each is replaced by a string that is a tag, an attribute and a script at once, and
+/// the fields that refuse it (ids, dates, kinds, references, what a profile fixes) keep their
+/// value. The site builds, no page carries the markup as markup, and the search index has it
+/// as text.
+#[test]
+fn markup_in_every_data_field_builds_and_is_escaped() {
+    const HOSTILE: &str = "<img src=x onerror=alert(1)> </script><script>alert(2)</script> \"q\" 'a' & <a href=/nowhere/>";
+    fn strings(value: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::String(_) => out.push(at.to_owned()),
+            serde_json::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    strings(item, &format!("{at}/{i}"), out);
+                }
+            }
+            serde_json::Value::Object(map) => {
+                for (key, item) in map {
+                    strings(
+                        item,
+                        &format!("{at}/{}", key.replace('~', "~0").replace('/', "~1")),
+                        out,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut seed: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(repo().join("data/results.json")).unwrap()).unwrap();
+    // The seed's runs have no notes: one has.
+    seed["runs"][0]["notes"] = "notes".into();
+    let mut all = Vec::new();
+    strings(&seed, "", &mut all);
+    // What a run's profile fixes is held to the profile by `check`, not by the document.
+    let fixed = ["/profile", "/overrides", "/checkpoint", "/kv_cache_dtype"];
+    let mut hostile: Vec<String> = all
+        .into_iter()
+        .filter(|at| !(at.starts_with("/runs/") && fixed.iter().any(|f| at.ends_with(f))))
+        .collect();
+    let with = |fields: &[String]| {
+        // One markup string per original value: labels stay unique, and a reference to a
+        // label (a run's comparison) names it as it becomes.
+        let mut doc = seed.clone();
+        let mut values: Vec<String> = Vec::new();
+        for at in fields {
+            let original = seed.pointer(at).unwrap().as_str().unwrap().to_owned();
+            let n = values
+                .iter()
+                .position(|v| *v == original)
+                .unwrap_or_else(|| {
+                    values.push(original);
+                    values.len() - 1
+                });
+            *doc.pointer_mut(at).unwrap() = format!("{HOSTILE} #{n}").into();
+        }
+        doc
+    };
+    for _ in 0..20 {
+        let text = serde_json::to_vec(&with(&hostile)).unwrap();
+        match data::parse(Path::new("results.json"), &text) {
+            Ok(_) => break,
+            Err(error) => {
+                let refused: Vec<&str> = error
+                    .problems()
+                    .iter()
+                    .map(|p| p.pointer.as_str())
+                    .collect();
+                assert!(!refused.is_empty(), "{error}");
+                let before = hostile.len();
+                hostile.retain(|at| {
+                    !refused.iter().any(|r| {
+                        !r.is_empty()
+                            && (at == r
+                                || at.starts_with(&format!("{r}/"))
+                                || r.starts_with(&format!("{at}/")))
+                    })
+                });
+                assert!(hostile.len() < before, "no field named by:\n{error}");
+            }
+        }
+    }
+    let doc = with(&hostile);
+    data::parse(
+        Path::new("results.json"),
+        &serde_json::to_vec(&doc).unwrap(),
+    )
+    .unwrap();
+    // The fields a reader sees carry it: reasons, notes, labels, hardware and software.
+    for at in [
+        "/failures/0/reason",
+        "/runs/0/notes",
+        "/runs/0/model",
+        "/sweeps/0/label",
+        "/sweeps/0/notes",
+        "/divergence/0/label",
+        "/hardware/gpu",
+        "/software/vllm",
+    ] {
+        assert!(hostile.iter().any(|h| h == at), "{at} refused markup");
+    }
+    assert!(
+        hostile.len() > 100,
+        "only {} fields hold markup",
+        hostile.len()
+    );
+
+    let project = Project::with_results(serde_json::to_string_pretty(&doc).unwrap().as_bytes());
+    build(&project, &[]).assert_success();
+    let mut pages = 0;
+    for (path, bytes) in site_files(&project) {
+        if !path.ends_with(".html") {
+            continue;
+        }
+        pages += 1;
+        let html = String::from_utf8(bytes).unwrap();
+        for raw in ["<img src=x", "<script>alert", "<a href=/nowhere/"] {
+            assert!(!html.contains(raw), "{path} contains {raw:?} unescaped");
+        }
+        assert_eq!(
+            html.matches("<script").count(),
+            html.matches("</script>").count(),
+            "{path}: a data string closed or opened a script element"
+        );
+    }
+    assert!(pages > 20, "{pages} pages");
+    let failure_id = seed["failures"][0]["id"].as_str().unwrap();
+    let failure = project.page(&format!("failures/{failure_id}/index.html"));
+    assert!(
+        failure.contains("&lt;img src=x onerror=alert(1)&gt;"),
+        "the reason, escaped, on its page"
+    );
+    let index: String = walk(&project.root.path().join("site/search/data"))
+        .iter()
+        .map(|path| std::fs::read_to_string(path).unwrap())
+        .collect();
+    assert!(
+        index.contains("<img src=x onerror=alert(1)>"),
+        "the search index has the reason as text"
+    );
+}
+
 fn assert_failed_build_keeps_site(project: &Project, says: &[&str]) {
     let before = site_files(project);
     assert!(!before.is_empty());

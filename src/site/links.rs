@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 use super::error::SiteError;
+use super::html;
 use super::output::Site;
 use super::urls::Urls;
 
@@ -187,12 +188,7 @@ impl Scans {
         Self {
             pages: pages
                 .par_iter()
-                .map(|path| {
-                    (
-                        path.to_string(),
-                        scan(&String::from_utf8_lossy(&site.files[*path])),
-                    )
-                })
+                .map(|path| (path.to_string(), scan_page(&site.files[*path])))
                 .collect(),
             incoming: BTreeMap::new(),
         }
@@ -201,12 +197,8 @@ impl Scans {
     /// Scans `pages` of `site` again.
     pub fn rescan(&mut self, site: &Site, pages: &[String]) {
         for path in pages {
-            let html = site
-                .files
-                .get(path)
-                .map(|bytes| String::from_utf8_lossy(bytes));
-            match html {
-                Some(html) => self.pages.insert(path.clone(), scan(&html)),
+            match site.files.get(path) {
+                Some(html) => self.pages.insert(path.clone(), scan_page(html)),
                 None => self.pages.remove(path),
             };
         }
@@ -317,116 +309,16 @@ impl Scan {
 
 /// The ids and links of one page.
 pub fn scan_page(html: &[u8]) -> Scan {
-    scan(&String::from_utf8_lossy(html))
-}
-
-/// One pass over a page's tags, outside scripts and comments.
-fn scan(html: &str) -> Scan {
-    let mut found = Scan::default();
-    for_each_tag(html, |tag| {
-        if let Some(id) = attribute_in_tag(tag, "id") {
-            found.ids.insert(id);
-        }
-        found.urls.extend(attribute_in_tag(tag, "href"));
-        found.urls.extend(attribute_in_tag(tag, "src"));
-    });
-    found
-}
-
-/// The values of one attribute throughout an HTML text, outside scripts and comments.
-#[cfg(test)]
-fn attributes(html: &str, name: &str) -> Vec<String> {
-    let mut values = Vec::new();
-    for_each_tag(html, |tag| values.extend(attribute_in_tag(tag, name)));
-    values
-}
-
-fn for_each_tag(html: &str, mut visit: impl FnMut(&str)) {
-    let mut rest = html;
-    while let Some(open) = rest.find('<') {
-        rest = &rest[open..];
-        if let Some(comment) = rest.strip_prefix("<!--") {
-            rest = comment.find("-->").map_or("", |end| &comment[end + 3..]);
-            continue;
-        }
-        if rest.starts_with("</") {
-            rest = &rest[2..];
-            continue;
-        }
-        let Some(close) = tag_end(rest) else { break };
-        let tag = &rest[..close];
-        visit(tag);
-        rest = &rest[close..];
-        if tag.len() > 7 && tag[..7].eq_ignore_ascii_case("<script") {
-            rest = rest.find("</script").map_or("", |end| &rest[end..]);
-        }
+    let read = html::read(html, false);
+    Scan {
+        ids: read.ids,
+        urls: read.urls,
     }
-}
-
-/// The end of a tag starting at `<`, minding quoted attribute values.
-fn tag_end(text: &str) -> Option<usize> {
-    let mut quote = None;
-    for (at, c) in text.char_indices() {
-        match (quote, c) {
-            (None, '"' | '\'') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, '>') => return Some(at + 1),
-            _ => {}
-        }
-    }
-    None
-}
-
-fn attribute_in_tag(tag: &str, name: &str) -> Option<String> {
-    let mut search = 0;
-    while let Some(found) = tag[search..].find(name) {
-        let at = search + found;
-        search = at + name.len();
-        let before = tag[..at].chars().last();
-        if !before.is_some_and(char::is_whitespace) {
-            continue;
-        }
-        let after = tag[search..].trim_start();
-        let Some(value) = after.strip_prefix('=') else {
-            continue;
-        };
-        let value = value.trim_start();
-        let (quote, body) = match value.chars().next() {
-            Some(q @ ('"' | '\'')) => (Some(q), &value[1..]),
-            _ => (None, value),
-        };
-        let end = match quote {
-            Some(q) => body.find(q)?,
-            None => body
-                .find(|c: char| c.is_whitespace() || c == '>')
-                .unwrap_or(body.len()),
-        };
-        return Some(unescape(&body[..end]));
-    }
-    None
-}
-
-fn unescape(text: &str) -> String {
-    if !text.contains('&') {
-        return text.to_owned();
-    }
-    text.replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn attributes_outside_scripts_and_comments() {
-        let html = r#"<a href="/a/">x</a><!-- <a href="/no/"> --><script>var s = '<a href="/no2/">';</script><img src='/i.png' alt="a > b"><a class=x href=/b/>"#;
-        assert_eq!(attributes(html, "href"), ["/a/", "/b/"]);
-        assert_eq!(attributes(html, "src"), ["/i.png"]);
-    }
 
     #[test]
     fn resolving_under_a_base_path() {

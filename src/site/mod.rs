@@ -14,6 +14,7 @@ mod downloads;
 mod error;
 mod escape;
 mod filters;
+mod html;
 mod inputs;
 mod links;
 mod live;

@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::error::SiteError;
+use super::html;
 use super::output::{PageFile, Site};
 use super::routes;
 
@@ -51,9 +52,6 @@ const CHUNK: usize = 32;
 
 /// How much more a word of a page's title counts than a word of its text.
 pub const TITLE_WEIGHT: u32 = 8;
-
-/// The attribute that marks what a page is found by.
-const BODY: &str = "data-pagefind-body";
 
 /// Reads a file of the site the build replaces, by its path inside the site.
 pub type Previous<'p> = &'p (dyn Fn(&str) -> Option<Bytes> + Sync);
@@ -84,23 +82,16 @@ impl Record {
     /// The record of the page at `path` (`runs/x/index.html`), a page of a kind called `noun`
     /// (`run`), with HTML `html`.
     pub fn of(path: &str, noun: &str, html: &str) -> Record {
-        let body = marked(html).unwrap_or(html);
-        let title = body
-            .find("<h1")
-            .and_then(|start| {
-                let end = body[start..].find("</h1>")?;
-                Some(text(&body[start..start + end]))
-            })
-            .unwrap_or_default();
+        let read = html::read(html.as_bytes(), true);
         let mut kind = noun.to_owned();
         if let Some(first) = kind.get_mut(..1) {
             first.make_ascii_uppercase();
         }
         Record {
             url: format!("/{}", path.strip_suffix("index.html").unwrap_or(path)),
-            title,
+            title: read.title,
             kind,
-            text: text(body),
+            text: read.text,
         }
     }
 
@@ -515,69 +506,6 @@ pub fn index_site(site: &Site, language: &str) -> Result<(Vec<PageFile>, Indexed
     indexer.finish()
 }
 
-/// The text of some HTML: tags dropped (each a word break), the entities the site writes
-/// decoded, white space collapsed.
-fn text(html: &str) -> String {
-    let mut out = String::with_capacity(html.len() / 2);
-    let mut rest = html;
-    while let Some(open) = rest.find('<') {
-        out.push_str(&rest[..open]);
-        out.push(' ');
-        rest = rest[open..]
-            .find('>')
-            .map_or("", |close| &rest[open + close + 1..]);
-    }
-    out.push_str(rest);
-    let decoded = out
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&#x27;", "'")
-        .replace("&#x2F;", "/")
-        .replace("&nbsp;", " ")
-        .replace("&amp;", "&");
-    decoded.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The element carrying [`BODY`], from its start tag to its end tag, nested elements of the
-/// same name counted.
-fn marked(html: &str) -> Option<&str> {
-    let at = html.find(BODY)?;
-    let start = html[..at].rfind('<')?;
-    let name: String = html[start + 1..]
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric())
-        .collect();
-    if name.is_empty() {
-        return None;
-    }
-    let (open, close) = (format!("<{name}"), format!("</{name}>"));
-    let mut depth = 0usize;
-    let mut position = start;
-    loop {
-        let next_open = html[position..].find(&open).map(|i| position + i);
-        let next_close = html[position..].find(&close).map(|i| position + i)?;
-        match next_open {
-            Some(o) if o < next_close => {
-                // `<div` but not `<divider`.
-                let after = html[o + open.len()..].chars().next();
-                if after.is_some_and(|c| c == '>' || c.is_ascii_whitespace()) {
-                    depth += 1;
-                }
-                position = o + open.len();
-            }
-            _ => {
-                depth = depth.checked_sub(1)?;
-                position = next_close + close.len();
-                if depth == 0 {
-                    return Some(&html[start..position]);
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -585,18 +513,11 @@ mod tests {
     #[test]
     fn a_page_is_found_by_the_text_of_its_marked_element() {
         let html = r#"<html><body><nav><div>Runs</div></nav><div class="record-head" data-pagefind-body><h1>qwen &amp; co</h1><div class="narrative"><div>deep <em>note</em></div></div></div><table><tr><td>1.0</td></tr></table></body></html>"#;
-        assert_eq!(
-            marked(html),
-            Some(
-                r#"<div class="record-head" data-pagefind-body><h1>qwen &amp; co</h1><div class="narrative"><div>deep <em>note</em></div></div></div>"#
-            )
-        );
         let record = Record::of("runs/q/index.html", "run", html);
         assert_eq!(record.url, "/runs/q/");
         assert_eq!(record.title, "qwen & co");
         assert_eq!(record.kind, "Run");
         assert_eq!(record.text, "qwen & co deep note");
-        assert_eq!(marked("<html><body><p>no marker</p></body></html>"), None);
         assert_eq!(
             Record::of("x/index.html", "model", "<p>whole</p>").text,
             "whole",
