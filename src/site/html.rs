@@ -56,8 +56,10 @@ struct State {
     /// Whether the text is wanted.
     text: bool,
     found: Reading,
-    /// Inside a start tag: its name.
-    tag: Option<Vec<u8>>,
+    /// Inside a start tag.
+    in_tag: bool,
+    /// The name of the start tag being read, or last read.
+    tag: Vec<u8>,
     /// The attribute whose value comes next.
     attribute: Vec<u8>,
     /// Whether the start tag being read carries [`BODY`].
@@ -93,34 +95,36 @@ impl State {
     fn event(&mut self, event: CallbackEvent<'_>) {
         match event {
             CallbackEvent::OpenStartTag { name } => {
-                self.tag = Some(name.to_vec());
+                self.in_tag = true;
+                self.tag.clear();
+                self.tag.extend_from_slice(name);
                 self.marks = false;
                 self.attribute.clear();
                 self.word_break();
             }
-            CallbackEvent::AttributeName { name } if self.tag.is_some() => {
+            CallbackEvent::AttributeName { name } if self.in_tag => {
                 self.attribute.clear();
                 self.attribute.extend_from_slice(name);
                 if name == BODY.as_bytes() {
                     self.marks = true;
                 }
             }
-            CallbackEvent::AttributeValue { value } if self.tag.is_some() => {
-                let value = String::from_utf8_lossy(value).into_owned();
+            CallbackEvent::AttributeValue { value } if self.in_tag => {
+                let value = || String::from_utf8_lossy(value).into_owned();
                 match self.attribute.as_slice() {
                     b"id" => {
-                        self.found.ids.insert(value);
+                        self.found.ids.insert(value());
                     }
-                    b"href" | b"src" => self.found.urls.push(value),
+                    b"href" | b"src" => self.found.urls.push(value()),
                     _ => {}
                 }
             }
-            CallbackEvent::CloseStartTag { self_closing } => {
-                let Some(name) = self.tag.take() else { return };
-                self.open(name, self_closing);
+            CallbackEvent::CloseStartTag { self_closing } if self.in_tag => {
+                self.in_tag = false;
+                self.open(self_closing);
             }
             CallbackEvent::EndTag { name } => {
-                self.tag = None;
+                self.in_tag = false;
                 self.close(name);
             }
             CallbackEvent::String { value } if self.text && !self.raw => {
@@ -137,26 +141,27 @@ impl State {
         }
     }
 
-    fn open(&mut self, name: Vec<u8>, self_closing: bool) {
+    fn open(&mut self, self_closing: bool) {
+        let name = &self.tag;
         if matches!(name.as_slice(), b"script" | b"style") && !self_closing {
             self.raw = true;
         }
         if !self.text {
             return;
         }
-        if name == b"h1" && self.h1.reading.is_none() && !self_closing {
+        if name.as_slice() == b"h1" && self.h1.reading.is_none() && !self_closing {
             self.h1.reading = Some(self.all.len());
         }
         match &mut self.marked {
             None if self.marks => {
                 self.marked = Some(Marked {
-                    name,
+                    name: name.clone(),
                     depth: 1,
                     text: self.all.len()..self.all.len(),
                     open: true,
                 });
             }
-            Some(marked) if marked.open && marked.name == name && !self_closing => {
+            Some(marked) if marked.open && marked.name == *name && !self_closing => {
                 marked.depth += 1;
             }
             _ => {}

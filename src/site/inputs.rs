@@ -184,19 +184,20 @@ impl Inputs {
         let pages = AtomicUsize::new(0);
         // The site being replaced holds the search index this build reuses.
         let previous = |path: &str| std::fs::read(out.join(path)).ok().map(Bytes::from);
-        let (content_links, search) = renderer.render_each(None, &previous, &|path, bytes| {
-            if path.ends_with(".html") {
-                let scan = links::scan_page(&bytes);
-                scans
-                    .lock()
-                    .expect("no panic holds the lock")
-                    .insert(path.clone(), scan);
-                pages.fetch_add(1, Ordering::Relaxed);
-            }
-            staging.write(&path, &bytes)?;
-            files.lock().expect("no panic holds the lock").insert(path);
-            Ok(())
-        })?;
+        let (content_links, search) =
+            renderer.render_each(None, &previous, &|path, bytes, scan| {
+                if path.ends_with(".html") {
+                    let scan = scan.unwrap_or_else(|| links::scan_page(&bytes));
+                    scans
+                        .lock()
+                        .expect("no panic holds the lock")
+                        .insert(path.clone(), scan);
+                    pages.fetch_add(1, Ordering::Relaxed);
+                }
+                staging.write(&path, &bytes)?;
+                files.lock().expect("no panic holds the lock").insert(path);
+                Ok(())
+            })?;
         let files = files.into_inner().expect("no panic holds the lock");
         let scans = scans.into_inner().expect("no panic holds the lock");
         let has = |file: &str| files.contains(file);

@@ -301,6 +301,14 @@ pub struct Scan {
 }
 
 impl Scan {
+    /// The ids and links of a page's reading, taken out of it.
+    pub fn take(read: &mut html::Reading) -> Scan {
+        Scan {
+            ids: std::mem::take(&mut read.ids),
+            urls: std::mem::take(&mut read.urls),
+        }
+    }
+
     /// Whether the page has an element with this id.
     pub fn has_id(&self, id: &str) -> bool {
         self.ids.contains(id)
@@ -309,11 +317,7 @@ impl Scan {
 
 /// The ids and links of one page.
 pub fn scan_page(html: &[u8]) -> Scan {
-    let read = html::read(html, false);
-    Scan {
-        ids: read.ids,
-        urls: read.urls,
-    }
+    Scan::take(&mut html::read(html, false))
 }
 
 #[cfg(test)]

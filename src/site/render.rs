@@ -21,14 +21,18 @@ use super::search;
 use super::shortcodes::View;
 use super::urls::Urls;
 use super::views::Link;
-use super::{downloads, links, narrative, sitemap, templates};
+use super::{downloads, html, links, narrative, sitemap, templates};
 use crate::config::Config;
 use crate::data::{self, Results};
 use crate::profiles::Profile;
 use crate::project::Documents;
 
-/// Takes one rendered file: its path inside the site and its bytes.
-pub type Emit<'e> = dyn Fn(String, Bytes) -> Result<(), SiteError> + Sync + 'e;
+/// Takes one rendered file: its path inside the site, its bytes, and the scan of its ids and
+/// links when the page was already read (a searched page is read once, for both).
+pub type Emit<'e> = dyn Fn(String, Bytes, Option<links::Scan>) -> Result<(), SiteError> + Sync + 'e;
+
+/// Takes one file that is not a searched page: its path and its bytes.
+type Put<'p> = dyn Fn(String, Bytes) -> Result<(), SiteError> + Sync + 'p;
 
 /// A site link written in Markdown: its file, URL and line.
 pub type ContentLink = (std::path::PathBuf, String, usize);
@@ -296,7 +300,7 @@ impl<'a> Renderer<'a> {
         previous: search::Previous<'_>,
     ) -> Result<(Site, Vec<ContentLink>), SiteError> {
         let files = Mutex::new(BTreeMap::new());
-        let (content_links, _) = self.render_each(sample, previous, &|path, bytes| {
+        let (content_links, _) = self.render_each(sample, previous, &|path, bytes, _| {
             files
                 .lock()
                 .expect("no panic holds the lock")
@@ -325,17 +329,18 @@ impl<'a> Renderer<'a> {
         };
         // The pages, for the sitemap.
         let pages = Mutex::new(BTreeSet::new());
-        let put = |path: String, bytes: Bytes| {
+        let emit = |path: String, bytes: Bytes, scan: Option<links::Scan>| {
             if path.ends_with("index.html") {
                 pages
                     .lock()
                     .expect("no panic holds the lock")
                     .insert(path.clone());
             }
-            emit(path, bytes)
+            emit(path, bytes, scan)
         };
+        let put = |path: String, bytes: Bytes| emit(path, bytes, None);
         let jobs = self.pick(&narrated, sample, &content_links, &put)?;
-        let indexed = self.render_pages(&jobs, sample, previous, &narrative, &put)?;
+        let indexed = self.render_pages(&jobs, sample, previous, &narrative, &emit)?;
         self.put_beside_pages(&put)?;
         let pages = std::mem::take(&mut *pages.lock().expect("no panic holds the lock"));
         put(
@@ -384,7 +389,7 @@ impl<'a> Renderer<'a> {
         narrated: &'s Narrated<'s>,
         sample: Option<&Renderer<'_>>,
         content_links: &[ContentLink],
-        put: &Emit<'_>,
+        put: &Put<'_>,
     ) -> Result<Vec<Job<'s>>, SiteError> {
         let free = narrated
             .iter()
@@ -426,7 +431,7 @@ impl<'a> Renderer<'a> {
         sample: Option<&Renderer<'_>>,
         previous: search::Previous<'_>,
         narrative: &Narratives<'s>,
-        put: &Emit<'_>,
+        emit: &Emit<'_>,
     ) -> Result<Option<search::Indexed>, SiteError> {
         // The searched pages, ranked by path.
         let indexing = self.catalog.search && sample.is_none();
@@ -449,24 +454,26 @@ impl<'a> Renderer<'a> {
             if let (Some(indexer), Ok(rank), Pages::PerRecord { noun }) =
                 (&indexer, searched.binary_search(&path), &job.route.pages)
             {
-                let html = std::str::from_utf8(&bytes).unwrap_or_default();
-                indexer.add(rank, search::Record::of(&path, noun, html));
+                let mut read = html::read(&bytes, true);
+                let scan = links::Scan::take(&mut read);
+                indexer.add(rank, search::Record::read(&path, noun, read));
+                return emit(path, bytes, Some(scan));
             }
-            put(path, bytes)
+            emit(path, bytes, None)
         })?;
         let Some(indexer) = indexer else {
             return Ok(None);
         };
         let (files, indexed) = indexer.finish()?;
         for (path, bytes) in files {
-            put(path, bytes)?;
+            emit(path, bytes, None)?;
         }
         Ok(Some(indexed))
     }
 
     /// The files beside the pages: the 404 page, the theme's static files and ECharts, the
     /// content's own files, the data downloads and the failures' logs.
-    fn put_beside_pages(&self, put: &Emit<'_>) -> Result<(), SiteError> {
+    fn put_beside_pages(&self, put: &Put<'_>) -> Result<(), SiteError> {
         let not_found = self.render_template(
             "404.html",
             PageContext {

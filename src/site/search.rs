@@ -82,7 +82,11 @@ impl Record {
     /// The record of the page at `path` (`runs/x/index.html`), a page of a kind called `noun`
     /// (`run`), with HTML `html`.
     pub fn of(path: &str, noun: &str, html: &str) -> Record {
-        let read = html::read(html.as_bytes(), true);
+        Record::read(path, noun, html::read(html.as_bytes(), true))
+    }
+
+    /// [`Record::of`] from the page's reading (with its text), taking its title and text.
+    pub fn read(path: &str, noun: &str, read: html::Reading) -> Record {
         let mut kind = noun.to_owned();
         if let Some(first) = kind.get_mut(..1) {
             first.make_ascii_uppercase();
