@@ -416,6 +416,32 @@ fn not_unique_across(
     problems
 }
 
+/// The checks of a machine's document that need the rest of the project, as `check` runs
+/// them: every run against its profile. Every writer runs them on the document it writes.
+#[derive(Debug)]
+pub struct ProfileChecks {
+    profiles: Vec<Profile>,
+    names: Vec<String>,
+    dir: PathBuf,
+}
+
+impl ProfileChecks {
+    /// The profiles of the project `layout` is in, read once.
+    pub fn of(layout: &Layout) -> Self {
+        let dir = layout.profiles();
+        Self {
+            profiles: profiles::load_all(&dir).0,
+            names: profiles::names(&dir),
+            dir,
+        }
+    }
+
+    /// The problems of `doc`'s runs against their profiles.
+    pub fn problems(&self, doc: &Results) -> Vec<Problem> {
+        run_profile_problems(doc, &self.profiles, &self.names, &self.dir)
+    }
+}
+
 /// Checks every run against its profile: the profile exists, the overrides parse, and the
 /// settings they give agree with the fields the run recorded.
 fn run_profile_problems(
@@ -466,8 +492,14 @@ fn disagreements(at: &str, run: &Run, effective: &profiles::Effective) -> Vec<Pr
     };
     let mut problems = Vec::new();
     let mut compare = |field: &str, recorded: String, from_profile: Option<String>| {
+        let forced = |from_profile: &str| {
+            run.forced.iter().any(|forced| {
+                forced.field == field && forced.profile == from_profile && forced.served == recorded
+            })
+        };
         if let Some(from_profile) = from_profile
             && from_profile != recorded
+            && !forced(&from_profile)
         {
             problems.push(Problem::new(
                 format!("{at}/{field}"),

@@ -461,7 +461,7 @@ fn the_atomic_save_refuses_every_checked_defect() {
         let project = Project::with_results(&support::valid_minimal());
         let path = project.root.path().join("data/results.json");
         let before = project.snapshot();
-        let error = data::save(&path, &doc).expect_err(case.file);
+        let error = data::save(&path, &doc, &data::no_more_checks).expect_err(case.file);
         assert!(
             error.to_string().contains(case.pointer),
             "{}: {error}",

@@ -388,6 +388,7 @@ fn a_request_on_a_kept_alive_connection_closed_under_it_goes_out_again() {
         ttft: Duration::from_millis(5),
         chunk_interval: Duration::from_millis(1),
         tokens: 20,
+        max_model_len: 65536,
         ..Script::default()
     };
     let server = FakeVllm::start(script);
@@ -554,6 +555,7 @@ fn a_failed_sample_costs_that_sample_and_says_so() {
     let server = FakeVllm::start(Script {
         tokens: 20,
         fail: vec![2, 3, 4],
+        max_model_len: 65536,
         ..Script::default()
     });
     fake_profile(&project, server.addr.port(), 65536);
@@ -739,6 +741,123 @@ fn dry_run_prints_and_writes_nothing_and_ids_need_replace() {
         2,
         "the dry sweep's two; the run was refused before measuring"
     );
+}
+
+/// The case: the server's context is 65,536 and `--set MAX_MODEL_LEN=32768` asks for
+/// less. Without `--force` nothing is measured or written; with it the run holds what was
+/// served and says how it differs, and `check` accepts it.
+#[test]
+fn a_served_context_other_than_the_profile_is_refused_or_recorded_with_force() {
+    let _timed = timed();
+    let server = FakeVllm::start(Script {
+        tokens: 20,
+        chunk_interval: Duration::from_millis(1),
+        max_model_len: 65536,
+        ..Script::default()
+    });
+    let project = Project::copy_of_repo();
+    fake_profile(&project, server.addr.port(), 65536);
+    let document = project.root.path().join("data/results.json");
+    let before = std::fs::read(&document).unwrap();
+    let set = ["--precision", "BF16", "--set", "MAX_MODEL_LEN=32768"];
+
+    let refused = fake_run(&project, &server, "fake-short", &set);
+    assert_eq!(refused.status.code(), Some(1), "{}", refused.stdout);
+    for words in ["65536", "32768", "MAX_MODEL_LEN", "--force"] {
+        assert!(
+            refused.stderr.contains(words),
+            "no {words:?}: {}",
+            refused.stderr
+        );
+    }
+    assert_eq!(std::fs::read(&document).unwrap(), before, "nothing written");
+    assert!(server.traces().is_empty(), "nothing measured");
+
+    let mut forced = set.to_vec();
+    forced.push("--force");
+    fake_run(&project, &server, "fake-short", &forced).assert_success();
+    let doc = project.results();
+    let run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "fake-short")
+        .unwrap();
+    assert_eq!(run.max_model_len, 65536, "what the server served");
+    assert_eq!(run.overrides, "MAX_MODEL_LEN=32768");
+    assert_eq!(run.forced.len(), 1);
+    let difference = &run.forced[0];
+    assert_eq!(
+        (
+            difference.field.as_str(),
+            difference.profile.as_str(),
+            difference.served.as_str()
+        ),
+        ("max_model_len", "32768", "65536")
+    );
+    assert!(run.notes.as_deref().unwrap_or_default().contains("--force"));
+    check_is_clean(&project);
+}
+
+/// A document that already has a problem (here its run no longer agrees with an edited
+/// profile) is named by every writer; a write that adds no problem goes in, and replacing the
+/// offending record mends it. A write that would add one is refused with check's message.
+#[test]
+fn writers_never_add_a_problem_and_name_the_ones_a_document_has() {
+    let _timed = timed();
+    let server = FakeVllm::start(Script {
+        tokens: 20,
+        chunk_interval: Duration::from_millis(1),
+        max_model_len: 65536,
+        ..Script::default()
+    });
+    let project = Project::copy_of_repo();
+    fake_profile(&project, server.addr.port(), 65536);
+    fake_run(&project, &server, "fake-a", &["--precision", "BF16"]).assert_success();
+    // The profile changes under the run: the document now disagrees with it.
+    fake_profile(&project, server.addr.port(), 32768);
+    let check = project.run_with(&["check"], &[]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(check.stderr.contains("/max_model_len"), "{}", check.stderr);
+
+    let failure = [
+        "collect",
+        "failure",
+        "--id",
+        "fake-b",
+        "--checkpoint",
+        "example/Fake-Model-7B",
+        "--precision",
+        "BF16",
+        "--status",
+        "not_attempted",
+        "--reason",
+        "not yet",
+    ];
+    let kept = project.run_with(&failure, &[]);
+    kept.assert_success();
+    assert!(
+        kept.stderr.contains("already has 1 problem") && kept.stderr.contains("/max_model_len"),
+        "{}",
+        kept.stderr
+    );
+    assert!(
+        project
+            .results()
+            .failures
+            .iter()
+            .any(|f| f.id.as_str() == "fake-b")
+    );
+
+    // Measured again against the profile as it now is, with the server's context forced: the
+    // offending record is replaced and the document is clean again.
+    fake_run(
+        &project,
+        &server,
+        "fake-a",
+        &["--precision", "BF16", "--replace", "--force"],
+    )
+    .assert_success();
+    check_is_clean(&project);
 }
 
 #[test]

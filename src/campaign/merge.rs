@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::CampaignError;
 use crate::data::{self, Record, Results};
-use crate::project::{Layout, Machine};
+use crate::project::{Layout, Machine, ProfileChecks};
 
 /// What a merge did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -31,6 +31,8 @@ pub struct MergedDocument {
     pub added: BTreeMap<&'static str, usize>,
     /// Records already there, identical.
     pub present: usize,
+    /// The problems the document had before the merge and still has, said as a warning.
+    pub kept: Option<String>,
 }
 
 /// Merges the machine documents found under each of `dirs` into the project's; nothing is
@@ -176,7 +178,7 @@ pub fn merge(root: &Path, machines: &[Machine], dirs: &[PathBuf]) -> Result<Merg
         }
     }
     let mut report = Vec::new();
-    for (machine, merged_doc, merged) in targets {
+    for (machine, merged_doc, mut merged) in targets {
         let document = layout.document(&machines[machine]);
         if let Some(parent) = document.parent() {
             std::fs::create_dir_all(parent).map_err(|source| CampaignError::Write {
@@ -184,7 +186,10 @@ pub fn merge(root: &Path, machines: &[Machine], dirs: &[PathBuf]) -> Result<Merg
                 source,
             })?;
         }
-        data::save(&document, &merged_doc)?;
+        let checks = ProfileChecks::of(&layout);
+        if let Some(kept) = data::save(&document, &merged_doc, &|doc| checks.problems(doc))? {
+            merged.kept = Some(kept.kept());
+        }
         report.push(merged);
     }
     let mut copied = 0;

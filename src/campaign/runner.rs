@@ -20,7 +20,7 @@ use super::spec::{Campaign, Configuration};
 use crate::collect::{self, CollectError, Outcome, Phase, Progress, ServerOptions};
 use crate::data::{self, Date, Failure, Id, Record, Workload};
 use crate::profiles::{self, Launcher};
-use crate::project::Layout;
+use crate::project::{Layout, ProfileChecks};
 
 /// How `campaign run` runs.
 #[derive(Debug, Clone)]
@@ -61,6 +61,8 @@ pub struct Summary {
     /// The wall time spent neither measuring nor starting and stopping servers: planning,
     /// reading and writing documents, compressing logs.
     pub overhead: Duration,
+    /// The problems the document had before the campaign wrote into it and still has.
+    pub kept: Option<data::Report>,
 }
 
 impl Summary {
@@ -80,6 +82,8 @@ struct Session<'a> {
     provenance: data::Provenance,
     /// Time spent measuring and starting and stopping servers.
     inside: std::cell::Cell<Duration>,
+    /// The problems the document had and still has, as its last write found them.
+    kept: std::cell::RefCell<Option<data::Report>>,
 }
 
 impl Session<'_> {
@@ -94,7 +98,8 @@ impl Session<'_> {
     /// Writes `record` with the campaign's provenance through the atomic writer.
     fn save<R: Record>(&self, mut record: R, replace: bool) -> Result<(), CampaignError> {
         *record.provenance() = Some(self.provenance.clone());
-        collect::save(self.layout, record, replace)?;
+        let kept = collect::save(self.layout, record, replace)?;
+        self.kept.replace(kept);
         Ok(())
     }
 }
@@ -114,6 +119,7 @@ pub async fn run(
         options,
         provenance: collect::provenance(&layout.root, Some(&campaign.name)),
         inside: std::cell::Cell::new(Duration::ZERO),
+        kept: std::cell::RefCell::new(None),
     };
     let doc = data::load(&layout.results())?;
     let jobs = plan::jobs(campaign, machine, &data::Keys::of(&doc), &layout.root);
@@ -291,10 +297,13 @@ pub async fn run(
                     .iter()
                     .any(|j| j.config == index && j.status != Status::Done);
                 if !left && now.failures.iter().any(|f| f.id == config.id) {
-                    data::update(&layout.results(), |doc| {
-                        doc.failures.retain(|f| f.id != config.id);
-                        Ok(())
-                    })?;
+                    let checks = ProfileChecks::of(layout);
+                    let written =
+                        data::update(&layout.results(), &|doc| checks.problems(doc), |doc| {
+                            doc.failures.retain(|f| f.id != config.id);
+                            Ok(())
+                        })?;
+                    session.kept.replace(written.kept);
                     board.line(&format!(
                         "{}: measured in full; its failure record is removed",
                         config.id
@@ -306,6 +315,7 @@ pub async fn run(
     board.clear();
     summary.wall = started.elapsed();
     summary.overhead = summary.wall.saturating_sub(session.inside.get());
+    summary.kept = session.kept.take();
     Ok(summary)
 }
 

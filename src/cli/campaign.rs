@@ -284,7 +284,11 @@ fn run_campaign(root: &Path, args: RunArgs) -> Outcome {
             .filter(|s| !s.is_empty()),
     )?;
     if !layout.results().exists() {
-        data::save(&layout.results(), &data::Results::empty(scaffold::today()))?;
+        data::save(
+            &layout.results(),
+            &data::Results::empty(scaffold::today()),
+            &data::no_more_checks,
+        )?;
         eprintln!("created {}", super::shown(&layout.root, &layout.results()));
     }
     let only = args
@@ -345,6 +349,9 @@ fn run_campaign(root: &Path, args: RunArgs) -> Outcome {
         summary.skipped,
         benchsite::format::duration(summary.wall.as_secs_f64())
     );
+    if let Some(kept) = &summary.kept {
+        eprintln!("warning: {}", kept.kept());
+    }
     if summary.interrupted {
         eprintln!("interrupted: every finished record is kept; run it again to resume");
         return Ok(ExitCode::FAILURE);
@@ -377,6 +384,9 @@ fn merge(root: &Path, dirs: &[PathBuf]) -> Outcome {
             },
             m.present
         );
+        if let Some(kept) = &m.kept {
+            eprintln!("warning: {kept}");
+        }
     }
     if merged.files > 0 {
         println!("copied {} logs and captures into data/", merged.files);

@@ -109,7 +109,7 @@ pub async fn run(
     };
 
     let measured = tokio::select! {
-        measured = measure(options, &prompt, &profile_names, progress) => measured,
+        measured = measure(options, &prompt, &profile_names, effective.number("MAX_MODEL_LEN"), progress) => measured,
         () = interrupted() => return Err(CollectError::Interrupted),
     };
     let Measured {
@@ -121,6 +121,7 @@ pub async fn run(
         counted,
         failed,
         mismatch,
+        forced,
     } = match measured {
         Ok(measured) => measured,
         Err(error) => {
@@ -152,7 +153,7 @@ pub async fn run(
     if !counted.is_empty() {
         notes.push(super::counted_note(&counted));
     }
-    if let Some(what) = mismatch {
+    for what in mismatch {
         notes.push(super::sentence(&format!("recorded with --force: {what}")));
     }
     // What is missing is said on the terminal and in the record.
@@ -291,6 +292,7 @@ pub async fn run(
         power_w,
         joules_per_token,
         source: None,
+        forced,
         provenance: None,
     };
     Ok(Outcome::Measured { record, warnings })
@@ -308,8 +310,11 @@ struct Measured {
     counted: Vec<super::Counted>,
     /// The samples that failed, each with why.
     failed: Vec<String>,
-    /// How the server's model differs from the profile's, recorded with --force.
-    mismatch: Option<String>,
+    /// How the server differs from the profile (its model, its context), recorded with
+    /// --force.
+    mismatch: Vec<String>,
+    /// The fields the run holds as served, where the profile gives other values.
+    forced: Vec<data::Forced>,
 }
 
 /// The cold request and the samples, with the metrics scraped around the samples.
@@ -317,12 +322,14 @@ async fn measure(
     options: &RunOptions,
     prompt: &str,
     profile_names: &[String],
+    profile_context: Option<u64>,
     progress: &Progress,
 ) -> Result<Measured, CollectError> {
     let mut target = connect(&options.server).await?;
     let names: Vec<&str> = profile_names.iter().map(String::as_str).collect();
-    let mut mismatch = None;
-    if let Err(what) = super::serves(&target, &options.profile, &names) {
+    let mut mismatch = Vec::new();
+    let mut forced = Vec::new();
+    let mut differs = |what: String| {
         if !options.force {
             return Err(CollectError::Usage(format!(
                 "{what}: measure it with the profile of what the server serves, or give --force to record it as {} anyway",
@@ -330,7 +337,31 @@ async fn measure(
             )));
         }
         progress.line(&format!("warning: {what}; recorded anyway (--force)"));
-        mismatch = Some(what);
+        mismatch.push(what);
+        Ok(())
+    };
+    if let Err(what) = super::serves(&target, &options.profile, &names) {
+        differs(what)?;
+    }
+    // The context is the run's own field, which `check` holds to the profile.
+    if let (Some(served), Some(asked)) = (target.max_model_len, profile_context)
+        && served != asked
+    {
+        let overrides = overrides_text(&options.overrides);
+        let with = if overrides.is_empty() {
+            String::new()
+        } else {
+            format!(" with {overrides}")
+        };
+        differs(format!(
+            "the server serves a context of {served} tokens, but profile {}{with} gives MAX_MODEL_LEN={asked}",
+            options.profile
+        ))?;
+        forced.push(data::Forced {
+            field: "max_model_len".into(),
+            profile: asked.to_string(),
+            served: served.to_string(),
+        });
     }
     progress.line(&format!("measuring {}", target.server.describe()));
     let body = decode_body(&target, prompt, options.max_tokens);
@@ -382,6 +413,7 @@ async fn measure(
     Ok(Measured {
         failed,
         mismatch,
+        forced,
         target,
         before,
         samples,

@@ -28,9 +28,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::data::{self, DataError, Record};
+use crate::data::{self, DataError, Record, Report};
 use crate::profiles::ProfileError;
-use crate::project::Layout;
+use crate::project::{Layout, ProfileChecks};
 
 pub use capture::{
     Capture, CaptureOptions, Captured, Header, Scored, capture, capture_path, load as load_capture,
@@ -363,9 +363,16 @@ pub(crate) fn serves(target: &Target, profile: &str, names: &[&str]) -> Result<(
 }
 
 /// Writes `record` into the layout's results document through the atomic writer: lock,
-/// read and validate, add (or replace, when `replace`), validate, write, fsync, rename. A key
-/// another machine's document has is refused: keys are unique across the project.
-pub fn save<R: Record>(layout: &Layout, record: R, replace: bool) -> Result<(), DataError> {
+/// read, add (or replace, when `replace`), check the document whole as `check` does (its
+/// runs against their profiles too), write, fsync, rename. A write that would add a problem
+/// is refused and writes nothing; the problems the document already had and still has are
+/// returned. A key another machine's document has is refused: keys are unique across the
+/// project.
+pub fn save<R: Record>(
+    layout: &Layout,
+    record: R,
+    replace: bool,
+) -> Result<Option<Report>, DataError> {
     save_all(layout, vec![record], replace)
 }
 
@@ -374,7 +381,7 @@ pub fn save_all<R: Record>(
     layout: &Layout,
     records: Vec<R>,
     replace: bool,
-) -> Result<(), DataError> {
+) -> Result<Option<Report>, DataError> {
     for other in layout.others() {
         if other.exists() {
             let doc = data::load(other)?;
@@ -389,12 +396,13 @@ pub fn save_all<R: Record>(
             }
         }
     }
-    data::update(&layout.results(), |doc| {
+    let checks = ProfileChecks::of(layout);
+    let written = data::update(&layout.results(), &|doc| checks.problems(doc), |doc| {
         records
             .into_iter()
             .try_for_each(|record| doc.put(record, replace))
     })?;
-    Ok(())
+    Ok(written.kept)
 }
 
 /// The environment variables that identify the engine's job a measurement ran in: GitHub

@@ -509,7 +509,15 @@ mod tests {
         let schema = crate::data::schema();
         let mut run: Vec<String> = RUN.iter().map(|f| f.key.to_owned()).collect();
         run.extend(
-            ["status", "weights_source", "notes", "quality", "provenance"].map(String::from),
+            [
+                "status",
+                "weights_source",
+                "notes",
+                "quality",
+                "forced",
+                "provenance",
+            ]
+            .map(String::from),
         );
         run.sort();
         assert_eq!(run, keys(schema, "Run"));

@@ -22,7 +22,7 @@ pub use model::*;
 pub use problem::{Problem, Report, pointer_segment};
 pub use quality::*;
 pub use schema::schema;
-pub use store::{lock_path, save, update};
+pub use store::{Checks, Written, lock_path, no_more_checks, save, update};
 
 /// What can go wrong reading or writing a results document.
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +46,9 @@ pub enum DataError {
     /// The document is not valid; every problem is listed.
     #[error("{0}")]
     Invalid(Report),
+    /// A write would have added problems to the document; nothing was written.
+    #[error("nothing was written: the write would add what `benchsite check` rejects.\n{0}")]
+    Refused(Report),
     /// Another machine's document has a record with the same key.
     #[error(
         "{array} of another machine already has {key:?} (in {}); keys are unique across the project's machines",
@@ -73,7 +76,7 @@ impl DataError {
     /// The problems, when the document was invalid.
     pub fn problems(&self) -> &[Problem] {
         match self {
-            DataError::Invalid(report) => &report.problems,
+            DataError::Invalid(report) | DataError::Refused(report) => &report.problems,
             _ => &[],
         }
     }
@@ -175,10 +178,17 @@ pub fn parse_with(
 
 /// Every problem of a document built in memory: schema and checks.
 pub fn validate(doc: &Results) -> Result<(), Vec<Problem>> {
+    validate_with(doc, &no_more_checks)
+}
+
+/// [`validate`], with `more_checks` run beside the document's own checks, as
+/// [`load_with`] runs them.
+pub fn validate_with(doc: &Results, more_checks: Checks<'_>) -> Result<(), Vec<Problem>> {
     let value = serde_json::to_value(doc).expect("results serialise");
     let mut problems = schema::violations(&value);
     if problems.is_empty() {
         problems = checks::problems(doc);
+        problems.extend(more_checks(doc));
     }
     if problems.is_empty() {
         Ok(())

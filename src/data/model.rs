@@ -420,9 +420,27 @@ pub struct Run {
     /// The tool, its build and the file an imported run came from (`llama-bench`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Where the server served other than the profile says, recorded with `--force`: the run
+    /// holds what was served, and `check` accepts each field named here against its profile.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forced: Vec<Forced>,
     /// Where and by what it was measured, when benchsite recorded that.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
+}
+
+/// A field of a run whose served value differs from what its profile gives, recorded with
+/// `--force`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Forced {
+    /// The run's field (`max_model_len`).
+    #[schemars(length(min = 1))]
+    pub field: String,
+    /// What the profile, with the run's overrides, gives.
+    pub profile: String,
+    /// What the server served, which the field holds.
+    pub served: String,
 }
 
 /// Which comparison measures a run's quality cost, as the author states it.

@@ -57,15 +57,23 @@ pub struct Report {
     pub problems: Vec<Problem>,
 }
 
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let file = self.file.display();
+impl Report {
+    /// The problems a document had before a write and still has after it, said as a
+    /// warning that names the document.
+    pub fn kept(&self) -> String {
         let count = self.problems.len();
-        write!(
-            f,
-            "{file} is not a valid results document ({count} problem{})",
+        let mut text = format!(
+            "{} already has {count} problem{}, which this write neither added nor mended (`benchsite check` lists them):",
+            self.file.display(),
             if count == 1 { "" } else { "s" }
-        )?;
+        );
+        self.list(&mut text).expect("writing to a String");
+        text
+    }
+
+    /// Each problem on its lines, as `check` prints them.
+    fn list(&self, f: &mut impl fmt::Write) -> fmt::Result {
+        let file = self.file.display();
         for problem in &self.problems {
             write!(f, "\n  ")?;
             match (&problem.entry, problem.pointer.is_empty()) {
@@ -81,6 +89,19 @@ impl fmt::Display for Report {
             }
         }
         Ok(())
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.problems.len();
+        write!(
+            f,
+            "{} is not a valid results document ({count} problem{})",
+            self.file.display(),
+            if count == 1 { "" } else { "s" }
+        )?;
+        self.list(f)
     }
 }
 

@@ -1,12 +1,36 @@
 //! The one way results reach the disk: under a lock, validated, written to a temporary file,
 //! synced and renamed over the old document, so a reader sees the old or the new document
 //! and never a torn one.
+//!
+//! No writer can leave a document that its own `check` rejects: the edited document is
+//! checked whole (the schema, the document's checks and the caller's, such as the profiles')
+//! before it is written. A write that would add a problem is refused with check's message and
+//! writes nothing; a document that already had problems is named, and a write that adds none
+//! (replacing the offending record, say) still goes in.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::{DataError, Results, load, to_json, validate};
+use super::{DataError, Problem, Report, Results, load, parse_with, to_json};
+
+/// Checks of a document beyond its own, which need the rest of the project (the profiles).
+pub type Checks<'c> = &'c dyn Fn(&Results) -> Vec<Problem>;
+
+/// No checks beyond the document's own.
+pub fn no_more_checks(_: &Results) -> Vec<Problem> {
+    Vec::new()
+}
+
+/// A document written: what it holds now, and the problems it already had before the write,
+/// which the write neither added nor mended (`None` when it has none).
+#[derive(Debug)]
+pub struct Written {
+    /// The document as written.
+    pub doc: Results,
+    /// The problems the document had and still has, with the file.
+    pub kept: Option<Report>,
+}
 
 /// An exclusive advisory lock on a document, held until dropped.
 struct DocumentLock {
@@ -28,7 +52,41 @@ fn lock(path: &Path) -> Result<DocumentLock, DataError> {
         path: lock_path,
         source,
     })?;
+    remove_abandoned(path);
     Ok(DocumentLock { _file: file })
+}
+
+/// Removes the temporary files of writers killed mid-write. Every writer writes under the
+/// lock, so once it is held, a temporary file of the document belongs to no live writer.
+fn remove_abandoned(path: &Path) {
+    let (dir, name) = dir_and_name(path);
+    let prefix = format!(".{name}.");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let file = file.to_string_lossy();
+        if file.starts_with(&prefix) && file.ends_with(TEMPORARY) {
+            // One that cannot be removed now is removed by a later writer.
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The ending of a writer's temporary file, `.results.json.<random>.tmp`.
+const TEMPORARY: &str = ".tmp";
+
+/// The folder a document is in and its file name.
+fn dir_and_name(path: &Path) -> (&Path, String) {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map_or_else(|| "results.json".into(), |name| name.to_string_lossy());
+    (dir, name.into_owned())
 }
 
 /// The lock file beside a document: `.results.json.lock` for `results.json`.
@@ -39,20 +97,25 @@ pub fn lock_path(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.lock"))
 }
 
-/// Replaces the document at `path` with `doc`, atomically, after validating it.
-pub fn save(path: &Path, doc: &Results) -> Result<(), DataError> {
-    validated(path, doc)?;
+/// Replaces the document at `path` (or writes it, when there is none) with `doc`, atomically,
+/// once it is checked with `more` beside its own checks: refused when it has a problem the
+/// document it replaces did not have. Returns the problems that document had and `doc`
+/// still has.
+pub fn save(path: &Path, doc: &Results, more: Checks<'_>) -> Result<Option<Report>, DataError> {
+    // A whole document replaces the old one whatever it held, so the old one is read only to
+    // tell its problems, and a refused save leaves no trace, not even the lock file.
+    let before = fs::read(path).ok();
+    let kept = admit(path, doc, before.as_deref(), more)?;
     let _lock = lock(path)?;
-    write_atomically(path, doc, |file, bytes| file.write_all(bytes))
+    write_atomically(path, doc, |file, bytes| file.write_all(bytes))?;
+    Ok(kept)
 }
 
 /// Reads the document at `path`, lets `edit` change it and saves the result, all under the
-/// lock, so concurrent updates never lose each other's records. Returns the saved document.
-///
-/// The document is validated once, whole, after the edit; only when that fails is the file
-/// as it was loaded with its checks, so a document that was already invalid is reported at
-/// its lines.
-pub fn update<F>(path: &Path, edit: F) -> Result<Results, DataError>
+/// lock, so concurrent updates never lose each other's records. The edited document is
+/// checked whole with `more` beside its own checks, and refused when the edit added a
+/// problem; the problems it already had are returned with it.
+pub fn update<F>(path: &Path, more: Checks<'_>, edit: F) -> Result<Written, DataError>
 where
     F: FnOnce(&mut Results) -> Result<(), DataError>,
 {
@@ -61,18 +124,15 @@ where
         path: path.to_owned(),
         source,
     })?;
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let mut doc: Results = match serde_json::from_slice(bytes) {
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let mut doc: Results = match serde_json::from_slice(text) {
         Ok(doc) => doc,
         Err(_) => return Err(load(path).err().unwrap_or_else(|| unreachable_valid(path))),
     };
     edit(&mut doc)?;
-    if let Err(error) = validated(path, &doc) {
-        load(path)?;
-        return Err(error);
-    }
+    let kept = admit(path, &doc, Some(&bytes), more)?;
     write_atomically(path, &doc, |file, bytes| file.write_all(bytes))?;
-    Ok(doc)
+    Ok(Written { doc, kept })
 }
 
 /// A document the typed parse refused but the full load accepted cannot be: the load runs the
@@ -84,13 +144,45 @@ fn unreachable_valid(path: &Path) -> DataError {
     }
 }
 
-fn validated(path: &Path, doc: &Results) -> Result<(), DataError> {
-    validate(doc).map_err(|problems| {
-        DataError::Invalid(super::Report {
+/// Whether `doc` may replace the document whose bytes were `before`: its problems (the
+/// schema's, the document's checks and `more`) must all be problems `before` had. Returns
+/// those it keeps, as `before` reported them (with their lines); refuses with the others.
+fn admit(
+    path: &Path,
+    doc: &Results,
+    before: Option<&[u8]>,
+    more: Checks<'_>,
+) -> Result<Option<Report>, DataError> {
+    let Err(problems) = super::validate_with(doc, more) else {
+        return Ok(None);
+    };
+    let earlier = match before.map(|bytes| parse_with(path, bytes, more)) {
+        None | Some(Ok(_)) => Vec::new(),
+        Some(Err(DataError::Invalid(report))) => report.problems,
+        Some(Err(other)) => return Err(other),
+    };
+    let same = |a: &Problem, b: &Problem| {
+        a.pointer == b.pointer && a.expected == b.expected && a.found == b.found
+    };
+    let added: Vec<Problem> = problems
+        .iter()
+        .filter(|problem| !earlier.iter().any(|old| same(old, problem)))
+        .cloned()
+        .collect();
+    if !added.is_empty() {
+        return Err(DataError::Refused(Report {
             file: path.to_owned(),
-            problems,
-        })
-    })
+            problems: added,
+        }));
+    }
+    let kept = earlier
+        .into_iter()
+        .filter(|old| problems.iter().any(|problem| same(old, problem)))
+        .collect();
+    Ok(Some(Report {
+        file: path.to_owned(),
+        problems: kept,
+    }))
 }
 
 /// Writes `doc` through `write` into a temporary file beside `path`, syncs it and renames
@@ -101,20 +193,14 @@ fn write_atomically(
     write: impl FnOnce(&mut File, &[u8]) -> io::Result<()>,
 ) -> Result<(), DataError> {
     let bytes = to_json(doc);
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
+    let (dir, name) = dir_and_name(path);
     let write_error = |source| DataError::Write {
         path: path.to_owned(),
         source,
     };
-    let name = path
-        .file_name()
-        .map_or_else(|| "results.json".into(), |name| name.to_string_lossy());
     let mut temp = tempfile::Builder::new()
         .prefix(&format!(".{name}."))
-        .suffix(".tmp")
+        .suffix(TEMPORARY)
         .tempfile_in(dir)
         .map_err(write_error)?;
     let permissions = fs::metadata(path).map_or_else(
@@ -171,7 +257,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("results.json");
         let doc = seed();
-        save(&path, &doc).unwrap();
+        save(&path, &doc, &no_more_checks).unwrap();
         let before = fs::read(&path).unwrap();
         let files_before = files_in(dir.path());
 
@@ -196,13 +282,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("results.json");
         let doc = seed();
-        save(&path, &doc).unwrap();
+        save(&path, &doc, &no_more_checks).unwrap();
         let before = fs::read(&path).unwrap();
 
         let mut broken = doc.clone();
         broken.runs[0].decode_tok_s += 10.0;
-        let error = save(&path, &broken).unwrap_err();
-        assert!(matches!(error, DataError::Invalid(_)), "{error}");
+        let error = save(&path, &broken, &no_more_checks).unwrap_err();
+        assert!(matches!(error, DataError::Refused(_)), "{error}");
         assert!(
             error.to_string().contains("/runs/0/decode_tok_s"),
             "{error}"
@@ -216,14 +302,14 @@ mod tests {
         let path = dir.path().join("results.json");
         let doc = seed();
         let original = doc.failures.len();
-        save(&path, &doc).unwrap();
+        save(&path, &doc, &no_more_checks).unwrap();
 
         let writers: Vec<_> = (0..2)
             .map(|writer| {
                 let path = path.clone();
                 std::thread::spawn(move || {
                     for n in 0..15 {
-                        update(&path, |doc| {
+                        update(&path, &no_more_checks, |doc| {
                             doc.put(failure(&format!("w{writer}-n{n}")), false)?;
                             Ok(())
                         })
@@ -264,10 +350,97 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("results.json");
-        save(&path, &seed()).unwrap();
+        save(&path, &seed(), &no_more_checks).unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
-        save(&path, &seed()).unwrap();
+        save(&path, &seed(), &no_more_checks).unwrap();
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o644);
+    }
+
+    /// A check that calls every failure whose reason says "bad" a problem, as a profile
+    /// check calls a run that disagrees with its profile one.
+    fn no_bad_reasons(doc: &Results) -> Vec<Problem> {
+        doc.failures
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.reason.contains("bad"))
+            .map(|(i, _)| Problem::new(format!("/failures/{i}/reason"), "a good reason", "bad"))
+            .collect()
+    }
+
+    #[test]
+    fn a_write_that_adds_a_problem_is_refused_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.json");
+        save(&path, &seed(), &no_more_checks).unwrap();
+        let before = fs::read(&path).unwrap();
+        let mut bad = failure("new-one");
+        bad.reason = "bad".into();
+        let error = update(&path, &no_bad_reasons, |doc| doc.put(bad, false)).unwrap_err();
+        assert!(matches!(error, DataError::Refused(_)), "{error}");
+        let message = error.to_string();
+        assert!(message.starts_with("nothing was written"), "{message}");
+        assert!(
+            message.contains("expected a good reason") && message.contains("failures → new-one"),
+            "check's own message: {message}"
+        );
+        assert_eq!(fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn a_document_with_problems_takes_writes_that_add_none_and_replacing_mends_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.json");
+        let mut doc = seed();
+        let mut bad = failure("offending");
+        bad.reason = "bad".into();
+        doc.failures.push(bad);
+        // Written as it was before the checks knew better.
+        save(&path, &doc, &no_more_checks).unwrap();
+
+        let written = update(&path, &no_bad_reasons, |doc| {
+            doc.put(failure("other"), false)
+        })
+        .unwrap();
+        let kept = written.kept.expect("the document's problem is named");
+        assert_eq!(kept.problems.len(), 1);
+        assert!(
+            kept.problems[0].position.is_some(),
+            "at its line in the file"
+        );
+        let warning = kept.kept();
+        assert!(warning.contains("already has 1 problem"), "{warning}");
+        assert!(warning.contains(&path.display().to_string()), "{warning}");
+        assert!(
+            load(&path)
+                .unwrap()
+                .failures
+                .iter()
+                .any(|f| f.id.as_str() == "other")
+        );
+
+        let mut good = failure("offending");
+        good.reason = "mended".into();
+        let written = update(&path, &no_bad_reasons, |doc| doc.put(good, true)).unwrap();
+        assert!(written.kept.is_none());
+        assert!(no_bad_reasons(&load(&path).unwrap()).is_empty());
+    }
+
+    #[test]
+    fn the_next_writer_removes_what_a_killed_writer_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.json");
+        save(&path, &seed(), &no_more_checks).unwrap();
+        // What a writer killed between creating and renaming its file leaves.
+        fs::write(dir.path().join(".results.json.Ab12Cd.tmp"), "{").unwrap();
+        fs::write(dir.path().join("notes.tmp"), "kept").unwrap();
+        update(&path, &no_more_checks, |doc| {
+            doc.put(failure("after"), false)
+        })
+        .unwrap();
+        assert_eq!(
+            files_in(dir.path()),
+            [".results.json.lock", "notes.tmp", "results.json"]
+        );
     }
 }

@@ -4,11 +4,11 @@ use std::process::ExitCode;
 
 use benchsite::collect;
 use benchsite::data::{self, FailureStatus};
-use benchsite::project::Layout;
+use benchsite::project::{Layout, ProfileChecks};
 use clap::Args;
 
 use super::flags::{self, Writing};
-use super::output::write;
+use super::output::{warn_kept, write};
 use crate::cli::Outcome as CommandOutcome;
 
 #[derive(Debug, Args)]
@@ -58,10 +58,12 @@ pub fn hardware(layout: &Layout, dry_run: bool) -> CommandOutcome {
         println!("{}", collect::to_json(&found.hardware));
         return Ok(ExitCode::SUCCESS);
     }
-    data::update(&layout.results(), |doc| {
+    let checks = ProfileChecks::of(layout);
+    let written = data::update(&layout.results(), &|doc| checks.problems(doc), |doc| {
         collect::merge(&mut doc.hardware, found.hardware);
         Ok(())
     })?;
+    warn_kept(written.kept.as_ref());
     eprintln!(
         "recorded hardware in {}",
         crate::cli::shown(&layout.root, &layout.results())

@@ -8,7 +8,7 @@ use benchsite::project::Layout;
 use clap::{Args, Subcommand};
 
 use super::flags::{self, Labelled, Notes, Writing};
-use super::output::{stamped, write};
+use super::output::{stamped, warn_kept, write};
 use crate::cli::Outcome as CommandOutcome;
 
 /// The tools whose result files can be imported.
@@ -139,7 +139,8 @@ fn llama_bench(layout: &Layout, args: LlamaBenchArgs) -> CommandOutcome {
         return Ok(ExitCode::SUCCESS);
     }
     let keys: Vec<String> = runs.iter().map(|run| run.id.to_string()).collect();
-    collect::save_all(layout, runs, args.writing.replace)?;
+    let kept = collect::save_all(layout, runs, args.writing.replace)?;
+    warn_kept(kept.as_ref());
     eprintln!(
         "recorded runs {} in {}",
         keys.join(", "),

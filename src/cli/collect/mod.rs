@@ -63,7 +63,11 @@ pub fn run(root: &Path, args: CollectArgs) -> CommandOutcome {
     let layout = Layout::for_machine(root, args.machine.as_deref())?;
     // A machine newly declared in benchsite.toml starts with an empty document.
     if args.machine.is_some() && !layout.results().exists() {
-        data::save(&layout.results(), &data::Results::empty(scaffold::today()))?;
+        data::save(
+            &layout.results(),
+            &data::Results::empty(scaffold::today()),
+            &data::no_more_checks,
+        )?;
         eprintln!("created {}", super::shown(&layout.root, &layout.results()));
     }
     match args.command {

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use benchsite::collect::{self, Outcome};
-use benchsite::data::Record;
+use benchsite::data::{self, Record};
 use benchsite::project::Layout;
 use serde::Serialize;
 
@@ -69,11 +69,19 @@ pub fn write<R: Record + Serialize>(
         return Ok(());
     }
     let key = record.key().to_owned();
-    collect::save(layout, record, writing.replace)?;
+    let kept = collect::save(layout, record, writing.replace)?;
+    warn_kept(kept.as_ref());
     eprintln!(
         "recorded {} {key:?} in {}",
         R::ARRAY,
         crate::cli::shown(&layout.root, &layout.results())
     );
     Ok(())
+}
+
+/// Says which problems the document already had and still has after a write.
+pub fn warn_kept(kept: Option<&data::Report>) {
+    if let Some(kept) = kept {
+        eprintln!("warning: {}", kept.kept());
+    }
 }

@@ -641,6 +641,7 @@ fn run(
         quality: None,
         power_w: None,
         joules_per_token: None,
+        forced: Vec::new(),
         source: Some(format!("llama-bench {build} {}: {}", row.format, row.file)),
         provenance: None,
     };
