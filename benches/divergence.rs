@@ -101,7 +101,7 @@ fn main() {
         b: "b".into(),
         dimensions: Vec::new(),
         notes: None,
-        today: benchsite::scaffold::today(),
+        today: benchsite::data::Date::today(),
     };
     let median = |mut times: Vec<f64>| {
         times.sort_by(f64::total_cmp);

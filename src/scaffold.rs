@@ -172,45 +172,15 @@ pub fn init(dir: &Path, today: Date, pinned: &Pinned) -> Result<Vec<PathBuf>, In
     Ok(written)
 }
 
-/// Today's date (UTC).
-pub fn today() -> Date {
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
-    Date::new(&format!("{year:04}-{month:02}-{day:02}")).expect("a calendar date")
-}
-
-/// The calendar date of a day number since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn day_numbers_become_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(20_703), (2026, 9, 7));
-        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
-    }
-
-    #[test]
     fn init_refuses_a_folder_with_files() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("x"), "").unwrap();
-        let error = init(dir.path(), today(), &Pinned::default()).unwrap_err();
+        let error = init(dir.path(), Date::today(), &Pinned::default()).unwrap_err();
         assert!(error.to_string().contains("is not empty"), "{error}");
     }
 }

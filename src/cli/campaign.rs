@@ -286,7 +286,7 @@ fn run_campaign(root: &Path, args: RunArgs) -> Outcome {
     if !layout.results().exists() {
         data::save(
             &layout.results(),
-            &data::Results::empty(scaffold::today()),
+            &data::Results::empty(data::Date::today()),
             &data::no_more_checks,
         )?;
         eprintln!("created {}", super::shown(&layout.root, &layout.results()));
@@ -322,7 +322,7 @@ fn run_campaign(root: &Path, args: RunArgs) -> Outcome {
             .filter(|s| *s > 0.0 && s.is_finite())
             .map(Duration::from_secs_f64),
         request_timeout: Duration::from_secs_f64(seconds),
-        today: scaffold::today(),
+        today: data::Date::today(),
     };
     let runtime = super::collect::runtime()?;
     let summary = runtime.block_on(campaign::run(&layout, &machine, &campaign, &options))?;

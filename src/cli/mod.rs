@@ -136,7 +136,7 @@ pub(crate) fn shown(root: &std::path::Path, path: &std::path::Path) -> String {
 }
 
 fn init(dir: &std::path::Path, pinned: &benchsite::scaffold::Pinned) -> Outcome {
-    let written = benchsite::scaffold::init(dir, benchsite::scaffold::today(), pinned)?;
+    let written = benchsite::scaffold::init(dir, benchsite::data::Date::today(), pinned)?;
     println!("wrote {} files into {}", written.len(), dir.display());
     println!(
         "its Pages workflow installs benchsite {} from {}",

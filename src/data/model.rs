@@ -107,18 +107,42 @@ impl Date {
         else {
             return Err(invalid());
         };
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-        let days_in_month = match month {
-            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-            4 | 6 | 9 | 11 => 30,
-            2 if leap => 29,
-            2 => 28,
-            _ => return Err(invalid()),
-        };
-        if day == 0 || day > days_in_month {
+        let real = u8::try_from(month)
+            .ok()
+            .and_then(|month| time::Month::try_from(month).ok())
+            .zip(u8::try_from(day).ok())
+            .is_some_and(|(month, day)| {
+                time::Date::from_calendar_date(year as i32, month, day).is_ok()
+            });
+        if !real {
             return Err(invalid());
         }
         Ok(Self(text.to_owned()))
+    }
+
+    /// Today's date in UTC.
+    pub fn today() -> Self {
+        Self::of(time::OffsetDateTime::now_utc().date())
+    }
+
+    /// The date (UTC) of a time given in seconds since 1970, when it is one.
+    pub fn of_unix_seconds(seconds: f64) -> Option<Self> {
+        if !seconds.is_finite() {
+            return None;
+        }
+        let whole = seconds.floor() as i64;
+        time::OffsetDateTime::from_unix_timestamp(whole)
+            .ok()
+            .map(|time| Self::of(time.date()))
+    }
+
+    fn of(date: time::Date) -> Self {
+        Self(format!(
+            "{:04}-{:02}-{:02}",
+            date.year(),
+            u8::from(date.month()),
+            date.day()
+        ))
     }
 }
 
@@ -748,6 +772,22 @@ mod tests {
         ] {
             assert!(Date::new(bad).is_err(), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn dates_of_unix_times() {
+        // Worked out by hand: 20,703 days after 1970-01-01 is 2026-09-07; 2000 was a leap
+        // year; one second before 1970 is 1969-12-31.
+        let shown = |s: f64| Date::of_unix_seconds(s).map(|d| d.to_string());
+        assert_eq!(shown(0.0).as_deref(), Some("1970-01-01"));
+        assert_eq!(
+            shown(20_703.0 * 86_400.0 + 0.5).as_deref(),
+            Some("2026-09-07")
+        );
+        assert_eq!(shown(951_782_400.0).as_deref(), Some("2000-02-29"));
+        assert_eq!(shown(-0.5).as_deref(), Some("1969-12-31"));
+        assert_eq!(shown(f64::NAN), None);
+        assert!(Date::new(&Date::today().to_string()).is_ok());
     }
 
     #[test]

@@ -82,7 +82,7 @@ pub fn run(layout: &Layout, command: ImportCommand) -> CommandOutcome {
         id: args.record.id.as_deref().map(flags::id).transpose()?,
         files: args.files.iter().map(|f| layout.root.join(f)).collect(),
         notes: args.record.notes.notes,
-        today: benchsite::scaffold::today(),
+        today: benchsite::data::Date::today(),
         dimensions: flags::dimensions(&args.record.dims)?,
     };
     let sweep = collect::import(&layout.root, tool, &options)?;
@@ -105,7 +105,7 @@ fn llama_bench(layout: &Layout, args: LlamaBenchArgs) -> CommandOutcome {
         files: args.files.iter().map(|f| layout.root.join(f)).collect(),
         shape: args.shape,
         notes: args.notes.notes,
-        today: benchsite::scaffold::today(),
+        today: benchsite::data::Date::today(),
         force: args.force,
     };
     let imported = collect::import_llama_bench(layout, &options)?;

@@ -14,7 +14,6 @@ use std::path::Path;
 use anyhow::Context;
 use benchsite::data;
 use benchsite::project::Layout;
-use benchsite::scaffold;
 use clap::{Args, Subcommand};
 
 use super::Outcome as CommandOutcome;
@@ -65,7 +64,7 @@ pub fn run(root: &Path, args: CollectArgs) -> CommandOutcome {
     if args.machine.is_some() && !layout.results().exists() {
         data::save(
             &layout.results(),
-            &data::Results::empty(scaffold::today()),
+            &data::Results::empty(data::Date::today()),
             &data::no_more_checks,
         )?;
         eprintln!("created {}", super::shown(&layout.root, &layout.results()));

@@ -121,7 +121,7 @@ pub fn divergence(layout: &Layout, args: DivergenceArgs) -> CommandOutcome {
         b: args.b,
         dimensions: flags::dimensions(&args.record.dims)?,
         notes: args.record.notes.notes,
-        today: benchsite::scaffold::today(),
+        today: benchsite::data::Date::today(),
     };
     let record = stamped(layout, collect::divergence(&layout.root, &options)?);
     let line = format!(
@@ -149,7 +149,7 @@ pub async fn jitter(layout: &Layout, args: JitterArgs) -> CommandOutcome {
         thinking: args.thinking.thinking,
         server: args.server.options(layout, None)?,
         notes: args.notes.notes,
-        today: benchsite::scaffold::today(),
+        today: benchsite::data::Date::today(),
     };
     let progress = Progress::new(0);
     let record = collect::jitter(&layout.root, &options, &progress).await;

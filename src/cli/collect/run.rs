@@ -67,7 +67,7 @@ pub async fn run(layout: &Layout, args: RunArgs) -> CommandOutcome {
         samples: args.samples.max(1),
         max_tokens: args.max_tokens,
         prompt: args.prompt,
-        today: benchsite::scaffold::today(),
+        today: benchsite::data::Date::today(),
         replace: args.writing.replace,
         force: args.force,
     };

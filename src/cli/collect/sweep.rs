@@ -84,7 +84,7 @@ pub async fn run(layout: &Layout, args: SweepArgs) -> CommandOutcome {
         precision: args.precision,
         dimensions: flags::dimensions(&args.dims)?,
         notes: args.notes.notes,
-        today: benchsite::scaffold::today(),
+        today: benchsite::data::Date::today(),
         replace: args.writing.replace,
     };
     let total: u64 = options

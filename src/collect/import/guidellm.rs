@@ -139,22 +139,12 @@ fn find_text(value: &Value, key: &str) -> Option<String> {
     }
 }
 
-/// Seconds since 1970 (UTC) as a calendar date.
+/// Seconds since 1970 (UTC) as a calendar date, for times after 1970 and before 5138.
 fn date_of_epoch(seconds: f64) -> Option<Date> {
     if !(0.0..1e11).contains(&seconds) {
         return None;
     }
-    // Howard Hinnant's civil_from_days.
-    let z = (seconds / 86_400.0).floor() as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    Date::new(&format!("{year:04}-{month:02}-{day:02}")).ok()
+    Date::of_unix_seconds(seconds)
 }
 
 #[cfg(test)]
