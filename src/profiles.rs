@@ -401,13 +401,15 @@ pub struct Effective {
     pub settings: Vec<Setting>,
 }
 
-/// How the server is started.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// How the server is started: `--launcher` of `collect` and `profile show`, and a
+/// campaign's `[launch] launcher`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Launcher {
-    /// In the profile's container image, with podman.
+    /// podman with the profile's IMAGE.
     #[default]
     Podman,
-    /// A `vllm serve` on the host.
+    /// vllm serve on this machine.
     Local,
 }
 

@@ -197,15 +197,6 @@ pub(super) fn parse(
     {
         problems.at(0, "a measurement: [run], [[sweep]], [quality] or [jitter]");
     }
-    if !matches!(file.launch.launcher.as_str(), "podman" | "local") {
-        problems.at(
-            text.find("launcher").unwrap_or(0),
-            format!(
-                "launch.launcher: expected \"podman\" or \"local\", found {:?}",
-                file.launch.launcher
-            ),
-        );
-    }
     let sweeps = sweeps(&file, &mut problems);
     let several =
         machines.len() > 1 || context.machines.first().is_some_and(|m| !m.slug.is_empty());

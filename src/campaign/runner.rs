@@ -148,12 +148,7 @@ pub async fn run(
                 .join(", ")
         )));
     }
-    let launcher = options
-        .launcher
-        .unwrap_or(match campaign.launch.launcher.as_str() {
-            "local" => Launcher::Local,
-            _ => Launcher::Podman,
-        });
+    let launcher = options.launcher.unwrap_or(campaign.launch.launcher);
     let board = Board::new(selected.len(), options.dry_run);
     // Listening from the start: a Ctrl-C between two jobs is heard at the next.
     let mut ctrl_c = signal(SignalKind::interrupt())

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::collect::defaults;
 use crate::data::Id;
-use crate::profiles::Setting;
+use crate::profiles::{Launcher, Setting};
 
 /// A campaign: its configurations on each of its machines and what is measured of each.
 #[derive(Debug, Clone)]
@@ -162,8 +162,8 @@ pub struct JitterSpec {
 #[serde(deny_unknown_fields)]
 pub struct LaunchSpec {
     /// `podman` or `local` (`vllm serve`).
-    #[serde(default = "default_launcher")]
-    pub launcher: String,
+    #[serde(default)]
+    pub launcher: Launcher,
     /// Seconds a server may take to become ready.
     #[serde(default = "default_ready")]
     pub ready_timeout_s: f64,
@@ -175,7 +175,7 @@ pub struct LaunchSpec {
 impl Default for LaunchSpec {
     fn default() -> Self {
         Self {
-            launcher: default_launcher(),
+            launcher: Launcher::default(),
             ready_timeout_s: default_ready(),
             stop_timeout_s: default_stop(),
         }
@@ -203,12 +203,9 @@ pub(super) fn default_top_k() -> u64 {
 pub(super) fn default_prompts() -> String {
     crate::project::PROMPTS.to_owned()
 }
-fn default_launcher() -> String {
-    "podman".to_owned()
-}
 fn default_ready() -> f64 {
-    900.0
+    defaults::READY_TIMEOUT_S
 }
 fn default_stop() -> f64 {
-    30.0
+    defaults::STOP_TIMEOUT_S
 }

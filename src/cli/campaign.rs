@@ -74,14 +74,6 @@ enum Format {
     GithubMatrix,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum LauncherArg {
-    /// podman with the profile's IMAGE.
-    Podman,
-    /// vllm serve on this machine.
-    Local,
-}
-
 #[derive(Debug, Args)]
 struct RunArgs {
     /// The campaign: campaigns/NAME.toml.
@@ -100,12 +92,12 @@ struct RunArgs {
     dry_run: bool,
     /// How servers are started (default: the campaign's [launch] launcher, podman).
     #[arg(long, value_enum)]
-    launcher: Option<LauncherArg>,
+    launcher: Option<benchsite::profiles::Launcher>,
     /// A program to run in place of podman or vllm, with the same arguments.
     #[arg(long, value_name = "PATH", env = "BENCHSITE_LAUNCH_PROGRAM")]
     launch_program: Option<String>,
     /// Seconds a server may take to become ready (default: the campaign's [launch]
-    /// ready_timeout_s, 900).
+    /// ready_timeout_s, 900 by default).
     #[arg(long, value_name = "SECONDS")]
     ready_timeout: Option<f64>,
     /// Seconds one request may take (default: [collect] request_timeout_s, 600).
@@ -251,11 +243,7 @@ fn plan(root: &Path, name: &str, machine: Option<&str>, format: Format) -> Outco
 
 /// The command that starts a configuration's server, as the campaign's launcher runs it.
 fn launch_line(root: &Path, campaign: &Campaign, config: &campaign::Configuration) -> String {
-    let launcher = if campaign.launch.launcher == "local" {
-        benchsite::profiles::Launcher::Local
-    } else {
-        benchsite::profiles::Launcher::Podman
-    };
+    let launcher = campaign.launch.launcher;
     benchsite::profiles::load(&root.join("profiles"), &config.profile)
         .map_err(|e| e.to_string())
         .and_then(|p| {
@@ -313,10 +301,7 @@ fn run_campaign(root: &Path, args: RunArgs) -> Outcome {
         retry_failed: args.retry_failed,
         dry_run: args.dry_run,
         launch_program: args.launch_program,
-        launcher: args.launcher.map(|l| match l {
-            LauncherArg::Podman => benchsite::profiles::Launcher::Podman,
-            LauncherArg::Local => benchsite::profiles::Launcher::Local,
-        }),
+        launcher: args.launcher,
         ready_timeout: args
             .ready_timeout
             .filter(|s| *s > 0.0 && s.is_finite())

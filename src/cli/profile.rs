@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use benchsite::profiles::{self, Launcher};
 use benchsite::project::Layout;
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 
 use super::Outcome;
 
@@ -26,17 +26,9 @@ enum ProfileCommand {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
         /// How the server is started.
-        #[arg(long, value_enum, default_value_t = LauncherArg::Podman)]
-        launcher: LauncherArg,
+        #[arg(long, value_enum, default_value_t = Launcher::Podman)]
+        launcher: Launcher,
     },
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum LauncherArg {
-    /// podman with the profile's IMAGE.
-    Podman,
-    /// vllm serve on this machine.
-    Local,
 }
 
 pub fn run(root: &Path, args: ProfileArgs) -> Outcome {
@@ -57,10 +49,6 @@ pub fn run(root: &Path, args: ProfileArgs) -> Outcome {
                 .collect::<Result<Vec<_>, _>>()
                 .context("invalid --set")?;
             let effective = profile.effective(&overrides);
-            let launcher = match launcher {
-                LauncherArg::Podman => Launcher::Podman,
-                LauncherArg::Local => Launcher::Local,
-            };
             let command = effective.launch_command(launcher)?;
             println!("# effective settings");
             print!("{effective}");

@@ -25,3 +25,8 @@ pub const JITTER_PROMPTS: usize = 8;
 pub const JITTER_REPEATS: usize = 4;
 /// `collect jitter`: tokens per continuation.
 pub const JITTER_MAX_TOKENS: u64 = 128;
+/// A launched server: seconds it may take to become ready (loading weights and compiling
+/// CUDA graphs of a large model takes minutes).
+pub const READY_TIMEOUT_S: f64 = 900.0;
+/// A launched server: seconds it may take to stop before it is killed.
+pub const STOP_TIMEOUT_S: f64 = 30.0;

@@ -4,11 +4,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use benchsite::collect::{self, LaunchOptions, ServerOptions};
+use benchsite::collect::{self, LaunchOptions, ServerOptions, defaults};
 use benchsite::data::Id;
 use benchsite::profiles::{self, Launcher, Setting};
 use benchsite::project::Layout;
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 /// How to reach the server.
 #[derive(Debug, Args)]
@@ -65,35 +65,24 @@ pub struct LaunchArgs {
     #[arg(long)]
     pub launch: bool,
     /// How the server is started.
-    #[arg(long, value_enum, default_value_t = LauncherArg::Podman)]
-    launcher: LauncherArg,
+    #[arg(long, value_enum, default_value_t = Launcher::Podman)]
+    launcher: Launcher,
     /// A program to run in place of podman or vllm, with the same arguments.
     #[arg(long, value_name = "PATH", env = "BENCHSITE_LAUNCH_PROGRAM")]
     launch_program: Option<String>,
     /// Seconds the server may take to become ready.
-    #[arg(long, default_value_t = 900.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = defaults::READY_TIMEOUT_S, value_name = "SECONDS")]
     ready_timeout: f64,
     /// Seconds the server may take to stop before it is killed.
-    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = defaults::STOP_TIMEOUT_S, value_name = "SECONDS")]
     stop_timeout: f64,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum LauncherArg {
-    /// podman with the profile's IMAGE.
-    Podman,
-    /// vllm serve on this machine.
-    Local,
 }
 
 impl LaunchArgs {
     /// How to launch, when `--launch` is given.
     pub fn options(&self) -> Option<LaunchOptions> {
         self.launch.then(|| LaunchOptions {
-            launcher: match self.launcher {
-                LauncherArg::Podman => Launcher::Podman,
-                LauncherArg::Local => Launcher::Local,
-            },
+            launcher: self.launcher,
             program: self.launch_program.clone(),
             ready_timeout: Duration::from_secs_f64(self.ready_timeout),
             stop_timeout: Duration::from_secs_f64(self.stop_timeout),
