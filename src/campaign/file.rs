@@ -12,10 +12,10 @@ use toml::Spanned;
 use super::CampaignError;
 use super::ids::{identify, references};
 use super::spec::{
-    Campaign, Configuration, JitterSpec, LaunchSpec, QualitySpec, RunSpec, SweepSpec,
-    default_prompts, default_top_k,
+    Campaign, Configuration, JitterSpec, LaunchSpec, QualitySpec, SweepSpec, default_prompts,
+    default_top_k,
 };
-use crate::collect::defaults;
+use crate::collect::{RunParams, SweepParams, defaults};
 use crate::config::position;
 use crate::data;
 use crate::profiles::{self, Origin, Setting};
@@ -57,9 +57,9 @@ struct FileText {
     #[serde(rename = "config")]
     configs: Spanned<Vec<ConfigText>>,
     #[serde(default)]
-    run: Option<RunSpec>,
+    run: Option<RunParams>,
     #[serde(default)]
-    sweep: Vec<Spanned<SweepText>>,
+    sweep: Vec<Spanned<SweepParams>>,
     #[serde(default)]
     quality: Option<QualityText>,
     #[serde(default)]
@@ -80,33 +80,6 @@ pub(super) struct ConfigText {
     shape: Option<String>,
     #[serde(default)]
     precision: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SweepText {
-    #[serde(default)]
-    name: Option<Spanned<String>>,
-    levels: Spanned<Vec<u64>>,
-    #[serde(default)]
-    prompt_words: Option<u64>,
-    #[serde(default)]
-    prompt_tokens: Option<Spanned<u64>>,
-    #[serde(default = "default_output")]
-    output_tokens: u64,
-    #[serde(default = "default_rounds")]
-    rounds: u64,
-    #[serde(default)]
-    ignore_eos: bool,
-    #[serde(default)]
-    thinking: bool,
-}
-
-fn default_output() -> u64 {
-    defaults::SWEEP_OUTPUT_TOKENS
-}
-fn default_rounds() -> u64 {
-    defaults::SWEEP_ROUNDS
 }
 
 #[derive(Debug, Deserialize)]
@@ -339,6 +312,30 @@ fn machines(file: &FileText, context: &Context, problems: &mut Problems) -> Vec<
     found
 }
 
+/// Where the value of `key` starts in the table whose header is at `table` in `text` (the
+/// header when the key is not written there): a problem of a value read through a type
+/// shared with the command line is placed at its value.
+fn value_at(text: &str, table: usize, key: &str) -> usize {
+    let Some(rest) = text.get(table..) else {
+        return table;
+    };
+    let mut offset = table;
+    for (number, line) in rest.split_inclusive('\n').enumerate() {
+        let written = line.trim_start();
+        if number > 0 && written.starts_with('[') {
+            break;
+        }
+        if let Some(after) = written.strip_prefix(key)
+            && let Some(value) = after.trim_start_matches([' ', '\t']).strip_prefix('=')
+        {
+            let value = value.trim_start_matches([' ', '\t']);
+            return offset + line.len() - value.len();
+        }
+        offset += line.len();
+    }
+    table
+}
+
 /// The sweeps with their names: given, or `sweep` for a campaign's only sweep and
 /// `sweep-<n>` otherwise.
 fn sweeps(file: &FileText, problems: &mut Problems) -> Vec<SweepSpec> {
@@ -347,55 +344,45 @@ fn sweeps(file: &FileText, problems: &mut Problems) -> Vec<SweepSpec> {
     let mut sweeps = Vec::new();
     for (index, spanned) in file.sweep.iter().enumerate() {
         let sweep = spanned.get_ref();
+        let table = spanned.span();
+        let value = |key: &str| value_at(problems.text, table.start, key);
         let name = match &sweep.name {
             Some(name) => {
-                if data::slugify(name.get_ref()) != *name.get_ref() {
+                if data::slugify(name) != *name {
                     problems.at(
-                        name.span().start,
+                        value("name"),
                         format!(
-                            "sweep.name: expected a slug of lowercase letters, digits and hyphens, found {:?}",
-                            name.get_ref()
+                            "sweep.name: expected a slug of lowercase letters, digits and hyphens, found {name:?}"
                         ),
                     );
                 }
-                name.get_ref().clone()
+                name.clone()
             }
             None if only => "sweep".to_owned(),
             None => format!("sweep-{}", index + 1),
         };
         if !names.insert(name.clone()) {
             problems.at(
-                spanned.span().start,
+                table.start,
                 format!("sweep names unique in the campaign: {name:?} is given twice"),
             );
         }
-        let levels = sweep.levels.get_ref();
+        let levels = &sweep.levels;
         if levels.is_empty() || levels[0] == 0 || levels.windows(2).any(|w| w[0] >= w[1]) {
             problems.at(
-                sweep.levels.span().start,
+                value("levels"),
                 "sweep.levels: expected increasing concurrencies of at least 1, e.g. [1, 2, 4, 8]",
             );
         }
-        if let Some(tokens) = &sweep.prompt_tokens {
+        if sweep.output_tokens == 0 || sweep.rounds == 0 || sweep.prompt_words == 0 {
             problems.at(
-                tokens.span().start,
-                "sweep.prompt_words: a measured sweep generates its prompts by words (prompt_tokens is for imported sweeps)",
-            );
-        }
-        if sweep.output_tokens == 0 || sweep.rounds == 0 || sweep.prompt_words == Some(0) {
-            problems.at(
-                spanned.span().start,
+                table.start,
                 "sweep: prompt_words, output_tokens and rounds of at least 1",
             );
         }
         sweeps.push(SweepSpec {
             name,
-            levels: levels.clone(),
-            prompt_words: sweep.prompt_words.unwrap_or(defaults::SWEEP_PROMPT_WORDS),
-            output_tokens: sweep.output_tokens,
-            rounds: sweep.rounds,
-            ignore_eos: sweep.ignore_eos,
-            thinking: sweep.thinking,
+            params: sweep.clone(),
         });
     }
     sweeps

@@ -223,62 +223,38 @@ fn command(
     record: &str,
 ) -> String {
     let mut words: Vec<String> = vec!["benchsite".into(), "collect".into(), kind.as_str().into()];
-    let mut flag = |name: &str, value: String| {
-        words.push(format!("--{name}"));
-        words.push(value);
-    };
     if !config.machine.is_empty() {
-        flag("machine", config.machine.clone());
+        flag(&mut words, "machine", config.machine.clone());
     }
     if let (Some(port), false) = (config.port, kind == Kind::Divergence) {
-        flag("base-url", format!("http://127.0.0.1:{port}"));
+        flag(&mut words, "base-url", format!("http://127.0.0.1:{port}"));
     }
-    let settings = |flag: &mut dyn FnMut(&str, String)| {
-        flag("profile", config.profile.clone());
+    let settings = |words: &mut Vec<String>| {
+        flag(words, "profile", config.profile.clone());
         for setting in &config.settings {
-            flag("set", format!("{}={}", setting.key, setting.value));
+            flag(words, "set", format!("{}={}", setting.key, setting.value));
         }
     };
     match kind {
         Kind::Run => {
             let run = campaign.run.as_ref().expect("a run job has [run]");
-            flag("id", record.to_owned());
-            settings(&mut flag);
-            flag("samples", run.samples.to_string());
-            flag("max-tokens", run.max_tokens.to_string());
-            if let Some(prompt) = &run.prompt {
-                flag("prompt", prompt.clone());
-            }
+            flag(&mut words, "id", record.to_owned());
+            settings(&mut words);
+            words.extend(collect::flags(run));
             if let Some(shape) = &config.shape {
-                flag("shape", shape.clone());
+                flag(&mut words, "shape", shape.clone());
             }
             if let Some(precision) = &config.precision {
-                flag("precision", precision.clone());
+                flag(&mut words, "precision", precision.clone());
             }
         }
         Kind::Sweep => {
             let spec = &campaign.sweeps[sweep.expect("a sweep job has its sweep")];
-            flag("label", record.to_owned());
-            settings(&mut flag);
-            flag(
-                "levels",
-                spec.levels
-                    .iter()
-                    .map(u64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(","),
-            );
-            flag("prompt-words", spec.prompt_words.to_string());
-            flag("output-tokens", spec.output_tokens.to_string());
-            flag("rounds", spec.rounds.to_string());
+            flag(&mut words, "label", record.to_owned());
+            settings(&mut words);
+            words.extend(collect::flags(&spec.params));
             for (key, value) in config.dimensions() {
-                flag("dim", format!("{key}={value}"));
-            }
-            if spec.ignore_eos {
-                words.push("--ignore-eos".into());
-            }
-            if spec.thinking {
-                words.push("--thinking".into());
+                flag(&mut words, "dim", format!("{key}={value}"));
             }
         }
         Kind::Capture => {
@@ -286,14 +262,14 @@ fn command(
                 .quality
                 .as_ref()
                 .expect("a capture job has [quality]");
-            flag("id", record.to_owned());
+            flag(&mut words, "id", record.to_owned());
             if let Some(reference) = &config.reference {
-                flag("reference", reference.to_string());
+                flag(&mut words, "reference", reference.to_string());
             }
-            flag("prompts", quality.prompts.clone());
-            flag("top-k", quality.top_k.to_string());
-            flag("max-tokens", quality.max_tokens.to_string());
-            flag("concurrency", quality.concurrency.to_string());
+            flag(&mut words, "prompts", quality.prompts.clone());
+            flag(&mut words, "top-k", quality.top_k.to_string());
+            flag(&mut words, "max-tokens", quality.max_tokens.to_string());
+            flag(&mut words, "concurrency", quality.concurrency.to_string());
             if quality.thinking {
                 words.push("--thinking".into());
             }
@@ -303,21 +279,21 @@ fn command(
                 .reference
                 .as_ref()
                 .expect("a comparison has a reference");
-            flag("a", reference.to_string());
-            flag("b", config.id.to_string());
-            flag("label", record.to_owned());
+            flag(&mut words, "a", reference.to_string());
+            flag(&mut words, "b", config.id.to_string());
+            flag(&mut words, "label", record.to_owned());
             for (key, value) in config.dimensions() {
-                flag("dim", format!("{key}={value}"));
+                flag(&mut words, "dim", format!("{key}={value}"));
             }
         }
         Kind::Jitter => {
             let jitter = campaign.jitter.as_ref().expect("a jitter job has [jitter]");
-            flag("label", record.to_owned());
-            flag("prompts", jitter.prompts.to_string());
-            flag("repeats", jitter.repeats.to_string());
-            flag("max-tokens", jitter.max_tokens.to_string());
-            flag("top-k", jitter.top_k.to_string());
-            flag("prompt-set", jitter.prompt_set.clone());
+            flag(&mut words, "label", record.to_owned());
+            flag(&mut words, "prompts", jitter.prompts.to_string());
+            flag(&mut words, "repeats", jitter.repeats.to_string());
+            flag(&mut words, "max-tokens", jitter.max_tokens.to_string());
+            flag(&mut words, "top-k", jitter.top_k.to_string());
+            flag(&mut words, "prompt-set", jitter.prompt_set.clone());
             if jitter.thinking {
                 words.push("--thinking".into());
             }
@@ -328,6 +304,12 @@ fn command(
         .map(|word| shell_quote(word))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Adds `--name value` to `words`.
+fn flag(words: &mut Vec<String>, name: &str, value: String) {
+    words.push(format!("--{name}"));
+    words.push(value);
 }
 
 /// The plan as `--format json` prints it: `{"campaign", "machine", "jobs": [{"id", "kind",

@@ -18,7 +18,7 @@ use super::CampaignError;
 use super::plan::{self, Job, Kind, Status};
 use super::spec::{Campaign, Configuration};
 use crate::collect::{self, CollectError, Outcome, Phase, Progress, ServerOptions};
-use crate::data::{self, Date, Failure, Id, Record, Workload};
+use crate::data::{self, Date, Failure, Id, Record};
 use crate::profiles::{self, Launcher};
 use crate::project::{Layout, ProfileChecks};
 
@@ -360,9 +360,10 @@ async fn execute(
                 precision,
                 weights_gb: None,
                 notes: None,
-                samples: spec.samples.max(1),
-                max_tokens: spec.max_tokens,
-                prompt: spec.prompt.clone(),
+                params: collect::RunParams {
+                    samples: spec.samples.max(1),
+                    ..spec.clone()
+                },
                 today,
                 replace: false,
                 force: false,
@@ -385,15 +386,7 @@ async fn execute(
             let sweep_options = collect::SweepOptions {
                 label: job.record.clone(),
                 id: None,
-                levels: spec.levels.clone(),
-                workload: Workload {
-                    prompt_words: Some(spec.prompt_words),
-                    prompt_tokens: None,
-                    output_tokens: spec.output_tokens,
-                    rounds: spec.rounds,
-                    ignore_eos: spec.ignore_eos,
-                    thinking: spec.thinking,
-                },
+                params: spec.params.clone(),
                 server: server.clone(),
                 profile: Some((config.profile.clone(), config.settings.clone())),
                 launch: None,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use crate::collect::defaults;
+use crate::collect::{RunParams, SweepParams, defaults};
 use crate::data::Id;
 use crate::profiles::{Launcher, Setting};
 
@@ -21,8 +21,9 @@ pub struct Campaign {
     /// Every configuration on every machine, the reference of the quality comparison first
     /// on each machine.
     pub configurations: Vec<Configuration>,
-    /// The single-stream decode run, when the campaign has one.
-    pub run: Option<RunSpec>,
+    /// The single-stream decode run (`[run]`, as `collect run` takes it), when the campaign
+    /// has one.
+    pub run: Option<RunParams>,
     /// The sweeps, each with its name.
     pub sweeps: Vec<SweepSpec>,
     /// The quality comparison against a reference configuration.
@@ -81,38 +82,13 @@ impl Configuration {
     }
 }
 
-/// `[run]`: the `collect run` options.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunSpec {
-    /// Samples after the cold request.
-    #[serde(default = "default_samples")]
-    pub samples: usize,
-    /// Tokens per request.
-    #[serde(default = "default_run_tokens")]
-    pub max_tokens: u64,
-    /// The prompt (default: the document's `method.prompt`).
-    #[serde(default)]
-    pub prompt: Option<String>,
-}
-
-/// `[[sweep]]`: the `collect sweep` options.
+/// `[[sweep]]`: a sweep every configuration gets.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SweepSpec {
     /// Its name within the configuration: the sweep's label is `<configuration> <name>`.
     pub name: String,
-    /// Concurrency levels, increasing.
-    pub levels: Vec<u64>,
-    /// Words per prompt.
-    pub prompt_words: u64,
-    /// Tokens per answer.
-    pub output_tokens: u64,
-    /// Requests per stream at each level.
-    pub rounds: u64,
-    /// Generate every output token even past the end of the answer.
-    pub ignore_eos: bool,
-    /// Leave the chat template's thinking on.
-    pub thinking: bool,
+    /// What it sends, as `collect sweep` takes it.
+    pub params: SweepParams,
 }
 
 /// `[quality]`: a capture of every configuration scored against the reference's, and the
@@ -182,12 +158,6 @@ impl Default for LaunchSpec {
     }
 }
 
-fn default_samples() -> usize {
-    defaults::RUN_SAMPLES
-}
-fn default_run_tokens() -> u64 {
-    defaults::RUN_MAX_TOKENS
-}
 fn default_jitter_prompts() -> usize {
     defaults::JITTER_PROMPTS
 }

@@ -40,12 +40,8 @@ pub struct RunOptions {
     pub weights_gb: Option<f64>,
     /// Free text for the record.
     pub notes: Option<String>,
-    /// Measured samples after the cold one.
-    pub samples: usize,
-    /// Tokens per request.
-    pub max_tokens: u64,
-    /// The prompt (default: the document's `method.prompt`).
-    pub prompt: Option<String>,
+    /// The samples, their length and their prompt (default: the document's `method.prompt`).
+    pub params: super::RunParams,
     /// The date of the record.
     pub today: Date,
     /// Replace a run of the same id.
@@ -75,6 +71,7 @@ pub async fn run(
         .to_owned();
     let (shape, precision) = model_facts(&doc, &checkpoint, options)?;
     let prompt = options
+        .params
         .prompt
         .clone()
         .or_else(|| doc.method.prompt.clone())
@@ -364,13 +361,13 @@ async fn measure(
         });
     }
     progress.line(&format!("measuring {}", target.server.describe()));
-    let body = decode_body(&target, prompt, options.max_tokens);
-    let mut samples = Vec::with_capacity(options.samples + 1);
+    let body = decode_body(&target, prompt, options.params.max_tokens);
+    let mut samples = Vec::with_capacity(options.params.samples + 1);
     let mut failed = Vec::new();
     let mut counted = Vec::new();
     let mut before = Err("not scraped".to_owned());
     let mut sampler = None;
-    for index in 0..=options.samples {
+    for index in 0..=options.params.samples {
         if index == 1 {
             before = scrape(&target).await;
             sampler = Sampler::start(power::INTERVAL);
@@ -378,7 +375,7 @@ async fn measure(
         let what = if index == 0 {
             "cold request".to_owned()
         } else {
-            format!("sample {index}/{}", options.samples)
+            format!("sample {index}/{}", options.params.samples)
         };
         progress.step(&what);
         let mut timing = match target.stream(Endpoint::Chat, &body, progress).await {
@@ -392,7 +389,11 @@ async fn measure(
             }
             Err(error) => return Err(CollectError::Request(format!("{what} failed: {error}"))),
         };
-        counted.extend(target.count_tokens(&mut timing, options.max_tokens).await);
+        counted.extend(
+            target
+                .count_tokens(&mut timing, options.params.max_tokens)
+                .await,
+        );
         if let Some(rate) = timing.decode_rate() {
             progress.line(&format!(
                 "{what}: {rate:.1} tok/s, TTFT {}",

@@ -16,6 +16,7 @@ mod hardware;
 mod import;
 mod launch;
 pub mod metrics;
+mod params;
 pub mod power;
 mod progress;
 mod prompt;
@@ -44,6 +45,7 @@ pub use import::{
     import_llama_bench,
 };
 pub use launch::{Diagnosis, LaunchOptions, Launched, Phase, diagnose, launch};
+pub use params::{RunParams, SweepParams, flags};
 pub use progress::Progress;
 pub use quality::{DivergenceOptions, JitterOptions, compare_captures, divergence, jitter};
 pub use server::{Kind as ServerKind, Server};

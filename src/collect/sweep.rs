@@ -31,10 +31,8 @@ pub struct SweepOptions {
     pub label: String,
     /// The permalink, when not the label's slug.
     pub id: Option<Id>,
-    /// The concurrency levels, increasing.
-    pub levels: Vec<u64>,
-    /// The shape of every request.
-    pub workload: Workload,
+    /// The concurrency levels and the shape of every request.
+    pub params: super::SweepParams,
     /// The server.
     pub server: ServerOptions,
     /// The profile the server runs, with overrides: for its dimensions and `--launch`.
@@ -267,9 +265,9 @@ pub async fn sweep(
         !options.replace && doc.sweeps.iter().any(|s| s.label == options.label),
         &format!("a sweep labelled {:?}", options.label),
     )?;
-    if options.levels.is_empty()
-        || options.levels.windows(2).any(|w| w[0] >= w[1])
-        || options.levels[0] == 0
+    if options.params.levels.is_empty()
+        || options.params.levels.windows(2).any(|w| w[0] >= w[1])
+        || options.params.levels[0] == 0
     {
         return Err(CollectError::Usage(
             "--levels: expected increasing concurrencies of at least 1, e.g. 1,2,4,8".into(),
@@ -307,13 +305,13 @@ pub async fn sweep(
     };
     let mut target = connect(&options.server).await?;
     progress.line(&format!("measuring {}", target.server.describe()));
-    let workload = &options.workload;
+    let workload = &options.params.workload();
     let mut levels = Vec::new();
     let mut stopped = None;
     let mut notes: Vec<String> = options.notes.iter().cloned().collect();
     let mut counted = Vec::new();
     let mut uncounted = false;
-    for (index, &concurrency) in options.levels.iter().enumerate() {
+    for (index, &concurrency) in options.params.levels.iter().enumerate() {
         let requests = concurrency * workload.rounds;
         progress.step(&format!("concurrency {concurrency}: {requests} requests"));
         let Some(mut level) = (loop {

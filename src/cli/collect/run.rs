@@ -1,6 +1,6 @@
 //! `collect run`: single-stream decode speed of one configuration.
 
-use benchsite::collect::{self, Progress, defaults};
+use benchsite::collect::{self, Progress};
 use benchsite::project::Layout;
 use clap::Args;
 
@@ -33,16 +33,10 @@ pub struct RunArgs {
     weights_gb: Option<f64>,
     #[command(flatten)]
     notes: Notes,
-    /// Samples after the cold request.
-    #[arg(long, default_value_t = defaults::RUN_SAMPLES)]
-    samples: usize,
-    /// Tokens per request.
-    #[arg(long, default_value_t = defaults::RUN_MAX_TOKENS)]
-    max_tokens: u64,
-    /// The prompt (default: method.prompt of the results document).
-    #[arg(long)]
-    prompt: Option<String>,
-    /// Record the run even when the server serves another model than the profile names.
+    #[command(flatten)]
+    params: collect::RunParams,
+    /// Record the run even when the server serves another model or context than the profile
+    /// names.
     #[arg(long)]
     force: bool,
     #[command(flatten)]
@@ -64,14 +58,15 @@ pub async fn run(layout: &Layout, args: RunArgs) -> CommandOutcome {
         precision: args.precision,
         weights_gb: args.weights_gb,
         notes: args.notes.notes,
-        samples: args.samples.max(1),
-        max_tokens: args.max_tokens,
-        prompt: args.prompt,
+        params: collect::RunParams {
+            samples: args.params.samples.max(1),
+            ..args.params
+        },
         today: benchsite::data::Date::today(),
         replace: args.writing.replace,
         force: args.force,
     };
-    let progress = Progress::new(options.samples as u64 + 1);
+    let progress = Progress::new(options.params.samples as u64 + 1);
     let outcome = collect::run(layout, &options, &progress).await;
     progress.finish();
     record(layout, outcome?, &args.writing, |run| {
@@ -89,14 +84,14 @@ pub async fn run(layout: &Layout, args: RunArgs) -> CommandOutcome {
 #[cfg(test)]
 mod tests {
     use super::super::{CollectCommand, parsed};
-    use super::*;
+    use benchsite::collect::defaults;
 
     #[test]
     fn defaults_are_the_libraries() {
         let CollectCommand::Run(run) = parsed(&["run", "--id", "a", "--profile", "p"]) else {
             panic!("not a run");
         };
-        assert_eq!(run.max_tokens, defaults::RUN_MAX_TOKENS);
-        assert_eq!(run.samples, defaults::RUN_SAMPLES);
+        assert_eq!(run.params.max_tokens, defaults::RUN_MAX_TOKENS);
+        assert_eq!(run.params.samples, defaults::RUN_SAMPLES);
     }
 }

@@ -1,11 +1,10 @@
 //! `collect sweep`: a concurrency sweep.
 
-use benchsite::collect::{self, Progress, defaults};
-use benchsite::data::Workload;
+use benchsite::collect::{self, Progress};
 use benchsite::project::Layout;
 use clap::Args;
 
-use super::flags::{self, LaunchArgs, Notes, ServerArgs, Settings, Thinking, Writing};
+use super::flags::{self, LaunchArgs, Notes, ServerArgs, Settings, Writing};
 use super::output::record;
 use crate::cli::Outcome as CommandOutcome;
 
@@ -17,23 +16,8 @@ pub struct SweepArgs {
     /// The permanent page's slug, when not the label's.
     #[arg(long)]
     id: Option<String>,
-    /// The concurrency levels.
-    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32")]
-    levels: Vec<u64>,
-    /// Words per prompt (distinct deterministic text per request).
-    #[arg(long, default_value_t = defaults::SWEEP_PROMPT_WORDS)]
-    prompt_words: u64,
-    /// Tokens per answer.
-    #[arg(long, default_value_t = defaults::SWEEP_OUTPUT_TOKENS)]
-    output_tokens: u64,
-    /// Requests per stream at each level.
-    #[arg(long, default_value_t = defaults::SWEEP_ROUNDS)]
-    rounds: u64,
-    /// Generate every output token even past the end of the answer.
-    #[arg(long)]
-    ignore_eos: bool,
     #[command(flatten)]
-    thinking: Thinking,
+    params: collect::SweepParams,
     /// The profile the server runs (for the dimensions, and needed by --launch).
     #[arg(long)]
     profile: Option<String>,
@@ -69,15 +53,7 @@ pub async fn run(layout: &Layout, args: SweepArgs) -> CommandOutcome {
     let options = collect::SweepOptions {
         label: args.label,
         id: args.id.as_deref().map(flags::id).transpose()?,
-        levels: args.levels,
-        workload: Workload {
-            prompt_words: Some(args.prompt_words),
-            prompt_tokens: None,
-            output_tokens: args.output_tokens,
-            rounds: args.rounds.max(1),
-            ignore_eos: args.ignore_eos,
-            thinking: args.thinking.thinking,
-        },
+        params: args.params,
         server: args.server.options(layout, port)?,
         profile: args.profile.map(|name| (name, set)),
         launch: args.launch.options(),
@@ -88,9 +64,10 @@ pub async fn run(layout: &Layout, args: SweepArgs) -> CommandOutcome {
         replace: args.writing.replace,
     };
     let total: u64 = options
+        .params
         .levels
         .iter()
-        .map(|c| c * options.workload.rounds)
+        .map(|c| c * options.params.workload().rounds)
         .sum();
     let progress = Progress::new(total);
     let outcome = collect::sweep(layout, &options, &progress).await;
@@ -102,8 +79,9 @@ pub async fn run(layout: &Layout, args: SweepArgs) -> CommandOutcome {
 
 #[cfg(test)]
 mod tests {
+    use benchsite::collect::defaults;
+
     use super::super::{CollectCommand, parsed};
-    use super::*;
 
     #[test]
     fn defaults_are_the_libraries() {
@@ -111,9 +89,9 @@ mod tests {
         else {
             panic!("not a sweep");
         };
-        assert_eq!(sweep.levels, [1, 2, 4, 8, 16, 32]);
-        assert_eq!(sweep.output_tokens, defaults::SWEEP_OUTPUT_TOKENS);
-        assert_eq!(sweep.prompt_words, defaults::SWEEP_PROMPT_WORDS);
+        assert_eq!(sweep.params.levels, [1, 2, 4, 8, 16, 32]);
+        assert_eq!(sweep.params.output_tokens, defaults::SWEEP_OUTPUT_TOKENS);
+        assert_eq!(sweep.params.prompt_words, defaults::SWEEP_PROMPT_WORDS);
         assert_eq!(sweep.notes.notes.as_deref(), Some("n"));
     }
 }

@@ -1,0 +1,254 @@
+//! The parameters of a measurement, each stated once as one type: `collect` flattens it into
+//! its flags, a campaign file's table deserializes into it (unknown keys named with their line
+//! and column), and `campaign plan` prints its command line from it ([`flags`]). Adding a
+//! parameter to both is one field here; a test holds every field to its flag, its campaign
+//! key and its place in the plan's command line.
+//!
+//! A field's campaign key is its name; its flag is `--` and its name with hyphens, unless
+//! `#[arg(long = …)]` keeps an older spelling.
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use super::defaults;
+use crate::data::Workload;
+
+/// What `collect run` sends, and a campaign's `[run]`.
+#[derive(Debug, Clone, PartialEq, Args, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunParams {
+    /// Samples after the cold request.
+    #[arg(long, default_value_t = defaults::RUN_SAMPLES)]
+    #[serde(default = "run_samples")]
+    pub samples: usize,
+    /// Tokens per request.
+    #[arg(long, default_value_t = defaults::RUN_MAX_TOKENS)]
+    #[serde(default = "run_max_tokens")]
+    pub max_tokens: u64,
+    /// The prompt (default: method.prompt of the results document).
+    #[arg(long)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+}
+
+impl Default for RunParams {
+    fn default() -> Self {
+        Self {
+            samples: defaults::RUN_SAMPLES,
+            max_tokens: defaults::RUN_MAX_TOKENS,
+            prompt: None,
+        }
+    }
+}
+
+/// What `collect sweep` sends at each level, and a campaign's `[[sweep]]`.
+#[derive(Debug, Clone, PartialEq, Args, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepParams {
+    /// Its name among a campaign configuration's sweeps, whose labels are `<configuration>
+    /// <name>` (`sweep`, or `sweep-N` when there are several); `collect sweep` takes a
+    /// `--label` instead.
+    #[arg(skip)]
+    #[serde(default, skip_serializing)]
+    pub name: Option<String>,
+    /// The concurrency levels, increasing.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32")]
+    pub levels: Vec<u64>,
+    /// Words per prompt (distinct deterministic text per request).
+    #[arg(long, default_value_t = defaults::SWEEP_PROMPT_WORDS)]
+    #[serde(default = "sweep_prompt_words")]
+    pub prompt_words: u64,
+    /// Tokens per answer.
+    #[arg(long, default_value_t = defaults::SWEEP_OUTPUT_TOKENS)]
+    #[serde(default = "sweep_output_tokens")]
+    pub output_tokens: u64,
+    /// Requests per stream at each level.
+    #[arg(long, default_value_t = defaults::SWEEP_ROUNDS)]
+    #[serde(default = "sweep_rounds")]
+    pub rounds: u64,
+    /// Generate every output token even past the end of the answer.
+    #[arg(long)]
+    #[serde(default)]
+    pub ignore_eos: bool,
+    /// Leave the chat template's thinking on (off by default, so answers are the answer).
+    #[arg(long)]
+    #[serde(default)]
+    pub thinking: bool,
+}
+
+impl SweepParams {
+    /// The workload a sweep of these parameters records.
+    pub fn workload(&self) -> Workload {
+        Workload {
+            prompt_words: Some(self.prompt_words),
+            prompt_tokens: None,
+            output_tokens: self.output_tokens,
+            rounds: self.rounds.max(1),
+            ignore_eos: self.ignore_eos,
+            thinking: self.thinking,
+        }
+    }
+}
+
+fn run_samples() -> usize {
+    defaults::RUN_SAMPLES
+}
+fn run_max_tokens() -> u64 {
+    defaults::RUN_MAX_TOKENS
+}
+fn sweep_prompt_words() -> u64 {
+    defaults::SWEEP_PROMPT_WORDS
+}
+fn sweep_output_tokens() -> u64 {
+    defaults::SWEEP_OUTPUT_TOKENS
+}
+fn sweep_rounds() -> u64 {
+    defaults::SWEEP_ROUNDS
+}
+
+/// The command-line words that give `params` to its `collect` command, in the order the
+/// fields are declared: a value as `--flag value` (a list joined by commas), a `true` switch
+/// as `--flag`; a `false` switch and an absent value are left out.
+pub fn flags<P: Args + Serialize>(params: &P) -> Vec<String> {
+    let command = P::augment_args(clap::Command::new("params"));
+    let value = serde_json::to_value(params).expect("parameters serialise");
+    let mut words = Vec::new();
+    for arg in command.get_arguments() {
+        let (Some(long), Some(value)) = (arg.get_long(), value.get(arg.get_id().as_str())) else {
+            continue;
+        };
+        let text = match value {
+            serde_json::Value::Bool(true) => {
+                words.push(format!("--{long}"));
+                continue;
+            }
+            serde_json::Value::Bool(false) | serde_json::Value::Null => continue,
+            serde_json::Value::String(text) => text.clone(),
+            serde_json::Value::Array(items) => items
+                .iter()
+                .map(|item| match item {
+                    serde_json::Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(","),
+            other => other.to_string(),
+        };
+        words.push(format!("--{long}"));
+        words.push(text);
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// Parses `words` as the flags of `P`, as `collect` does.
+    fn parsed<P: Args + clap::FromArgMatches>(words: &[String]) -> P {
+        #[derive(Parser)]
+        struct Cli<P: Args> {
+            #[command(flatten)]
+            params: P,
+        }
+        let args = std::iter::once("collect".to_owned()).chain(words.iter().cloned());
+        Cli::<P>::try_parse_from(args)
+            .unwrap_or_else(|error| panic!("{words:?}: {error}"))
+            .params
+    }
+
+    /// Every field the CLI and a campaign share: its flag parses back to the same value from
+    /// the plan's command line, its campaign key (the field's name) is read from a campaign
+    /// table, and the two sides name the same fields. `sample` sets every field away from its
+    /// default, every switch on.
+    fn shared<P>(sample: &P)
+    where
+        P: Args + clap::FromArgMatches + Serialize + for<'de> Deserialize<'de> + std::fmt::Debug,
+    {
+        let command = P::augment_args(clap::Command::new("params"));
+        let mut flagged: Vec<&str> = command
+            .get_arguments()
+            .filter(|arg| arg.get_long().is_some())
+            .map(|arg| arg.get_id().as_str())
+            .collect();
+        let value = serde_json::to_value(sample).unwrap();
+        let mut keys: Vec<&str> = value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        flagged.sort();
+        keys.sort();
+        assert_eq!(
+            flagged, keys,
+            "a flag and a campaign key for every shared field"
+        );
+
+        let words = flags(sample);
+        for arg in command.get_arguments() {
+            if let Some(long) = arg.get_long() {
+                assert!(
+                    words.iter().any(|w| *w == format!("--{long}")),
+                    "--{long} is not in the plan's {words:?}"
+                );
+            }
+        }
+        let back: P = parsed(&words);
+        assert_eq!(
+            serde_json::to_value(&back).unwrap(),
+            value,
+            "the plan's command line gives the parameters back"
+        );
+        let table = toml::to_string(&value).unwrap();
+        let read: P = toml::from_str(&table).unwrap_or_else(|e| panic!("{table}: {e}"));
+        assert_eq!(serde_json::to_value(&read).unwrap(), value, "{table}");
+    }
+
+    #[test]
+    fn run_parameters_are_one_flag_one_key_and_one_plan_word_each() {
+        shared(&RunParams {
+            samples: 7,
+            max_tokens: 11,
+            prompt: Some("Tell a story, with a comma".into()),
+        });
+    }
+
+    #[test]
+    fn sweep_parameters_are_one_flag_one_key_and_one_plan_word_each() {
+        shared(&SweepParams {
+            name: None,
+            levels: vec![1, 3, 9],
+            prompt_words: 12,
+            output_tokens: 34,
+            rounds: 5,
+            ignore_eos: true,
+            thinking: true,
+        });
+        // The campaign's own key, which `collect sweep` takes as --label.
+        let named: SweepParams = toml::from_str("name = \"long\"\nlevels = [1]").unwrap();
+        assert_eq!(named.name.as_deref(), Some("long"));
+    }
+
+    #[test]
+    fn the_defaults_are_the_same_on_both_sides() {
+        let run: RunParams = parsed(&[]);
+        assert_eq!(run, RunParams::default());
+        assert_eq!(toml::from_str::<RunParams>("").unwrap(), run);
+        let sweep: SweepParams = parsed(&[]);
+        let from_file: SweepParams = toml::from_str("levels = [1, 2, 4, 8, 16, 32]").unwrap();
+        assert_eq!(sweep, from_file);
+        assert_eq!(sweep.rounds, defaults::SWEEP_ROUNDS);
+    }
+
+    #[test]
+    fn an_unknown_campaign_key_is_named() {
+        let error = toml::from_str::<SweepParams>("levels = [1]\nround = 2\n").unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains("round") && message.contains("rounds"),
+            "{message}"
+        );
+    }
+}
