@@ -403,7 +403,17 @@ pub struct Effective {
 
 /// How the server is started: `--launcher` of `collect` and `profile show`, and a
 /// campaign's `[launch] launcher`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Deserialize,
+    serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Launcher {
     /// podman with the profile's IMAGE.

@@ -11,11 +11,8 @@ use toml::Spanned;
 
 use super::CampaignError;
 use super::ids::{identify, references};
-use super::spec::{
-    Campaign, Configuration, JitterSpec, LaunchSpec, QualitySpec, SweepSpec, default_prompts,
-    default_top_k,
-};
-use crate::collect::{RunParams, SweepParams, defaults};
+use super::spec::{Campaign, Configuration, SweepSpec};
+use crate::collect::{CaptureParams, JitterParams, LaunchParams, RunParams, SweepParams};
 use crate::config::position;
 use crate::data;
 use crate::profiles::{self, Origin, Setting};
@@ -53,7 +50,7 @@ struct FileText {
     #[serde(default)]
     machines: Option<Spanned<Vec<Spanned<String>>>>,
     #[serde(default)]
-    launch: LaunchSpec,
+    launch: LaunchParams,
     #[serde(rename = "config")]
     configs: Spanned<Vec<ConfigText>>,
     #[serde(default)]
@@ -61,9 +58,9 @@ struct FileText {
     #[serde(default)]
     sweep: Vec<Spanned<SweepParams>>,
     #[serde(default)]
-    quality: Option<QualityText>,
+    quality: Option<Spanned<CaptureParams>>,
     #[serde(default)]
-    jitter: Option<JitterSpec>,
+    jitter: Option<JitterParams>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -80,29 +77,6 @@ pub(super) struct ConfigText {
     shape: Option<String>,
     #[serde(default)]
     precision: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct QualityText {
-    pub(super) reference: Spanned<String>,
-    #[serde(default = "default_prompts")]
-    prompts: String,
-    #[serde(default = "default_top_k")]
-    top_k: u64,
-    #[serde(default = "default_capture_tokens")]
-    max_tokens: u64,
-    #[serde(default = "default_concurrency")]
-    concurrency: usize,
-    #[serde(default)]
-    thinking: bool,
-}
-
-fn default_capture_tokens() -> u64 {
-    defaults::CAPTURE_MAX_TOKENS
-}
-fn default_concurrency() -> usize {
-    defaults::CAPTURE_CONCURRENCY
 }
 
 /// What the parser needs of the project: its machines and profiles.
@@ -245,16 +219,21 @@ pub(super) fn parse(
             }
         }
     }
-    let quality = file.quality.as_ref().map(|q| QualitySpec {
-        reference: q.reference.get_ref().clone(),
-        prompts: q.prompts.clone(),
-        top_k: q.top_k,
-        max_tokens: q.max_tokens,
-        concurrency: q.concurrency.max(1),
-        thinking: q.thinking,
+    let quality = file.quality.as_ref().map(|q| CaptureParams {
+        concurrency: q.get_ref().concurrency.max(1),
+        ..q.get_ref().clone()
     });
     if let Some(q) = &file.quality {
-        references(&mut configurations, q, &mut problems);
+        match &q.get_ref().reference {
+            Some(reference) => {
+                let at = value_at(problems.text, q.span().start, "reference");
+                references(&mut configurations, reference, at, &mut problems);
+            }
+            None => problems.at(
+                q.span().start,
+                "quality.reference: expected the configuration every other is compared with, found none",
+            ),
+        }
     }
     if !problems.found.is_empty() {
         return Err(problems.found);

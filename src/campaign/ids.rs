@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::file::{ConfigText, Problems, QualityText};
+use super::file::{ConfigText, Problems};
 use super::spec::Configuration;
 use crate::data::{self, Id};
 use crate::profiles::Setting;
@@ -107,10 +107,10 @@ fn fill(
 /// stem) and puts each machine's reference first.
 pub(super) fn references(
     configurations: &mut Vec<(String, Configuration)>,
-    quality: &QualityText,
+    wanted: &str,
+    at: usize,
     problems: &mut Problems,
 ) {
-    let wanted = quality.reference.get_ref();
     let machines: Vec<String> = configurations
         .iter()
         .map(|(_, c)| c.machine.clone())
@@ -133,7 +133,7 @@ pub(super) fn references(
                 .map(|(stem, _)| stem.as_str())
                 .collect();
             problems.at(
-                quality.reference.span().start,
+                at,
                 format!(
                     "quality.reference: expected a configuration of this campaign (one of: {}), found {wanted:?}",
                     ids.join(", ")

@@ -22,7 +22,7 @@ pub use file::DIR;
 pub use merge::{Merged, MergedDocument, merge};
 pub use plan::{Job, Kind, Status};
 pub use runner::{RunOptions, Summary, run};
-pub use spec::{Campaign, Configuration, JitterSpec, LaunchSpec, QualitySpec, SweepSpec};
+pub use spec::{Campaign, Configuration, SweepSpec};
 
 use crate::collect::CollectError;
 use crate::data::DataError;

@@ -266,13 +266,7 @@ fn command(
             if let Some(reference) = &config.reference {
                 flag(&mut words, "reference", reference.to_string());
             }
-            flag(&mut words, "prompts", quality.prompts.clone());
-            flag(&mut words, "top-k", quality.top_k.to_string());
-            flag(&mut words, "max-tokens", quality.max_tokens.to_string());
-            flag(&mut words, "concurrency", quality.concurrency.to_string());
-            if quality.thinking {
-                words.push("--thinking".into());
-            }
+            words.extend(collect::flags(quality));
         }
         Kind::Divergence => {
             let reference = config
@@ -289,14 +283,7 @@ fn command(
         Kind::Jitter => {
             let jitter = campaign.jitter.as_ref().expect("a jitter job has [jitter]");
             flag(&mut words, "label", record.to_owned());
-            flag(&mut words, "prompts", jitter.prompts.to_string());
-            flag(&mut words, "repeats", jitter.repeats.to_string());
-            flag(&mut words, "max-tokens", jitter.max_tokens.to_string());
-            flag(&mut words, "top-k", jitter.top_k.to_string());
-            flag(&mut words, "prompt-set", jitter.prompt_set.clone());
-            if jitter.thinking {
-                words.push("--thinking".into());
-            }
+            words.extend(collect::flags(jitter));
         }
     }
     words

@@ -425,11 +425,7 @@ async fn execute(
             let capture_options = collect::CaptureOptions {
                 id: job.record.clone(),
                 reference: config.reference.as_ref().map(Id::to_string),
-                prompts: quality.prompts.clone(),
-                top_k: quality.top_k,
-                max_tokens: quality.max_tokens,
-                concurrency: quality.concurrency,
-                thinking: quality.thinking,
+                params: quality.clone(),
                 server: server.clone(),
                 replace: false,
             };
@@ -463,12 +459,7 @@ async fn execute(
             let spec = campaign.jitter.as_ref().expect("a jitter job has [jitter]");
             let jitter_options = collect::JitterOptions {
                 label: job.record.clone(),
-                prompt_set: spec.prompt_set.clone(),
-                prompts: spec.prompts,
-                repeats: spec.repeats,
-                max_tokens: spec.max_tokens,
-                top_k: spec.top_k,
-                thinking: spec.thinking,
+                params: spec.clone(),
                 server: server.clone(),
                 notes: None,
                 today,

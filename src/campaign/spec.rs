@@ -3,11 +3,9 @@
 
 use std::path::PathBuf;
 
-use serde::Deserialize;
-
-use crate::collect::{RunParams, SweepParams, defaults};
+use crate::collect::{CaptureParams, JitterParams, LaunchParams, RunParams, SweepParams};
 use crate::data::Id;
-use crate::profiles::{Launcher, Setting};
+use crate::profiles::Setting;
 
 /// A campaign: its configurations on each of its machines and what is measured of each.
 #[derive(Debug, Clone)]
@@ -26,12 +24,14 @@ pub struct Campaign {
     pub run: Option<RunParams>,
     /// The sweeps, each with its name.
     pub sweeps: Vec<SweepSpec>,
-    /// The quality comparison against a reference configuration.
-    pub quality: Option<QualitySpec>,
-    /// Run-to-run noise.
-    pub jitter: Option<JitterSpec>,
-    /// How servers are started.
-    pub launch: LaunchSpec,
+    /// The quality comparison against a reference configuration (`[quality]`: a capture of
+    /// every configuration, as `collect capture` takes it, scored against the reference's,
+    /// and the divergence of each from the reference); its `reference` is set.
+    pub quality: Option<CaptureParams>,
+    /// Run-to-run noise (`[jitter]`, as `collect jitter` takes it).
+    pub jitter: Option<JitterParams>,
+    /// How servers are started (`[launch]`).
+    pub launch: LaunchParams,
 }
 
 /// One configuration on one machine: a profile with settings.
@@ -89,93 +89,4 @@ pub struct SweepSpec {
     pub name: String,
     /// What it sends, as `collect sweep` takes it.
     pub params: SweepParams,
-}
-
-/// `[quality]`: a capture of every configuration scored against the reference's, and the
-/// divergence of each from the reference.
-#[derive(Debug, Clone, PartialEq)]
-pub struct QualitySpec {
-    /// The reference configuration as the file names it.
-    pub reference: String,
-    /// The prompt set.
-    pub prompts: String,
-    /// Top-k logprobs per position.
-    pub top_k: u64,
-    /// Tokens generated per prompt.
-    pub max_tokens: u64,
-    /// Requests in flight.
-    pub concurrency: usize,
-    /// Leave the chat template's thinking on.
-    pub thinking: bool,
-}
-
-/// `[jitter]`: the `collect jitter` options.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct JitterSpec {
-    /// How many prompts of the set.
-    #[serde(default = "default_jitter_prompts")]
-    pub prompts: usize,
-    /// Scorings of each continuation.
-    #[serde(default = "default_repeats")]
-    pub repeats: usize,
-    /// Tokens per continuation.
-    #[serde(default = "default_jitter_tokens")]
-    pub max_tokens: u64,
-    /// Top-k logprobs per position.
-    #[serde(default = "default_top_k")]
-    pub top_k: u64,
-    /// The prompt set.
-    #[serde(default = "default_prompts")]
-    pub prompt_set: String,
-    /// Leave the chat template's thinking on.
-    #[serde(default)]
-    pub thinking: bool,
-}
-
-/// `[launch]`: how each configuration's server is started and stopped.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LaunchSpec {
-    /// `podman` or `local` (`vllm serve`).
-    #[serde(default)]
-    pub launcher: Launcher,
-    /// Seconds a server may take to become ready.
-    #[serde(default = "default_ready")]
-    pub ready_timeout_s: f64,
-    /// Seconds a server may take to stop before it is killed.
-    #[serde(default = "default_stop")]
-    pub stop_timeout_s: f64,
-}
-
-impl Default for LaunchSpec {
-    fn default() -> Self {
-        Self {
-            launcher: Launcher::default(),
-            ready_timeout_s: default_ready(),
-            stop_timeout_s: default_stop(),
-        }
-    }
-}
-
-fn default_jitter_prompts() -> usize {
-    defaults::JITTER_PROMPTS
-}
-fn default_repeats() -> usize {
-    defaults::JITTER_REPEATS
-}
-fn default_jitter_tokens() -> u64 {
-    defaults::JITTER_MAX_TOKENS
-}
-pub(super) fn default_top_k() -> u64 {
-    defaults::TOP_K
-}
-pub(super) fn default_prompts() -> String {
-    crate::project::PROMPTS.to_owned()
-}
-fn default_ready() -> f64 {
-    defaults::READY_TIMEOUT_S
-}
-fn default_stop() -> f64 {
-    defaults::STOP_TIMEOUT_S
 }

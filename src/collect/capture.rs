@@ -135,16 +135,9 @@ pub struct CaptureOptions {
     pub id: String,
     /// The capture whose generations to score (default: this capture's own).
     pub reference: Option<String>,
-    /// The prompt set, relative to the project.
-    pub prompts: String,
-    /// Top-k logprobs per position.
-    pub top_k: u64,
-    /// Tokens generated per prompt.
-    pub max_tokens: u64,
-    /// Requests in flight.
-    pub concurrency: usize,
-    /// Thinking on in the chat template.
-    pub thinking: bool,
+    /// The prompt set (relative to the project), the top-k, the length, the requests in
+    /// flight and thinking.
+    pub params: super::CaptureParams,
     /// The server.
     pub server: ServerOptions,
     /// Replace an existing capture.
@@ -159,7 +152,7 @@ pub async fn capture(
     progress: &Progress,
 ) -> Result<(PathBuf, usize), CollectError> {
     let layout = Layout::new(root);
-    let set = prompt_set(root, &options.prompts)?;
+    let set = prompt_set(root, &options.params.prompts)?;
     let path = capture_path(&layout, &options.id);
     if path.exists() && !options.replace {
         return Err(CollectError::Usage(format!(
@@ -197,12 +190,12 @@ pub async fn capture(
         model: target.model.clone(),
         vllm_version: target.vllm_version(),
         settings: CaptureSettings {
-            max_tokens: options.max_tokens,
-            top_k: options.top_k,
-            thinking: options.thinking,
+            max_tokens: options.params.max_tokens,
+            top_k: options.params.top_k,
+            thinking: options.params.thinking,
             temperature: 0.0,
             seed: 0,
-            concurrency: options.concurrency as u64,
+            concurrency: options.params.concurrency as u64,
         },
         reference: options.reference.clone(),
         prompt_set: set.path.clone(),
@@ -245,7 +238,7 @@ pub async fn capture(
         let reference = reference_of(&prompt.id);
         async move { capture_one(target, header, prompt, reference).await }
     }))
-    .buffer_unordered(options.concurrency.max(1));
+    .buffer_unordered(options.params.concurrency.max(1));
     let mut captured = 0;
     loop {
         let next = tokio::select! {

@@ -45,7 +45,7 @@ pub use import::{
     import_llama_bench,
 };
 pub use launch::{Diagnosis, LaunchOptions, Launched, Phase, diagnose, launch};
-pub use params::{RunParams, SweepParams, flags};
+pub use params::{CaptureParams, JitterParams, LaunchParams, RunParams, SweepParams, flags};
 pub use progress::Progress;
 pub use quality::{DivergenceOptions, JitterOptions, compare_captures, divergence, jitter};
 pub use server::{Kind as ServerKind, Server};

@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::defaults;
 use crate::data::Workload;
+use crate::profiles::Launcher;
+use crate::project::PROMPTS;
 
 /// What `collect run` sends, and a campaign's `[run]`.
 #[derive(Debug, Clone, PartialEq, Args, Serialize, Deserialize)]
@@ -76,6 +78,96 @@ pub struct SweepParams {
     pub thinking: bool,
 }
 
+/// What `collect capture` sends, and a campaign's `[quality]`.
+#[derive(Debug, Clone, PartialEq, Args, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureParams {
+    /// The configuration every other of a campaign is compared with (campaign files only;
+    /// `collect capture` takes the capture to score against as `--reference`).
+    #[arg(skip)]
+    #[serde(default, skip_serializing)]
+    pub reference: Option<String>,
+    /// The prompt set.
+    #[arg(long, default_value = PROMPTS)]
+    #[serde(default = "prompt_set")]
+    pub prompts: String,
+    /// Top-k logprobs per position (vLLM caps it at --max-logprobs, 20 by default).
+    #[arg(long, default_value_t = defaults::TOP_K)]
+    #[serde(default = "top_k")]
+    pub top_k: u64,
+    /// Tokens generated per prompt.
+    #[arg(long, default_value_t = defaults::CAPTURE_MAX_TOKENS)]
+    #[serde(default = "capture_max_tokens")]
+    pub max_tokens: u64,
+    /// Requests in flight.
+    #[arg(long, default_value_t = defaults::CAPTURE_CONCURRENCY)]
+    #[serde(default = "capture_concurrency")]
+    pub concurrency: usize,
+    /// Leave the chat template's thinking on (off by default, so answers are the answer).
+    #[arg(long)]
+    #[serde(default)]
+    pub thinking: bool,
+}
+
+/// What `collect jitter` sends, and a campaign's `[jitter]`.
+#[derive(Debug, Clone, PartialEq, Args, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JitterParams {
+    /// How many prompts of the set (the first ones).
+    #[arg(long, default_value_t = defaults::JITTER_PROMPTS)]
+    #[serde(default = "jitter_prompts")]
+    pub prompts: usize,
+    /// Scorings of each continuation.
+    #[arg(long, default_value_t = defaults::JITTER_REPEATS)]
+    #[serde(default = "jitter_repeats")]
+    pub repeats: usize,
+    /// Tokens per continuation.
+    #[arg(long, default_value_t = defaults::JITTER_MAX_TOKENS)]
+    #[serde(default = "jitter_max_tokens")]
+    pub max_tokens: u64,
+    /// Top-k logprobs per position.
+    #[arg(long, default_value_t = defaults::TOP_K)]
+    #[serde(default = "top_k")]
+    pub top_k: u64,
+    /// The prompt set.
+    #[arg(long, default_value = PROMPTS)]
+    #[serde(default = "prompt_set")]
+    pub prompt_set: String,
+    /// Leave the chat template's thinking on (off by default, so answers are the answer).
+    #[arg(long)]
+    #[serde(default)]
+    pub thinking: bool,
+}
+
+/// How a server is started from its profile and stopped: `collect --launch`'s flags and a
+/// campaign's `[launch]`.
+#[derive(Debug, Clone, PartialEq, Args, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchParams {
+    /// How the server is started.
+    #[arg(long, value_enum, default_value_t = Launcher::Podman)]
+    #[serde(default)]
+    pub launcher: Launcher,
+    /// Seconds the server may take to become ready.
+    #[arg(long = "ready-timeout", default_value_t = defaults::READY_TIMEOUT_S, value_name = "SECONDS")]
+    #[serde(default = "ready_timeout_s")]
+    pub ready_timeout_s: f64,
+    /// Seconds the server may take to stop before it is killed.
+    #[arg(long = "stop-timeout", default_value_t = defaults::STOP_TIMEOUT_S, value_name = "SECONDS")]
+    #[serde(default = "stop_timeout_s")]
+    pub stop_timeout_s: f64,
+}
+
+impl Default for LaunchParams {
+    fn default() -> Self {
+        Self {
+            launcher: Launcher::default(),
+            ready_timeout_s: defaults::READY_TIMEOUT_S,
+            stop_timeout_s: defaults::STOP_TIMEOUT_S,
+        }
+    }
+}
+
 impl SweepParams {
     /// The workload a sweep of these parameters records.
     pub fn workload(&self) -> Workload {
@@ -90,6 +182,33 @@ impl SweepParams {
     }
 }
 
+fn prompt_set() -> String {
+    PROMPTS.to_owned()
+}
+fn top_k() -> u64 {
+    defaults::TOP_K
+}
+fn capture_max_tokens() -> u64 {
+    defaults::CAPTURE_MAX_TOKENS
+}
+fn capture_concurrency() -> usize {
+    defaults::CAPTURE_CONCURRENCY
+}
+fn jitter_prompts() -> usize {
+    defaults::JITTER_PROMPTS
+}
+fn jitter_repeats() -> usize {
+    defaults::JITTER_REPEATS
+}
+fn jitter_max_tokens() -> u64 {
+    defaults::JITTER_MAX_TOKENS
+}
+fn ready_timeout_s() -> f64 {
+    defaults::READY_TIMEOUT_S
+}
+fn stop_timeout_s() -> f64 {
+    defaults::STOP_TIMEOUT_S
+}
 fn run_samples() -> usize {
     defaults::RUN_SAMPLES
 }
@@ -232,6 +351,33 @@ mod tests {
     }
 
     #[test]
+    fn capture_jitter_and_launch_parameters_are_one_flag_one_key_and_one_plan_word_each() {
+        shared(&CaptureParams {
+            reference: None,
+            prompts: "data/other.jsonl".into(),
+            top_k: 5,
+            max_tokens: 6,
+            concurrency: 7,
+            thinking: true,
+        });
+        let quality: CaptureParams = toml::from_str("reference = \"base\"").unwrap();
+        assert_eq!(quality.reference.as_deref(), Some("base"));
+        shared(&JitterParams {
+            prompts: 2,
+            repeats: 3,
+            max_tokens: 4,
+            top_k: 5,
+            prompt_set: "data/other.jsonl".into(),
+            thinking: true,
+        });
+        shared(&LaunchParams {
+            launcher: Launcher::Local,
+            ready_timeout_s: 12.5,
+            stop_timeout_s: 3.0,
+        });
+    }
+
+    #[test]
     fn the_defaults_are_the_same_on_both_sides() {
         let run: RunParams = parsed(&[]);
         assert_eq!(run, RunParams::default());
@@ -240,6 +386,14 @@ mod tests {
         let from_file: SweepParams = toml::from_str("levels = [1, 2, 4, 8, 16, 32]").unwrap();
         assert_eq!(sweep, from_file);
         assert_eq!(sweep.rounds, defaults::SWEEP_ROUNDS);
+        let capture: CaptureParams = parsed(&[]);
+        assert_eq!(toml::from_str::<CaptureParams>("").unwrap(), capture);
+        assert_eq!(capture.prompts, PROMPTS);
+        let jitter: JitterParams = parsed(&[]);
+        assert_eq!(toml::from_str::<JitterParams>("").unwrap(), jitter);
+        let launch: LaunchParams = parsed(&[]);
+        assert_eq!(toml::from_str::<LaunchParams>("").unwrap(), launch);
+        assert_eq!(launch, LaunchParams::default());
     }
 
     #[test]

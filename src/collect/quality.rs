@@ -148,18 +148,9 @@ fn generated_prompt(a: &Captured, b: &Captured) -> GeneratedPrompt {
 pub struct JitterOptions {
     /// The record's label.
     pub label: String,
-    /// The prompt set, relative to the project.
-    pub prompt_set: String,
-    /// How many of its prompts (the first ones).
-    pub prompts: usize,
-    /// Scorings of each continuation.
-    pub repeats: usize,
-    /// Tokens per continuation.
-    pub max_tokens: u64,
-    /// Top-k per position.
-    pub top_k: u64,
-    /// Thinking on in the chat template.
-    pub thinking: bool,
+    /// The prompt set (relative to the project) and how many of its prompts, the repeats,
+    /// the length, the top-k and thinking.
+    pub params: super::JitterParams,
     /// The server.
     pub server: ServerOptions,
     /// Free text.
@@ -175,12 +166,12 @@ pub async fn jitter(
     options: &JitterOptions,
     progress: &Progress,
 ) -> Result<Jitter, CollectError> {
-    if options.repeats < 2 || options.prompts == 0 {
+    if options.params.repeats < 2 || options.params.prompts == 0 {
         return Err(CollectError::Usage(
             "jitter needs at least 1 prompt and 2 repeats".into(),
         ));
     }
-    let set = capture::prompt_set(root, &options.prompt_set)?;
+    let set = capture::prompt_set(root, &options.params.prompt_set)?;
     let target = connect(&options.server).await?;
     target.require_scoring("collect jitter")?;
     let client = &target.client;
@@ -188,22 +179,22 @@ pub async fn jitter(
         .server
         .greedy(&target.model, json!({"stream": false}));
     let mut continuations = Vec::new();
-    for prompt in set.prompts.iter().take(options.prompts) {
+    for prompt in set.prompts.iter().take(options.params.prompts) {
         progress.step(&format!("continuation of {}", prompt.id));
         let ids = client
-            .tokenize_chat(&target.model, &prompt.messages, options.thinking)
+            .tokenize_chat(&target.model, &prompt.messages, options.params.thinking)
             .await
             .map_err(CollectError::Server)?;
         let mut body = sampling.clone();
         body["prompt"] = json!(ids);
-        body["max_tokens"] = json!(options.max_tokens);
+        body["max_tokens"] = json!(options.params.max_tokens);
         body["logprobs"] = json!(1);
         body["return_tokens_as_token_ids"] = json!(true);
         let answer = client.complete(&body).await.map_err(CollectError::Server)?;
         let generated = generated_logprobs(&answer).map_err(CollectError::Server)?;
         continuations.push((ids, generated.tokens));
     }
-    let jobs: Vec<(usize, usize)> = (0..options.repeats)
+    let jobs: Vec<(usize, usize)> = (0..options.params.repeats)
         .flat_map(|repeat| (0..continuations.len()).map(move |prompt| (prompt, repeat)))
         .collect();
     let in_flight = jobs.len();
@@ -215,10 +206,12 @@ pub async fn jitter(
             all.extend(continuation);
             body["prompt"] = json!(all);
             body["max_tokens"] = json!(1);
-            body["prompt_logprobs"] = json!(options.top_k);
+            body["prompt_logprobs"] = json!(options.params.top_k);
             async move {
                 let scored = match client.complete(&body).await {
-                    Ok(answer) => prompt_logprobs(&answer, ids.len(), continuation, options.top_k),
+                    Ok(answer) => {
+                        prompt_logprobs(&answer, ids.len(), continuation, options.params.top_k)
+                    }
                     Err(error) => Err(error),
                 };
                 ((prompt, repeat), scored)
@@ -228,7 +221,7 @@ pub async fn jitter(
         .collect()
         .await;
     let mut table: Vec<Vec<Option<Scored>>> =
-        vec![vec![None; options.repeats]; continuations.len()];
+        vec![vec![None; options.params.repeats]; continuations.len()];
     for ((prompt, repeat), scored) in scorings {
         table[prompt][repeat] = Some(scored.map_err(CollectError::Server)?);
     }
@@ -252,11 +245,11 @@ pub async fn jitter(
         vllm_version: target.vllm_version(),
         generated: options.today.clone(),
         prompts: continuations.len() as u64,
-        repeats: options.repeats as u64,
+        repeats: options.params.repeats as u64,
         positions: n as u64,
-        max_tokens: options.max_tokens,
-        top_k: options.top_k,
-        thinking: options.thinking,
+        max_tokens: options.params.max_tokens,
+        top_k: options.params.top_k,
+        thinking: options.params.thinking,
         kld_mean: if n == 0 {
             0.0
         } else {

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use benchsite::collect::{self, LaunchOptions, ServerOptions, defaults};
+use benchsite::collect::{self, LaunchOptions, ServerOptions};
 use benchsite::data::Id;
-use benchsite::profiles::{self, Launcher, Setting};
+use benchsite::profiles::{self, Setting};
 use benchsite::project::Layout;
 use clap::Args;
 
@@ -64,28 +64,21 @@ pub struct LaunchArgs {
     /// server that does not come up is recorded as a failure.
     #[arg(long)]
     pub launch: bool,
-    /// How the server is started.
-    #[arg(long, value_enum, default_value_t = Launcher::Podman)]
-    launcher: Launcher,
+    #[command(flatten)]
+    params: collect::LaunchParams,
     /// A program to run in place of podman or vllm, with the same arguments.
     #[arg(long, value_name = "PATH", env = "BENCHSITE_LAUNCH_PROGRAM")]
     launch_program: Option<String>,
-    /// Seconds the server may take to become ready.
-    #[arg(long, default_value_t = defaults::READY_TIMEOUT_S, value_name = "SECONDS")]
-    ready_timeout: f64,
-    /// Seconds the server may take to stop before it is killed.
-    #[arg(long, default_value_t = defaults::STOP_TIMEOUT_S, value_name = "SECONDS")]
-    stop_timeout: f64,
 }
 
 impl LaunchArgs {
     /// How to launch, when `--launch` is given.
     pub fn options(&self) -> Option<LaunchOptions> {
         self.launch.then(|| LaunchOptions {
-            launcher: self.launcher,
+            launcher: self.params.launcher,
             program: self.launch_program.clone(),
-            ready_timeout: Duration::from_secs_f64(self.ready_timeout),
-            stop_timeout: Duration::from_secs_f64(self.stop_timeout),
+            ready_timeout: Duration::from_secs_f64(self.params.ready_timeout_s),
+            stop_timeout: Duration::from_secs_f64(self.params.stop_timeout_s),
         })
     }
 
@@ -140,14 +133,6 @@ pub struct Notes {
     /// Free text for the record.
     #[arg(long)]
     pub notes: Option<String>,
-}
-
-/// Whether the chat template thinks.
-#[derive(Debug, Args)]
-pub struct Thinking {
-    /// Leave the chat template's thinking on.
-    #[arg(long)]
-    pub thinking: bool,
 }
 
 /// A profile and the settings on top of it.

@@ -3,11 +3,11 @@
 
 use std::process::ExitCode;
 
-use benchsite::collect::{self, Progress, defaults};
-use benchsite::project::{Layout, PROMPTS};
+use benchsite::collect::{self, Progress};
+use benchsite::project::Layout;
 use clap::Args;
 
-use super::flags::{self, Labelled, Notes, ServerArgs, Thinking, Writing};
+use super::flags::{self, Labelled, Notes, ServerArgs, Writing};
 use super::output::{stamped, write};
 use crate::cli::Outcome as CommandOutcome;
 
@@ -19,20 +19,8 @@ pub struct CaptureArgs {
     /// The root capture whose generations to score (default: this capture's own).
     #[arg(long)]
     reference: Option<String>,
-    /// The prompt set.
-    #[arg(long, default_value = PROMPTS)]
-    prompts: String,
-    /// Top-k logprobs per position (vLLM caps it at --max-logprobs, 20 by default).
-    #[arg(long, default_value_t = defaults::TOP_K)]
-    top_k: u64,
-    /// Tokens generated per prompt.
-    #[arg(long, default_value_t = defaults::CAPTURE_MAX_TOKENS)]
-    max_tokens: u64,
-    /// Requests in flight.
-    #[arg(long, default_value_t = defaults::CAPTURE_CONCURRENCY)]
-    concurrency: usize,
     #[command(flatten)]
-    thinking: Thinking,
+    params: collect::CaptureParams,
     #[command(flatten)]
     server: ServerArgs,
     /// Capture again over an existing capture.
@@ -59,23 +47,8 @@ pub struct JitterArgs {
     /// The record's label.
     #[arg(long)]
     label: String,
-    /// How many prompts of the set (the first ones).
-    #[arg(long, default_value_t = defaults::JITTER_PROMPTS)]
-    prompts: usize,
-    /// Scorings of each continuation.
-    #[arg(long, default_value_t = defaults::JITTER_REPEATS)]
-    repeats: usize,
-    /// Tokens per continuation.
-    #[arg(long, default_value_t = defaults::JITTER_MAX_TOKENS)]
-    max_tokens: u64,
-    /// Top-k logprobs per position.
-    #[arg(long, default_value_t = defaults::TOP_K)]
-    top_k: u64,
-    /// The prompt set.
-    #[arg(long, default_value = PROMPTS)]
-    prompt_set: String,
     #[command(flatten)]
-    thinking: Thinking,
+    params: collect::JitterParams,
     #[command(flatten)]
     server: ServerArgs,
     #[command(flatten)]
@@ -90,15 +63,14 @@ pub async fn capture(layout: &Layout, args: CaptureArgs) -> CommandOutcome {
     let options = collect::CaptureOptions {
         id: args.id,
         reference: args.reference,
-        prompts: args.prompts,
-        top_k: args.top_k,
-        max_tokens: args.max_tokens,
-        concurrency: args.concurrency,
-        thinking: args.thinking.thinking,
+        params: collect::CaptureParams {
+            concurrency: args.params.concurrency.max(1),
+            ..args.params
+        },
         server: args.server.options(layout, None)?,
         replace: args.replace,
     };
-    let total = collect::prompt_set(&layout.root, &options.prompts)?
+    let total = collect::prompt_set(&layout.root, &options.params.prompts)?
         .prompts
         .len();
     let progress = Progress::new(total as u64);
@@ -141,12 +113,7 @@ pub fn divergence(layout: &Layout, args: DivergenceArgs) -> CommandOutcome {
 pub async fn jitter(layout: &Layout, args: JitterArgs) -> CommandOutcome {
     let options = collect::JitterOptions {
         label: args.label,
-        prompt_set: args.prompt_set,
-        prompts: args.prompts,
-        repeats: args.repeats,
-        max_tokens: args.max_tokens,
-        top_k: args.top_k,
-        thinking: args.thinking.thinking,
+        params: args.params,
         server: args.server.options(layout, None)?,
         notes: args.notes.notes,
         today: benchsite::data::Date::today(),
@@ -166,24 +133,26 @@ pub async fn jitter(layout: &Layout, args: JitterArgs) -> CommandOutcome {
 
 #[cfg(test)]
 mod tests {
+    use benchsite::collect::defaults;
+    use benchsite::project::PROMPTS;
+
     use super::super::{CollectCommand, parsed};
-    use super::*;
 
     #[test]
     fn each_measurement_has_its_own_defaults() {
         let CollectCommand::Capture(capture) = parsed(&["capture", "--id", "a"]) else {
             panic!("not a capture");
         };
-        assert_eq!(capture.max_tokens, defaults::CAPTURE_MAX_TOKENS);
-        assert_eq!(capture.top_k, defaults::TOP_K);
-        assert_eq!(capture.concurrency, defaults::CAPTURE_CONCURRENCY);
-        assert_eq!(capture.prompts, PROMPTS);
+        assert_eq!(capture.params.max_tokens, defaults::CAPTURE_MAX_TOKENS);
+        assert_eq!(capture.params.top_k, defaults::TOP_K);
+        assert_eq!(capture.params.concurrency, defaults::CAPTURE_CONCURRENCY);
+        assert_eq!(capture.params.prompts, PROMPTS);
         let CollectCommand::Jitter(jitter) = parsed(&["jitter", "--label", "j"]) else {
             panic!("not a jitter");
         };
-        assert_eq!(jitter.max_tokens, defaults::JITTER_MAX_TOKENS);
-        assert_eq!(jitter.prompts, defaults::JITTER_PROMPTS);
-        assert_eq!(jitter.repeats, defaults::JITTER_REPEATS);
-        assert!(!jitter.thinking.thinking);
+        assert_eq!(jitter.params.max_tokens, defaults::JITTER_MAX_TOKENS);
+        assert_eq!(jitter.params.prompts, defaults::JITTER_PROMPTS);
+        assert_eq!(jitter.params.repeats, defaults::JITTER_REPEATS);
+        assert!(!jitter.params.thinking);
     }
 }
