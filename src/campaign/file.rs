@@ -6,78 +6,17 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use indexmap::IndexMap;
-use serde::Deserialize;
 use toml::Spanned;
 
-use super::CampaignError;
+use super::error::CampaignError;
 use super::ids::{identify, references};
 use super::spec::{Campaign, Configuration, SweepSpec};
-use crate::collect::{CaptureParams, JitterParams, LaunchParams, RunParams, SweepParams};
+use super::text::{FileText, Problems, Scalar, value_at};
+use crate::collect::CaptureParams;
 use crate::config::position;
 use crate::data;
 use crate::profiles::{self, Origin, Setting};
 use crate::project::Machine;
-
-/// The folder of a project's campaigns.
-pub const DIR: &str = "campaigns";
-
-/// A setting's value as the file writes it: a string, a number or a switch.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
-enum Scalar {
-    Text(String),
-    Integer(i64),
-    Float(f64),
-    Bool(bool),
-}
-
-impl Scalar {
-    fn text(&self) -> String {
-        match self {
-            Scalar::Text(text) => text.clone(),
-            Scalar::Integer(n) => n.to_string(),
-            Scalar::Float(x) => x.to_string(),
-            Scalar::Bool(on) => u8::from(*on).to_string(),
-        }
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileText {
-    #[serde(default)]
-    description: Option<String>,
-    #[serde(default)]
-    machines: Option<Spanned<Vec<Spanned<String>>>>,
-    #[serde(default)]
-    launch: LaunchParams,
-    #[serde(rename = "config")]
-    configs: Spanned<Vec<ConfigText>>,
-    #[serde(default)]
-    run: Option<RunParams>,
-    #[serde(default)]
-    sweep: Vec<Spanned<SweepParams>>,
-    #[serde(default)]
-    quality: Option<Spanned<CaptureParams>>,
-    #[serde(default)]
-    jitter: Option<JitterParams>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ConfigText {
-    pub(super) profile: Spanned<String>,
-    #[serde(default)]
-    set: IndexMap<Spanned<String>, Spanned<Scalar>>,
-    #[serde(default)]
-    matrix: IndexMap<Spanned<String>, Spanned<Vec<Scalar>>>,
-    #[serde(default)]
-    pub(super) id: Option<Spanned<String>>,
-    #[serde(default)]
-    shape: Option<String>,
-    #[serde(default)]
-    precision: Option<String>,
-}
 
 /// What the parser needs of the project: its machines and profiles.
 pub(super) struct Context<'a> {
@@ -85,25 +24,6 @@ pub(super) struct Context<'a> {
     pub machines: &'a [Machine],
     /// The profiles folder.
     pub profiles: &'a Path,
-}
-
-/// Problems of one file, each at its place.
-pub(super) struct Problems<'t> {
-    path: &'t Path,
-    text: &'t str,
-    found: Vec<CampaignError>,
-}
-
-impl Problems<'_> {
-    pub(super) fn at(&mut self, offset: usize, message: impl Into<String>) {
-        let (line, column) = position(self.text, offset);
-        self.found.push(CampaignError::Invalid {
-            path: self.path.to_owned(),
-            line,
-            column,
-            message: message.into(),
-        });
-    }
 }
 
 /// Parses and expands the campaign `name` at `path`; every problem found, each with its
@@ -289,30 +209,6 @@ fn machines(file: &FileText, context: &Context, problems: &mut Problems) -> Vec<
         }
     }
     found
-}
-
-/// Where the value of `key` starts in the table whose header is at `table` in `text` (the
-/// header when the key is not written there): a problem of a value read through a type
-/// shared with the command line is placed at its value.
-fn value_at(text: &str, table: usize, key: &str) -> usize {
-    let Some(rest) = text.get(table..) else {
-        return table;
-    };
-    let mut offset = table;
-    for (number, line) in rest.split_inclusive('\n').enumerate() {
-        let written = line.trim_start();
-        if number > 0 && written.starts_with('[') {
-            break;
-        }
-        if let Some(after) = written.strip_prefix(key)
-            && let Some(value) = after.trim_start_matches([' ', '\t']).strip_prefix('=')
-        {
-            let value = value.trim_start_matches([' ', '\t']);
-            return offset + line.len() - value.len();
-        }
-        offset += line.len();
-    }
-    table
 }
 
 /// The sweeps with their names: given, or `sweep` for a campaign's only sweep and

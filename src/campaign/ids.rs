@@ -4,8 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use super::file::{ConfigText, Problems};
 use super::spec::Configuration;
+use super::text::{ConfigText, Problems};
 use crate::data::{self, Id};
 use crate::profiles::Setting;
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::CampaignError;
+use super::error::CampaignError;
 use crate::data::{self, Record, Results};
 use crate::project::{Layout, Machine, ProfileChecks};
 

@@ -14,7 +14,7 @@ use futures_util::FutureExt;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use tokio::signal::unix::{SignalKind, signal};
 
-use super::CampaignError;
+use super::error::CampaignError;
 use super::plan::{self, Job, Kind, Status};
 use super::spec::{Campaign, Configuration};
 use crate::collect::{self, CollectError, Outcome, Phase, Progress, ServerOptions};

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use super::CampaignError;
+use super::error::CampaignError;
 use super::spec::Campaign;
 use crate::project::Machine;
 use crate::scaffold::{self, Pinned};
@@ -92,7 +92,7 @@ pub fn slurm(campaign: &Campaign) -> Result<(PathBuf, String), CampaignError> {
         )));
     }
     let script = format!("campaign-{}.sbatch", campaign.name);
-    let words = |f: &dyn Fn(&super::Configuration) -> String| {
+    let words = |f: &dyn Fn(&super::spec::Configuration) -> String| {
         campaign
             .configurations
             .iter()

@@ -13,8 +13,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::error::CollectError;
 use super::progress::Progress;
-use super::{CollectError, ServerOptions, Target, connect, interrupted};
+use super::runtime::interrupted;
+use super::target::{ServerOptions, Target, connect};
 use crate::data::CaptureSettings;
 use crate::data::prompts::{self, PromptEntry, PromptSet};
 use crate::project::Layout;
@@ -137,7 +139,7 @@ pub struct CaptureOptions {
     pub reference: Option<String>,
     /// The prompt set (relative to the project), the top-k, the length, the requests in
     /// flight and thinking.
-    pub params: super::CaptureParams,
+    pub params: super::params::CaptureParams,
     /// The server.
     pub server: ServerOptions,
     /// Replace an existing capture.

@@ -8,9 +8,10 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::error::CollectError;
+use super::metrics;
 use super::server::{self, Server};
 use super::stream::{Reader, RequestError, Timing, head};
-use super::{CollectError, metrics};
 
 /// The environment variables an API key is read from, in order.
 pub const API_KEY_VARIABLES: [&str; 2] = ["BENCHSITE_API_KEY", "OPENAI_API_KEY"];

@@ -6,12 +6,16 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use super::client::Endpoint;
+use super::error::CollectError;
 use super::launch::{self, LaunchOptions, Phase};
 use super::metrics::{self, KvSource, Metrics};
+use super::outcome::Outcome;
 use super::power::{self, Drawn, Sampler};
 use super::progress::Progress;
+use super::runtime::interrupted;
 use super::stream::Timing;
-use super::{CollectError, Endpoint, Outcome, ServerOptions, Target, connect, interrupted};
+use super::target::{ServerOptions, Target, connect};
 use crate::data::{self, Date, Failure, Id, Results, Run, RunStatus};
 use crate::profiles::{self, Setting};
 use crate::project::Layout;
@@ -41,7 +45,7 @@ pub struct RunOptions {
     /// Free text for the record.
     pub notes: Option<String>,
     /// The samples, their length and their prompt (default: the document's `method.prompt`).
-    pub params: super::RunParams,
+    pub params: super::params::RunParams,
     /// The date of the record.
     pub today: Date,
     /// Replace a run of the same id.
@@ -57,7 +61,7 @@ pub async fn run(
     progress: &Progress,
 ) -> Result<Outcome<Run>, CollectError> {
     let doc = data::load(&layout.results())?;
-    super::refuse_existing(
+    super::outcome::refuse_existing(
         !options.replace && doc.runs.iter().any(|run| run.id == options.id),
         &format!("a run {}", options.id),
     )?;
@@ -148,10 +152,12 @@ pub async fn run(
     let mut notes: Vec<String> = options.notes.iter().cloned().collect();
     notes.extend(target.notes());
     if !counted.is_empty() {
-        notes.push(super::counted_note(&counted));
+        notes.push(super::target::counted_note(&counted));
     }
     for what in mismatch {
-        notes.push(super::sentence(&format!("recorded with --force: {what}")));
+        notes.push(super::target::sentence(&format!(
+            "recorded with --force: {what}"
+        )));
     }
     // What is missing is said on the terminal and in the record.
     let mut gaps = Vec::new();
@@ -247,7 +253,7 @@ pub async fn run(
         .sum();
     let (power_w, joules_per_token) = energy(power, tokens);
     for gap in gaps {
-        notes.push(super::sentence(&gap));
+        notes.push(super::target::sentence(&gap));
         warnings.push(gap);
     }
     let (vllm_version, server) = (target.vllm_version(), target.server.describe());
@@ -304,7 +310,7 @@ struct Measured {
     /// What the GPUs drew over the samples, where nvidia-smi reads it.
     power: Option<Drawn>,
     /// How the output tokens were counted, where there was no usage report.
-    counted: Vec<super::Counted>,
+    counted: Vec<super::target::Counted>,
     /// The samples that failed, each with why.
     failed: Vec<String>,
     /// How the server differs from the profile (its model, its context), recorded with
@@ -337,7 +343,7 @@ async fn measure(
         mismatch.push(what);
         Ok(())
     };
-    if let Err(what) = super::serves(&target, &options.profile, &names) {
+    if let Err(what) = super::target::serves(&target, &options.profile, &names) {
         differs(what)?;
     }
     // The context is the run's own field, which `check` holds to the profile.

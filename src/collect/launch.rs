@@ -12,8 +12,10 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
 use super::client::{Client, Liveness};
+use super::error::CollectError;
 use super::progress::Progress;
-use super::{CollectError, ServerOptions, interrupted};
+use super::runtime::interrupted;
+use super::target::ServerOptions;
 use crate::data::FailureStatus;
 use crate::profiles::{Effective, LaunchCommand, Launcher};
 

@@ -8,8 +8,9 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use super::capture::{self, Capture, Captured, Scored, generated_logprobs, prompt_logprobs};
+use super::error::CollectError;
 use super::progress::Progress;
-use super::{CollectError, ServerOptions, connect};
+use super::target::{ServerOptions, connect};
 use crate::data::{self, Date, Dimensions, Divergence, Id, Jitter};
 use crate::project::Layout;
 use crate::stats::divergence::{
@@ -150,7 +151,7 @@ pub struct JitterOptions {
     pub label: String,
     /// The prompt set (relative to the project) and how many of its prompts, the repeats,
     /// the length, the top-k and thinking.
-    pub params: super::JitterParams,
+    pub params: super::params::JitterParams,
     /// The server.
     pub server: ServerOptions,
     /// Free text.

@@ -12,13 +12,16 @@ use futures_util::StreamExt;
 
 use super::client::{Client, Endpoint, Liveness};
 use super::decode::{failure, log_path, overrides_text};
+use super::error::CollectError;
 use super::launch::{self, LaunchOptions, Phase};
+use super::outcome::Outcome;
 use super::power::{self, Drawn, Sampler};
 use super::progress::Progress;
 use super::prompt::prompt;
+use super::runtime::interrupted;
 use super::server::Server;
 use super::stream::{RequestError, Timing};
-use super::{CollectError, Outcome, ServerOptions, Target, connect, interrupted};
+use super::target::{ServerOptions, Target, connect};
 use crate::data::{self, Date, Dimensions, Id, LevelStatus, Sweep, SweepLevel, Workload};
 use crate::profiles::{self, Setting};
 use crate::project::Layout;
@@ -32,7 +35,7 @@ pub struct SweepOptions {
     /// The permalink, when not the label's slug.
     pub id: Option<Id>,
     /// The concurrency levels and the shape of every request.
-    pub params: super::SweepParams,
+    pub params: super::params::SweepParams,
     /// The server.
     pub server: ServerOptions,
     /// The profile the server runs, with overrides: for its dimensions and `--launch`.
@@ -148,7 +151,7 @@ impl Level {
         &mut self,
         target: &Target,
         max_tokens: u64,
-    ) -> Vec<super::Counted> {
+    ) -> Vec<super::target::Counted> {
         futures_util::stream::iter(
             self.timings
                 .iter_mut()
@@ -261,7 +264,7 @@ pub async fn sweep(
     progress: &Progress,
 ) -> Result<Outcome<Sweep>, CollectError> {
     let doc = data::load(&layout.results())?;
-    super::refuse_existing(
+    super::outcome::refuse_existing(
         !options.replace && doc.sweeps.iter().any(|s| s.label == options.label),
         &format!("a sweep labelled {:?}", options.label),
     )?;
@@ -405,7 +408,7 @@ pub async fn sweep(
     if uncounted {
         gaps.push("the server sent no usage report and has no tokenizer endpoint; output tokens, decode and total tok/s are left out where it was missing".to_owned());
     } else if !counted.is_empty() {
-        notes.push(super::counted_note(&counted));
+        notes.push(super::target::counted_note(&counted));
     }
     if !target.server.reads_ignore_eos() && workload.ignore_eos {
         gaps.push(format!(
@@ -416,7 +419,7 @@ pub async fn sweep(
     gaps.extend(target.version_gap());
     for gap in gaps {
         progress.line(&format!("warning: {gap}"));
-        notes.push(super::sentence(&gap));
+        notes.push(super::target::sentence(&gap));
     }
     if let Some(why) = &stopped {
         notes.push(format!("Stopped early: {why}; the levels before are kept."));
@@ -453,7 +456,7 @@ pub async fn sweep(
 }
 
 fn slug_of(options: &SweepOptions) -> String {
-    data::rules::permalink(options.id.as_ref(), &options.label)
+    data::permalink(options.id.as_ref(), &options.label)
 }
 
 fn precision_of(

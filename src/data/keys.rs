@@ -6,7 +6,11 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{DataError, Report, Results};
+use super::document::strip_position;
+use super::error::DataError;
+use super::model::Results;
+use super::problem::{Problem, Report};
+use super::types::{Id, slugify};
 
 /// Every record's key in a document.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -60,16 +64,14 @@ pub struct LabelKey {
 impl LabelKey {
     /// The permalink slug: the id when given, else the label's slug.
     pub fn slug(&self) -> String {
-        self.id
-            .clone()
-            .unwrap_or_else(|| super::slugify(&self.label))
+        self.id.clone().unwrap_or_else(|| slugify(&self.label))
     }
 }
 
 impl Keys {
     /// The keys of a loaded document.
     pub fn of(doc: &Results) -> Self {
-        let label = |label: &str, id: Option<&super::Id>| LabelKey {
+        let label = |label: &str, id: Option<&Id>| LabelKey {
             label: label.to_owned(),
             id: id.map(ToString::to_string),
         };
@@ -114,10 +116,10 @@ impl Keys {
         serde_json::from_slice(bytes).map_err(|error| {
             DataError::Invalid(Report {
                 file: path.to_owned(),
-                problems: vec![super::Problem::at(
+                problems: vec![Problem::at(
                     (error.line(), error.column()),
                     "a results document",
-                    super::strip_position(&error.to_string()),
+                    strip_position(&error.to_string()),
                 )],
             })
         })
@@ -131,7 +133,7 @@ mod tests {
     #[test]
     fn the_keys_read_are_the_keys_of_the_loaded_document() {
         let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/data/results.json"));
-        let loaded = super::super::load(path).unwrap();
+        let loaded = super::super::document::load(path).unwrap();
         let keys = Keys::read(path).unwrap();
         assert_eq!(keys, Keys::of(&loaded));
         assert_eq!(keys.runs.len(), loaded.runs.len());

@@ -5,7 +5,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::model::{Date, Dimensions, Id, NullableCount, NullableNumber, Provenance};
+use super::types::{Date, Dimensions, Id, NullableCount, NullableNumber, Provenance, permalink};
 
 /// Run-to-run noise of one server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -275,7 +275,7 @@ pub struct CategoryStats {
 impl Divergence {
     /// The permalink slug: `id` when given, else the slug of the label.
     pub fn slug(&self) -> String {
-        super::rules::permalink(self.id.as_ref(), &self.label)
+        permalink(self.id.as_ref(), &self.label)
     }
 
     /// Whether this comparison measures noise rather than a change.

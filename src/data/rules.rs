@@ -1,8 +1,7 @@
 //! The rules of the model that more than one layer needs: what a configuration's profile
-//! says about it, the KV pool's concurrency, which failures concern a model, and the
-//! permalink of a labelled record.
+//! says about it, the KV pool's concurrency and which failures concern a model.
 
-use super::model::{Failure, Id};
+use super::model::{Failure, Results, Sweep};
 use crate::profiles::Effective;
 
 /// Whether the vision tower is loaded under these settings.
@@ -35,7 +34,7 @@ pub fn gpus(effective: &Effective) -> u64 {
 
 /// The GPUs a sweep ran on: its `gpus` dimension (`collect sweep` writes it from the profile
 /// where it is more than one), else 1.
-pub fn sweep_gpus(sweep: &super::Sweep) -> u64 {
+pub fn sweep_gpus(sweep: &Sweep) -> u64 {
     sweep
         .dimensions
         .get("gpus")
@@ -64,7 +63,7 @@ pub fn failure_concerns(failure: &Failure, model: &str) -> bool {
 
 /// Every model of the document, in the order they first appear in its runs, sweeps,
 /// comparisons and jitter measurements.
-pub fn models(doc: &super::Results) -> Vec<&str> {
+pub fn models(doc: &Results) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
     let all = (doc.runs.iter().map(|r| r.model.as_str()))
         .chain(doc.sweeps.iter().map(|s| s.model.as_str()))
@@ -79,24 +78,9 @@ pub fn models(doc: &super::Results) -> Vec<&str> {
     names
 }
 
-/// The permalink slug of a labelled record: its `id` when given, else the slug of its label.
-pub fn permalink(id: Option<&Id>, label: &str) -> String {
-    match id {
-        Some(id) => id.to_string(),
-        None => super::slugify(label),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn permalinks_prefer_the_id() {
-        assert_eq!(permalink(None, "Qwen 3.6, c=8"), "qwen-3-6-c-8");
-        let id = Id::new("mine").unwrap();
-        assert_eq!(permalink(Some(&id), "Qwen 3.6"), "mine");
-    }
 
     #[test]
     fn the_pool_holds_kv_over_context_sequences() {

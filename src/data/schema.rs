@@ -7,8 +7,9 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
-use super::model::{ID_PATTERN, Results};
+use super::model::Results;
 use super::problem::{Problem, describe_value, pointer_segment};
+use super::types::ID_PATTERN;
 
 /// The results document's JSON Schema.
 pub fn schema() -> &'static Value {

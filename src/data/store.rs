@@ -12,15 +12,10 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::{DataError, Problem, Report, Results, load, parse_with, to_json};
-
-/// Checks of a document beyond its own, which need the rest of the project (the profiles).
-pub type Checks<'c> = &'c dyn Fn(&Results) -> Vec<Problem>;
-
-/// No checks beyond the document's own.
-pub fn no_more_checks(_: &Results) -> Vec<Problem> {
-    Vec::new()
-}
+use super::document::{Checks, load, parse_with, to_json, validate_with};
+use super::error::DataError;
+use super::model::Results;
+use super::problem::{Problem, Report};
 
 /// A document written: what it holds now, and the problems it already had before the write,
 /// which the write neither added nor mended (`None` when it has none).
@@ -153,7 +148,7 @@ fn admit(
     before: Option<&[u8]>,
     more: Checks<'_>,
 ) -> Result<Option<Report>, DataError> {
-    let Err(problems) = super::validate_with(doc, more) else {
+    let Err(problems) = validate_with(doc, more) else {
         return Ok(None);
     };
     let earlier = match before.map(|bytes| parse_with(path, bytes, more)) {
@@ -222,7 +217,9 @@ fn write_atomically(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::{Failure, FailureStatus, Id, Results};
+    use crate::data::document::no_more_checks;
+    use crate::data::model::{Failure, FailureStatus};
+    use crate::data::types::Id;
 
     fn seed() -> Results {
         let text = include_str!("../../data/results.json");

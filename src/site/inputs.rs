@@ -228,6 +228,27 @@ impl Inputs {
     }
 }
 
+/// Renders the site of the project at `root` in memory: validates the project, renders
+/// every page, and checks every internal link.
+pub fn render(root: &Path, options: &Options) -> Result<Site, SiteError> {
+    Inputs::read(root, options)?.render()
+}
+
+/// Checks the project as `render` would, rendering every content page but only one page of
+/// each data kind: the data, content, shortcodes, content links and every template are
+/// checked without the cost of rendering every record's page. `report` is the project's
+/// [`project::check`]. The returned site holds the other data pages as empty files.
+pub fn check(root: &Path, report: project::CheckReport) -> Result<Site, SiteError> {
+    Inputs::load(root, report, &Options::default())?.check()
+}
+
+/// Renders the site and writes it to `out`: into a temporary folder beside it first, each
+/// page as soon as it is rendered, swapped in only when everything succeeded, so a failed
+/// build leaves the previous site as it was. Memory does not grow with the site's size.
+pub fn build(root: &Path, out: &Path, options: &Options) -> Result<Built, SiteError> {
+    Inputs::read(root, options)?.build(out)
+}
+
 /// The author's Markdown and the templates of the project at `root`.
 fn read_site_files(
     root: &Path,

@@ -493,8 +493,9 @@ fn patched(
     Some(shards)
 }
 
-/// The index of a rendered site's searched pages, made alone (a build makes it beside the
-/// rendering), reusing what it can of the index the site already holds.
+/// The search index of a rendered site's searched pages, built alone (a build builds it
+/// beside the rendering): the files under `search/data/`, and what indexing took. The index
+/// the site already holds, if any, is reused as a rebuild reuses the previous site's.
 pub fn index_site(site: &Site, language: &str) -> Result<(Vec<PageFile>, Indexed), SiteError> {
     let searched: Vec<(&String, &Bytes, &str)> = site
         .files

@@ -8,7 +8,7 @@
 
 use indexmap::IndexMap;
 
-use super::{mean, quantile_sorted};
+use super::summary::{mean, quantile_sorted};
 
 /// What one side says at one position; logprobs as the capture stores them (f32 or f64).
 #[derive(Debug, Clone, Copy)]

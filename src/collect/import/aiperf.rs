@@ -6,8 +6,9 @@
 
 use serde_json::Value;
 
+use super::super::error::CollectError;
 use super::super::sweep::counted;
-use super::{CollectError, Imported, Loaded};
+use super::common::{Imported, Loaded};
 use crate::data::Date;
 use crate::stats;
 

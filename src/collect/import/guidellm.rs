@@ -3,8 +3,9 @@
 
 use serde_json::Value;
 
+use super::super::error::CollectError;
 use super::super::sweep::{Request, counted, figures};
-use super::{CollectError, Imported, Loaded};
+use super::common::{Imported, Loaded};
 use crate::data::Date;
 use crate::stats;
 

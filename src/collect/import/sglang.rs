@@ -5,15 +5,16 @@
 
 use serde_json::Value;
 
+use super::super::error::CollectError;
 use super::super::sweep::{Request, counted, figures};
-use super::{CollectError, Imported, Loaded};
+use super::common::{Imported, Loaded};
 use crate::stats;
 
 /// One `bench_serving` result line as a level.
 pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
     let json = &result.json;
     let file = &result.file;
-    let (concurrency, completed) = super::concurrency_and_completed(
+    let (concurrency, completed) = super::common::concurrency_and_completed(
         result,
         "sglang bench_serving",
         "run bench_serving with --max-concurrency, one value per line",
@@ -31,7 +32,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
         .as_f64()
         .filter(|_| completed > 0)
         .map(|v| stats::round(v, 1));
-    let numbers = |key: &str| super::numbers(json, key);
+    let numbers = |key: &str| super::common::numbers(json, key);
     let failures_said = if errors.is_some() {
         "failures are its non-empty errors"
     } else {
@@ -51,7 +52,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
             .map(|i| Request {
                 ttft: ttfts[i],
                 // The last token's time: TTFT plus every inter-token gap.
-                latency: super::after_gaps(ttfts[i], itls, i),
+                latency: super::common::after_gaps(ttfts[i], itls, i),
                 output: outputs.get(i).copied(),
                 prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
             })
@@ -63,7 +64,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
         ));
     } else {
         let seconds = |key: &str| json[key].as_f64().map(|ms| stats::round(ms / 1e3, 4));
-        let mean_of = |total: &str| super::mean_of(json, total, completed);
+        let mean_of = |total: &str| super::common::mean_of(json, total, completed);
         level.ttft_p50_s = seconds("median_ttft_ms");
         level.latency_p50_s = seconds("median_e2e_latency_ms");
         level.decode_tok_s_per_stream = json["mean_tpot_ms"]

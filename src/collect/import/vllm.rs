@@ -3,8 +3,9 @@
 
 use serde_json::Value;
 
+use super::super::error::CollectError;
 use super::super::sweep::{Request, counted, figures};
-use super::{CollectError, Imported, Loaded};
+use super::common::{Imported, Loaded};
 use crate::data::Date;
 use crate::stats;
 
@@ -18,7 +19,7 @@ fn date_of(text: &str) -> Option<Date> {
 pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
     let json = &result.json;
     let file = &result.file;
-    let (concurrency, completed) = super::concurrency_and_completed(
+    let (concurrency, completed) = super::common::concurrency_and_completed(
         result,
         "vllm bench serve",
         "run vllm bench serve with --max-concurrency, one value per file",
@@ -31,7 +32,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
                 .map(|n| n.saturating_sub(completed))
         })
         .unwrap_or(0);
-    let numbers = |key: &str| super::numbers(json, key);
+    let numbers = |key: &str| super::common::numbers(json, key);
     let ms = |key: &str| json[key].as_f64().map(|v| stats::round(v / 1e3, 4));
     let total_tok_s = json["output_throughput"]
         .as_f64()
@@ -60,7 +61,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
                 latency: latencies
                     .as_ref()
                     .and_then(|l| l.get(i).copied())
-                    .or_else(|| super::after_gaps(ttfts[i], itls, i)),
+                    .or_else(|| super::common::after_gaps(ttfts[i], itls, i)),
                 output: outputs.get(i).copied(),
                 prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
             })
@@ -76,7 +77,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
             if inputs.is_some() { ", input_lens" } else { "" }
         ));
     } else {
-        let mean_of = |total: &str| super::mean_of(json, total, completed);
+        let mean_of = |total: &str| super::common::mean_of(json, total, completed);
         level.ttft_p50_s = ms("median_ttft_ms");
         level.ttft_p95_s = ms("p95_ttft_ms");
         // Newer vLLM keeps `latencies` without --save-detailed (a failed request's is 0).

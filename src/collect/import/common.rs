@@ -1,0 +1,67 @@
+//! What the importers of serving benchmarks share: a loaded result, a level read from it, and
+//! the readers of the fields vLLM's and SGLang's results name alike.
+
+use serde_json::Value;
+
+use super::super::error::CollectError;
+use crate::data::{Date, SweepLevel};
+
+/// One result object and the file it came from.
+pub(super) struct Loaded {
+    pub(super) file: String,
+    pub(super) json: Value,
+}
+
+/// One level read from a tool's results, with what the record takes from it.
+pub(super) struct Imported {
+    pub(super) level: SweepLevel,
+    pub(super) model: Option<String>,
+    pub(super) date: Option<Date>,
+    pub(super) target: Option<String>,
+    pub(super) file: String,
+}
+
+/// The `max_concurrency` and `completed` of a serving benchmark's result (vLLM's and SGLang's
+/// name them alike); `run` says how to run `tool` so the file has them.
+pub(super) fn concurrency_and_completed(
+    result: &Loaded,
+    tool: &str,
+    run: &str,
+) -> Result<(u64, u64), CollectError> {
+    let (json, file) = (&result.json, &result.file);
+    let concurrency = json["max_concurrency"].as_u64().ok_or_else(|| {
+        CollectError::Usage(format!(
+            "{file}: max_concurrency is {}: {run}",
+            json.get("max_concurrency")
+                .map_or("missing".to_owned(), Value::to_string)
+        ))
+    })?;
+    let completed = json["completed"].as_u64().ok_or_else(|| {
+        CollectError::Usage(format!("{file}: no `completed`: not a {tool} result"))
+    })?;
+    Ok((concurrency, completed))
+}
+
+/// A list of numbers in a result, NaN where an entry is not one.
+pub(super) fn numbers(json: &Value, key: &str) -> Option<Vec<f64>> {
+    json[key].as_array().map(|values| {
+        values
+            .iter()
+            .map(|v| v.as_f64().unwrap_or(f64::NAN))
+            .collect()
+    })
+}
+
+/// Request `i`'s last token's time: its TTFT plus every inter-token gap of `itls`.
+pub(super) fn after_gaps(ttft: f64, itls: Option<&Vec<Value>>, i: usize) -> Option<f64> {
+    let gaps = itls?.get(i)?.as_array()?;
+    Some(ttft + gaps.iter().filter_map(Value::as_f64).sum::<f64>())
+}
+
+/// A total of a result over its `completed` requests, rounded; none when none completed.
+pub(super) fn mean_of(json: &Value, total: &str, completed: u64) -> Option<u64> {
+    json[total]
+        .as_f64()
+        .filter(|_| completed > 0)
+        .map(|t| (t / completed as f64).round() as u64)
+}
