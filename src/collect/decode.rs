@@ -329,43 +329,8 @@ async fn measure(
     progress: &Progress,
 ) -> Result<Measured, CollectError> {
     let mut target = connect(&options.server).await?;
-    let names: Vec<&str> = profile_names.iter().map(String::as_str).collect();
-    let mut mismatch = Vec::new();
-    let mut forced = Vec::new();
-    let mut differs = |what: String| {
-        if !options.force {
-            return Err(CollectError::Usage(format!(
-                "{what}: measure it with the profile of what the server serves, or give --force to record it as {} anyway",
-                options.profile
-            )));
-        }
-        progress.line(&format!("warning: {what}; recorded anyway (--force)"));
-        mismatch.push(what);
-        Ok(())
-    };
-    if let Err(what) = super::target::serves(&target, &options.profile, &names) {
-        differs(what)?;
-    }
-    // The context is the run's own field, which `check` holds to the profile.
-    if let (Some(served), Some(asked)) = (target.max_model_len, profile_context)
-        && served != asked
-    {
-        let overrides = overrides_text(&options.overrides);
-        let with = if overrides.is_empty() {
-            String::new()
-        } else {
-            format!(" with {overrides}")
-        };
-        differs(format!(
-            "the server serves a context of {served} tokens, but profile {}{with} gives MAX_MODEL_LEN={asked}",
-            options.profile
-        ))?;
-        forced.push(data::Forced {
-            field: "max_model_len".into(),
-            profile: asked.to_string(),
-            served: served.to_string(),
-        });
-    }
+    let (mismatch, forced) =
+        differences(&target, options, profile_names, profile_context, progress)?;
     progress.line(&format!("measuring {}", target.server.describe()));
     let body = decode_body(&target, prompt, options.params.max_tokens);
     let mut samples = Vec::with_capacity(options.params.samples + 1);
@@ -428,6 +393,56 @@ async fn measure(
         power,
         counted,
     })
+}
+
+/// How the server differs from the profile: its model (not one of `profile_names`) and its
+/// context (not `profile_context`), refused unless `--force`; with it, said on the terminal
+/// and returned in words, the context as the field the run holds as served.
+fn differences(
+    target: &Target,
+    options: &RunOptions,
+    profile_names: &[String],
+    profile_context: Option<u64>,
+    progress: &Progress,
+) -> Result<(Vec<String>, Vec<data::Forced>), CollectError> {
+    let names: Vec<&str> = profile_names.iter().map(String::as_str).collect();
+    let mut mismatch = Vec::new();
+    let mut forced = Vec::new();
+    let mut differs = |what: String| {
+        if !options.force {
+            return Err(CollectError::Usage(format!(
+                "{what}: measure it with the profile of what the server serves, or give --force to record it as {} anyway",
+                options.profile
+            )));
+        }
+        progress.line(&format!("warning: {what}; recorded anyway (--force)"));
+        mismatch.push(what);
+        Ok(())
+    };
+    if let Err(what) = super::target::serves(target, &options.profile, &names) {
+        differs(what)?;
+    }
+    // The context is the run's own field, which `check` holds to the profile.
+    if let (Some(served), Some(asked)) = (target.max_model_len, profile_context)
+        && served != asked
+    {
+        let overrides = overrides_text(&options.overrides);
+        let with = if overrides.is_empty() {
+            String::new()
+        } else {
+            format!(" with {overrides}")
+        };
+        differs(format!(
+            "the server serves a context of {served} tokens, but profile {}{with} gives MAX_MODEL_LEN={asked}",
+            options.profile
+        ))?;
+        forced.push(data::Forced {
+            field: "max_model_len".into(),
+            profile: asked.to_string(),
+            served: served.to_string(),
+        });
+    }
+    Ok((mismatch, forced))
 }
 
 /// A scrape of `/metrics`, or why there is none.

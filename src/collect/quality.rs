@@ -9,8 +9,10 @@ use serde_json::json;
 
 use super::capture::{self, Capture, Captured, Scored, generated_logprobs, prompt_logprobs};
 use super::error::CollectError;
+use super::params::JitterParams;
 use super::progress::Progress;
-use super::target::{ServerOptions, connect};
+use super::target::{ServerOptions, Target, connect};
+use crate::data::prompts::PromptSet;
 use crate::data::{self, Date, Dimensions, Divergence, Id, Jitter};
 use crate::project::Layout;
 use crate::stats::divergence::{
@@ -179,22 +181,7 @@ pub async fn jitter(
     let sampling = target
         .server
         .greedy(&target.model, json!({"stream": false}));
-    let mut continuations = Vec::new();
-    for prompt in set.prompts.iter().take(options.params.prompts) {
-        progress.step(&format!("continuation of {}", prompt.id));
-        let ids = client
-            .tokenize_chat(&target.model, &prompt.messages, options.params.thinking)
-            .await
-            .map_err(CollectError::Server)?;
-        let mut body = sampling.clone();
-        body["prompt"] = json!(ids);
-        body["max_tokens"] = json!(options.params.max_tokens);
-        body["logprobs"] = json!(1);
-        body["return_tokens_as_token_ids"] = json!(true);
-        let answer = client.complete(&body).await.map_err(CollectError::Server)?;
-        let generated = generated_logprobs(&answer).map_err(CollectError::Server)?;
-        continuations.push((ids, generated.tokens));
-    }
+    let continuations = continuations(&target, &set, &sampling, &options.params, progress).await?;
     let jobs: Vec<(usize, usize)> = (0..options.params.repeats)
         .flat_map(|repeat| (0..continuations.len()).map(move |prompt| (prompt, repeat)))
         .collect();
@@ -226,17 +213,7 @@ pub async fn jitter(
     for ((prompt, repeat), scored) in scorings {
         table[prompt][repeat] = Some(scored.map_err(CollectError::Server)?);
     }
-    let mut kls = Vec::new();
-    let mut flips = 0usize;
-    for row in &table {
-        let first = row[0].as_ref().expect("every scoring is in");
-        for other in row[1..].iter().flatten() {
-            for position in positions(first, other, first.tokens.len()) {
-                kls.push(position.kl);
-                flips += usize::from(!position.top1_agree);
-            }
-        }
-    }
+    let (mut kls, flips) = against_first(&table);
     kls.sort_by(f64::total_cmp);
     let n = kls.len();
     let q = |at| quantile_sorted(&kls, at).unwrap_or(0.0);
@@ -263,6 +240,52 @@ pub async fn jitter(
         notes: options.notes.clone(),
         provenance: None,
     })
+}
+
+/// One greedy continuation of each of the first prompts of `set`: its chat-templated prompt
+/// ids and the token ids generated after them.
+async fn continuations(
+    target: &Target,
+    set: &PromptSet,
+    sampling: &serde_json::Value,
+    params: &JitterParams,
+    progress: &Progress,
+) -> Result<Vec<(Vec<u32>, Vec<u32>)>, CollectError> {
+    let client = &target.client;
+    let mut continuations = Vec::new();
+    for prompt in set.prompts.iter().take(params.prompts) {
+        progress.step(&format!("continuation of {}", prompt.id));
+        let ids = client
+            .tokenize_chat(&target.model, &prompt.messages, params.thinking)
+            .await
+            .map_err(CollectError::Server)?;
+        let mut body = sampling.clone();
+        body["prompt"] = json!(ids);
+        body["max_tokens"] = json!(params.max_tokens);
+        body["logprobs"] = json!(1);
+        body["return_tokens_as_token_ids"] = json!(true);
+        let answer = client.complete(&body).await.map_err(CollectError::Server)?;
+        let generated = generated_logprobs(&answer).map_err(CollectError::Server)?;
+        continuations.push((ids, generated.tokens));
+    }
+    Ok(continuations)
+}
+
+/// Each position's KL divergence of every repeat's scoring from the first's, and how many
+/// positions' top-1 tokens differ.
+fn against_first(table: &[Vec<Option<Scored>>]) -> (Vec<f64>, usize) {
+    let mut kls = Vec::new();
+    let mut flips = 0usize;
+    for row in table {
+        let first = row[0].as_ref().expect("every scoring is in");
+        for other in row[1..].iter().flatten() {
+            for position in positions(first, other, first.tokens.len()) {
+                kls.push(position.kl);
+                flips += usize::from(!position.top1_agree);
+            }
+        }
+    }
+    (kls, flips)
 }
 
 /// A block of type `$ty` with the figures every block has from `$c` (the statistics'

@@ -142,27 +142,7 @@ pub fn heatmap(c: &Catalog) -> Chart {
                 .collect()
         })
         .collect();
-    let mut table_columns = vec![Column::text("Comparison")];
-    table_columns.extend(columns.iter().map(|c| Column::number(c.clone())));
-    table_columns.push(Column::number("all"));
-    let table_rows = shown
-        .iter()
-        .zip(&cells)
-        .map(|(d, values)| {
-            let mut row =
-                vec![Cell::link(heatmap_label(d), c.comparison_url(d)).warn(d.suspect.as_ref())];
-            row.extend(values.iter().map(|v| opt_cell(*v, figure)));
-            row.push(Cell::number(
-                figure(d.teacher_forced.kld_mean),
-                d.teacher_forced.kld_mean,
-            ));
-            Row {
-                id: Some(format!("cmp-{}", d.slug())),
-                class: comparison_class(d),
-                cells: row,
-            }
-        })
-        .collect();
+    let (table_columns, table_rows) = heatmap_table(c, &shown, &columns, &cells);
     let in_scale: Vec<bool> = shown.iter().map(|d| d.suspect.is_none()).collect();
     let max = charts::heatmap_max(&cells, &in_scale);
     let clipped = cells
@@ -170,24 +150,8 @@ pub fn heatmap(c: &Catalog) -> Chart {
         .flatten()
         .filter(|v| v.is_some_and(|v| v > max))
         .count();
-    let alt = format!(
-        "Heatmap of teacher-forced kld_mean in nats for {} comparison{} by {} prompt categor{}, coloured from 0 to {} nats{}",
-        rows.len(),
-        if rows.len() == 1 { "" } else { "s" },
-        columns.len(),
-        if columns.len() == 1 { "y" } else { "ies" },
-        figure(max),
-        if clipped > 0 {
-            format!(
-                "; {clipped} cell{} of suspect rows above the scale are clipped and marked ▲",
-                if clipped == 1 { "" } else { "s" }
-            )
-        } else {
-            String::new()
-        }
-    );
     Chart {
-        alt,
+        alt: heatmap_alt(rows.len(), columns.len(), max, clipped),
         title: if cut {
             format!("KL divergence by prompt category (teacher-forced kld_mean), each model's {HEATMAP_ROWS_PER_MODEL} most recent comparisons")
         } else {
@@ -220,6 +184,57 @@ pub fn heatmap(c: &Catalog) -> Chart {
             csv: Some(c.urls.page(&downloads::path(downloads::DIVERGENCE_CATEGORIES))),
         },
     }
+}
+
+/// The heatmap's table: a row per comparison shown, its value per category and overall.
+fn heatmap_table(
+    c: &Catalog,
+    shown: &[&Divergence],
+    columns: &[String],
+    cells: &[Vec<Option<f64>>],
+) -> (Vec<Column>, Vec<Row>) {
+    let mut table_columns = vec![Column::text("Comparison")];
+    table_columns.extend(columns.iter().map(|c| Column::number(c.clone())));
+    table_columns.push(Column::number("all"));
+    let table_rows = shown
+        .iter()
+        .zip(cells)
+        .map(|(d, values)| {
+            let mut row =
+                vec![Cell::link(heatmap_label(d), c.comparison_url(d)).warn(d.suspect.as_ref())];
+            row.extend(values.iter().map(|v| opt_cell(*v, figure)));
+            row.push(Cell::number(
+                figure(d.teacher_forced.kld_mean),
+                d.teacher_forced.kld_mean,
+            ));
+            Row {
+                id: Some(format!("cmp-{}", d.slug())),
+                class: comparison_class(d),
+                cells: row,
+            }
+        })
+        .collect();
+    (table_columns, table_rows)
+}
+
+/// What the heatmap shows, for a reader who cannot see it.
+fn heatmap_alt(rows: usize, columns: usize, max: f64, clipped: usize) -> String {
+    format!(
+        "Heatmap of teacher-forced kld_mean in nats for {} comparison{} by {} prompt categor{}, coloured from 0 to {} nats{}",
+        rows,
+        if rows == 1 { "" } else { "s" },
+        columns,
+        if columns == 1 { "y" } else { "ies" },
+        figure(max),
+        if clipped > 0 {
+            format!(
+                "; {clipped} cell{} of suspect rows above the scale are clipped and marked ▲",
+                if clipped == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// The table of every comparison.

@@ -137,6 +137,26 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
         String::new()
     };
     let on = group.points.iter().filter(|p| p.frontier).count();
+    let table = frontier_table(c, group, &title);
+    Frontier {
+        id: format!("frontier-{}", crate::data::slugify(&title)),
+        chart: Chart {
+            alt: format!(
+                "Scatter chart of output tok/s per GPU against tok/s per user for {} levels of {} sweeps of {title}; {on} levels are on the frontier, which a dashed line joins",
+                group.points.len(),
+                series.len()
+            ),
+            option: charts::frontier(&series),
+            height: 420,
+            table,
+            title: format!("Throughput against interactivity: {title}{drawn}"),
+        },
+        title,
+    }
+}
+
+/// Every level of a frontier's group in a table, the frontier first.
+fn frontier_table(c: &Catalog, group: &Group, title: &str) -> Table {
     let mut rows: Vec<&super::super::catalog::Point> = group.points.iter().collect();
     rows.sort_by(|a, b| {
         b.frontier
@@ -159,7 +179,7 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
         Column::text("On the frontier"),
     ]);
     columns.extend(extra_columns(c, energy));
-    let table = Table {
+    Table {
         caption: format!("Every level of {title}; the frontier first"),
         columns,
         rows: rows
@@ -189,21 +209,6 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
             })
             .collect(),
         csv: None,
-    };
-    Frontier {
-        id: format!("frontier-{}", crate::data::slugify(&title)),
-        chart: Chart {
-            alt: format!(
-                "Scatter chart of output tok/s per GPU against tok/s per user for {} levels of {} sweeps of {title}; {on} levels are on the frontier, which a dashed line joins",
-                group.points.len(),
-                series.len()
-            ),
-            option: charts::frontier(&series),
-            height: 420,
-            table,
-            title: format!("Throughput against interactivity: {title}{drawn}"),
-        },
-        title,
     }
 }
 
