@@ -290,6 +290,25 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
             ),
         ));
     }
+    check_machines(&config, text, &invalid)?;
+    if !config.machines.is_empty() && config.baseline.is_some() {
+        return Err(invalid(
+            text.find("baseline").unwrap_or(0),
+            "baseline: a report with [machines] sets a baseline per machine, as \
+             machines.<slug>.baseline"
+                .into(),
+        ));
+    }
+    Ok(config)
+}
+
+/// Each of `[machines]` is a slug with its own `.json` document in the data folder; the first
+/// that is not is the error `invalid` makes at its place in `text`.
+fn check_machines(
+    config: &Config,
+    text: &str,
+    invalid: &dyn Fn(usize, String) -> ConfigError,
+) -> Result<(), ConfigError> {
     let mut documents: BTreeMap<&str, &str> = BTreeMap::new();
     for (slug, machine) in &config.machines {
         let at = |needle: &str| {
@@ -334,15 +353,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
             ));
         }
     }
-    if !config.machines.is_empty() && config.baseline.is_some() {
-        return Err(invalid(
-            text.find("baseline").unwrap_or(0),
-            "baseline: a report with [machines] sets a baseline per machine, as \
-             machines.<slug>.baseline"
-                .into(),
-        ));
-    }
-    Ok(config)
+    Ok(())
 }
 
 fn default_true() -> bool {

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::super::error::CollectError;
 use super::super::sweep::{Request, counted, figures};
 use super::common::{Imported, Loaded};
-use crate::data::Date;
+use crate::data::{Date, SweepLevel};
 use crate::stats;
 
 /// `20250101-120000` → `2025-01-01`.
@@ -33,97 +33,15 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
         })
         .unwrap_or(0);
     let numbers = |key: &str| super::common::numbers(json, key);
-    let ms = |key: &str| json[key].as_f64().map(|v| stats::round(v / 1e3, 4));
     let total_tok_s = json["output_throughput"]
         .as_f64()
         .filter(|_| completed > 0)
         .map(|v| stats::round(v, 1));
     let mut level = counted(concurrency, completed, failed);
     level.total_tok_s = total_tok_s;
-    if let (Some(ttfts), Some(outputs)) = (numbers("ttfts"), numbers("output_lens")) {
-        // Per request: the failed ones (an error, or no first token) are left out, as vLLM does.
-        let errors = json["errors"].as_array();
-        let ok = |i: usize| match errors {
-            Some(errors) => errors
-                .get(i)
-                .and_then(Value::as_str)
-                .is_none_or(str::is_empty),
-            None => ttfts[i] > 0.0,
-        };
-        let itls = json["itls"].as_array();
-        let latencies = numbers("latencies");
-        let inputs = numbers("input_lens");
-        let requests: Vec<Request> = (0..ttfts.len())
-            .filter(|&i| ok(i))
-            .map(|i| Request {
-                ttft: ttfts[i],
-                // vLLM's latency is the last chunk's time: TTFT plus every inter-chunk gap.
-                latency: latencies
-                    .as_ref()
-                    .and_then(|l| l.get(i).copied())
-                    .or_else(|| super::common::after_gaps(ttfts[i], itls, i)),
-                output: outputs.get(i).copied(),
-                prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
-            })
-            .collect();
-        figures(&mut level, &requests);
-        level.source = Some(format!(
-            "{file}: recomputed from the per-request ttfts, {}output_lens{} (--save-detailed); total tok/s is output_throughput",
-            if latencies.is_some() {
-                "latencies, "
-            } else {
-                "itls, "
-            },
-            if inputs.is_some() { ", input_lens" } else { "" }
-        ));
-    } else {
-        let mean_of = |total: &str| super::common::mean_of(json, total, completed);
-        level.ttft_p50_s = ms("median_ttft_ms");
-        level.ttft_p95_s = ms("p95_ttft_ms");
-        // Newer vLLM keeps `latencies` without --save-detailed (a failed request's is 0).
-        let latencies: Option<Vec<f64>> =
-            numbers("latencies").map(|l| l.into_iter().filter(|&v| v > 0.0).collect());
-        match latencies.as_deref().filter(|l| !l.is_empty()) {
-            Some(latencies) => {
-                level.latency_p50_s = stats::quantile(latencies, 0.5).map(|v| stats::round(v, 4));
-                level.latency_p95_s = stats::quantile(latencies, 0.95).map(|v| stats::round(v, 4));
-            }
-            None => {
-                level.latency_p50_s = ms("median_e2el_ms");
-                level.latency_p95_s = ms("p95_e2el_ms");
-            }
-        }
-        let recomputed_latency = latencies.is_some_and(|l| !l.is_empty());
-        level.tpot_p50_ms = json["median_tpot_ms"].as_f64().map(|v| stats::round(v, 4));
-        level.tpot_p95_ms = json["p95_tpot_ms"].as_f64().map(|v| stats::round(v, 4));
-        level.decode_tok_s_per_stream = json["mean_tpot_ms"]
-            .as_f64()
-            .filter(|&tpot| tpot > 0.0)
-            .map(|tpot| stats::round(1e3 / tpot, 1));
-        level.output_tokens = mean_of("total_output_tokens");
-        level.prompt_tokens = mean_of("total_input_tokens");
-        let missing: Vec<&str> = [
-            ("p95_ttft_ms", level.ttft_p95_s),
-            ("mean_tpot_ms", level.decode_tok_s_per_stream),
-            ("p95_e2el_ms", level.latency_p95_s),
-        ]
-        .into_iter()
-        .filter(|(_, value)| value.is_none())
-        .map(|(key, _)| key)
-        .collect();
-        level.source = Some(format!(
-            "{file}: summary fields only (no --save-detailed): TTFT p50 is median_ttft_ms, TPOT p50 and p95 median_tpot_ms and p95_tpot_ms (p95 only with --metric-percentiles 95), latency {}, decode tok/s per stream is 1000 / mean_tpot_ms (not a mean of per-request rates), tokens are totals over completed{}",
-            if recomputed_latency {
-                "recomputed from latencies"
-            } else {
-                "from median_e2el_ms and p95_e2el_ms"
-            },
-            if missing.is_empty() {
-                String::new()
-            } else {
-                format!("; not in the file: {}", missing.join(", "))
-            }
-        ));
+    match (numbers("ttfts"), numbers("output_lens")) {
+        (Some(ttfts), Some(outputs)) => per_request(json, file, &ttfts, &outputs, &mut level),
+        _ => summary(json, file, completed, &mut level),
     }
     Ok(Imported {
         level,
@@ -132,6 +50,99 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
         target: None,
         file: file.clone(),
     })
+}
+
+/// A level's figures recomputed from the per-request arrays `--save-detailed` writes.
+fn per_request(json: &Value, file: &str, ttfts: &[f64], outputs: &[f64], level: &mut SweepLevel) {
+    let numbers = |key: &str| super::common::numbers(json, key);
+    // Per request: the failed ones (an error, or no first token) are left out, as vLLM does.
+    let errors = json["errors"].as_array();
+    let ok = |i: usize| match errors {
+        Some(errors) => errors
+            .get(i)
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty),
+        None => ttfts[i] > 0.0,
+    };
+    let itls = json["itls"].as_array();
+    let latencies = numbers("latencies");
+    let inputs = numbers("input_lens");
+    let requests: Vec<Request> = (0..ttfts.len())
+        .filter(|&i| ok(i))
+        .map(|i| Request {
+            ttft: ttfts[i],
+            // vLLM's latency is the last chunk's time: TTFT plus every inter-chunk gap.
+            latency: latencies
+                .as_ref()
+                .and_then(|l| l.get(i).copied())
+                .or_else(|| super::common::after_gaps(ttfts[i], itls, i)),
+            output: outputs.get(i).copied(),
+            prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
+        })
+        .collect();
+    figures(level, &requests);
+    level.source = Some(format!(
+        "{file}: recomputed from the per-request ttfts, {}output_lens{} (--save-detailed); total tok/s is output_throughput",
+        if latencies.is_some() {
+            "latencies, "
+        } else {
+            "itls, "
+        },
+        if inputs.is_some() { ", input_lens" } else { "" }
+    ));
+}
+
+/// A level's figures from the summary fields alone, where there are no per-request arrays.
+fn summary(json: &Value, file: &str, completed: u64, level: &mut SweepLevel) {
+    let numbers = |key: &str| super::common::numbers(json, key);
+    let ms = |key: &str| json[key].as_f64().map(|v| stats::round(v / 1e3, 4));
+    let mean_of = |total: &str| super::common::mean_of(json, total, completed);
+    level.ttft_p50_s = ms("median_ttft_ms");
+    level.ttft_p95_s = ms("p95_ttft_ms");
+    // Newer vLLM keeps `latencies` without --save-detailed (a failed request's is 0).
+    let latencies: Option<Vec<f64>> =
+        numbers("latencies").map(|l| l.into_iter().filter(|&v| v > 0.0).collect());
+    match latencies.as_deref().filter(|l| !l.is_empty()) {
+        Some(latencies) => {
+            level.latency_p50_s = stats::quantile(latencies, 0.5).map(|v| stats::round(v, 4));
+            level.latency_p95_s = stats::quantile(latencies, 0.95).map(|v| stats::round(v, 4));
+        }
+        None => {
+            level.latency_p50_s = ms("median_e2el_ms");
+            level.latency_p95_s = ms("p95_e2el_ms");
+        }
+    }
+    let recomputed_latency = latencies.is_some_and(|l| !l.is_empty());
+    level.tpot_p50_ms = json["median_tpot_ms"].as_f64().map(|v| stats::round(v, 4));
+    level.tpot_p95_ms = json["p95_tpot_ms"].as_f64().map(|v| stats::round(v, 4));
+    level.decode_tok_s_per_stream = json["mean_tpot_ms"]
+        .as_f64()
+        .filter(|&tpot| tpot > 0.0)
+        .map(|tpot| stats::round(1e3 / tpot, 1));
+    level.output_tokens = mean_of("total_output_tokens");
+    level.prompt_tokens = mean_of("total_input_tokens");
+    let missing: Vec<&str> = [
+        ("p95_ttft_ms", level.ttft_p95_s),
+        ("mean_tpot_ms", level.decode_tok_s_per_stream),
+        ("p95_e2el_ms", level.latency_p95_s),
+    ]
+    .into_iter()
+    .filter(|(_, value)| value.is_none())
+    .map(|(key, _)| key)
+    .collect();
+    level.source = Some(format!(
+        "{file}: summary fields only (no --save-detailed): TTFT p50 is median_ttft_ms, TPOT p50 and p95 median_tpot_ms and p95_tpot_ms (p95 only with --metric-percentiles 95), latency {}, decode tok/s per stream is 1000 / mean_tpot_ms (not a mean of per-request rates), tokens are totals over completed{}",
+        if recomputed_latency {
+            "recomputed from latencies"
+        } else {
+            "from median_e2el_ms and p95_e2el_ms"
+        },
+        if missing.is_empty() {
+            String::new()
+        } else {
+            format!("; not in the file: {}", missing.join(", "))
+        }
+    ));
 }
 
 #[cfg(test)]

@@ -234,6 +234,23 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
             .iter()
             .any(|l| l.power_w.is_some() || l.joules_per_token.is_some())
     });
+    let sweeps_table = within_table(c, &answers, energy);
+    let best = best_table(c, &answers, energy);
+    Limits {
+        configured: !given.is_empty(),
+        bounds,
+        sweeps: sweeps_table,
+        best,
+        energy,
+        cost: c.cost.as_ref().map(|cost| Price {
+            currency: cost.currency.clone(),
+            gpu_hour: cost.gpu_hour,
+        }),
+    }
+}
+
+/// Each sweep's answer within the limits in a table.
+fn within_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) -> Table {
     let mut columns = vec![
         Column::text("Sweep"),
         Column::text("Model"),
@@ -243,7 +260,7 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
         Column::number("tok/s per GPU"),
     ];
     columns.extend(extra_columns(c, energy));
-    let sweeps_table = Table {
+    Table {
         caption: "The most load each sweep takes within the limits".into(),
         columns,
         rows: answers
@@ -278,11 +295,15 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
             })
             .collect(),
         csv: None,
-    };
+    }
+}
+
+/// Per model and workload, the sweep whose answer has the most throughput per GPU, in a table.
+fn best_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) -> Table {
     // Per model and workload, the sweep whose answer has the most throughput per GPU (the
     // first of equals).
     let mut best: Vec<(String, usize, Answer)> = Vec::new();
-    for (i, answer) in &answers {
+    for (i, answer) in answers {
         let Some(answer) = answer else { continue };
         let sweep = &c.doc.sweeps[*i];
         let key = format!(
@@ -304,7 +325,7 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
         Column::number("tok/s per GPU"),
     ];
     best_columns.extend(extra_columns(c, energy));
-    let best = Table {
+    Table {
         caption: "The best configuration of each model and workload within the limits: the most throughput per GPU".into(),
         columns: best_columns,
         rows: best
@@ -328,17 +349,6 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
             })
             .collect(),
         csv: None,
-    };
-    Limits {
-        configured: !given.is_empty(),
-        bounds,
-        sweeps: sweeps_table,
-        best,
-        energy,
-        cost: c.cost.as_ref().map(|cost| Price {
-            currency: cost.currency.clone(),
-            gpu_hour: cost.gpu_hour,
-        }),
     }
 }
 
