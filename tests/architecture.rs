@@ -31,12 +31,9 @@ const LONG: &[(&str, &str, usize)] = &[
     ("campaign/runner.rs", "run", 209),
     ("campaign/runner.rs", "execute", 142),
     ("collect/sweep.rs", "sweep", 197),
-    ("collect/capture.rs", "capture", 140),
     ("collect/decode.rs", "run", 246),
     ("collect/import/llama_bench.rs", "run", 213),
-    ("collect/import/tool.rs", "import", 139),
     ("site/pages/comparison.rs", "page", 267),
-    ("site/pages/ablations.rs", "page", 138),
     ("site/pages/run.rs", "page", 181),
 ];
 

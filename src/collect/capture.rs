@@ -162,28 +162,7 @@ pub async fn capture(
             path.display()
         )));
     }
-    let reference = match &options.reference {
-        Some(id) => {
-            let reference = load(&layout, id)?;
-            if reference.header.prompt_set_sha256 != set.sha256 {
-                return Err(CollectError::Usage(format!(
-                    "capture {id} was made with another prompt set ({} {}); this one is {} {}",
-                    reference.header.prompt_set,
-                    &reference.header.prompt_set_sha256[..12],
-                    set.path,
-                    &set.sha256[..12]
-                )));
-            }
-            if reference.header.reference.is_some() {
-                return Err(CollectError::Usage(format!(
-                    "capture {id} scored {}'s continuations; use that root capture as the reference",
-                    reference.header.root()
-                )));
-            }
-            Some(reference)
-        }
-        None => None,
-    };
+    let reference = reference_capture(&layout, options.reference.as_deref(), &set)?;
     let target = connect(&options.server).await?;
     target.require_scoring("collect capture")?;
     let header = Header {
@@ -263,13 +242,55 @@ pub async fn capture(
         done.insert(prompt.id.clone(), prompt);
     }
     drop(results);
-    // Prompt-set order, compressed, written whole or not at all.
+    write_capture(&path, &header, &set, &done)?;
+    let _ = std::fs::remove_file(&partial);
+    Ok((path, captured))
+}
+
+/// The root capture whose continuations this one scores, made with the same prompt set.
+fn reference_capture(
+    layout: &Layout,
+    reference: Option<&str>,
+    set: &PromptSet,
+) -> Result<Option<Capture>, CollectError> {
+    Ok(match reference {
+        Some(id) => {
+            let reference = load(layout, id)?;
+            if reference.header.prompt_set_sha256 != set.sha256 {
+                return Err(CollectError::Usage(format!(
+                    "capture {id} was made with another prompt set ({} {}); this one is {} {}",
+                    reference.header.prompt_set,
+                    &reference.header.prompt_set_sha256[..12],
+                    set.path,
+                    &set.sha256[..12]
+                )));
+            }
+            if reference.header.reference.is_some() {
+                return Err(CollectError::Usage(format!(
+                    "capture {id} scored {}'s continuations; use that root capture as the reference",
+                    reference.header.root()
+                )));
+            }
+            Some(reference)
+        }
+        None => None,
+    })
+}
+
+/// The capture file: the header, then every prompt in the set's order, compressed, written
+/// whole or not at all.
+fn write_capture(
+    path: &Path,
+    header: &Header,
+    set: &PromptSet,
+    done: &BTreeMap<String, Captured>,
+) -> Result<(), CollectError> {
     let mut temp = tempfile::NamedTempFile::new_in(path.parent().expect("in data/captures"))
         .map_err(|e| CollectError::Usage(format!("{}: {e}", path.display())))?;
     {
         let mut gz = flate2::write::GzEncoder::new(&mut temp, flate2::Compression::default());
         let mut write = |text: String| writeln!(gz, "{text}");
-        write(serde_json::to_string(&header).expect("JSON"))
+        write(serde_json::to_string(header).expect("JSON"))
             .map_err(|e| CollectError::Usage(format!("{}: {e}", path.display())))?;
         for prompt in &set.prompts {
             let entry = &done[&prompt.id];
@@ -281,10 +302,9 @@ pub async fn capture(
     }
     temp.as_file()
         .sync_all()
-        .and_then(|()| temp.persist(&path).map(|_| ()).map_err(|e| e.error))
+        .and_then(|()| temp.persist(path).map(|_| ()).map_err(|e| e.error))
         .map_err(|e| CollectError::Usage(format!("{}: {e}", path.display())))?;
-    let _ = std::fs::remove_file(&partial);
-    Ok((path, captured))
+    Ok(())
 }
 
 /// The prompts an earlier, interrupted run captured with the same header.

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::super::error::CollectError;
-use super::common::Loaded;
+use super::common::{Imported, Loaded};
 use super::{aiperf, guidellm, sglang, vllm};
 use crate::data::{Date, Id, Sweep, Workload};
 use crate::stats;
@@ -52,44 +52,7 @@ impl Tool {
 
 /// Reads the files into one sweep; see the module documentation.
 pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep, CollectError> {
-    let mut loaded = Vec::new();
-    for path in &options.files {
-        let shown = path
-            .strip_prefix(root)
-            .unwrap_or(path)
-            .display()
-            .to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|error| CollectError::Usage(format!("{shown}: {error}")))?;
-        let not_a_result = |line: Option<usize>, error: serde_json::Error| {
-            let at = line.map_or(String::new(), |line| format!(":{line}"));
-            CollectError::Usage(format!(
-                "{shown}{at}: not a {} result ({error})",
-                tool.name()
-            ))
-        };
-        match tool {
-            // `--append-result` and SGLang's `--output-file` write one object per line.
-            Tool::VllmBench | Tool::Sglang => {
-                for (line, chunk) in text
-                    .lines()
-                    .enumerate()
-                    .filter(|(_, l)| !l.trim().is_empty())
-                {
-                    let json = serde_json::from_str(chunk)
-                        .map_err(|error| not_a_result(Some(line + 1), error))?;
-                    loaded.push(Loaded {
-                        file: shown.clone(),
-                        json,
-                    });
-                }
-            }
-            Tool::Guidellm | Tool::Aiperf => loaded.push(Loaded {
-                file: shown.clone(),
-                json: serde_json::from_str(&text).map_err(|error| not_a_result(None, error))?,
-            }),
-        }
-    }
+    let loaded = load(root, tool, &options.files)?;
     let mut levels = Vec::new();
     for result in &loaded {
         match tool {
@@ -99,33 +62,7 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
             Tool::Aiperf => levels.push(aiperf::level(result)?),
         }
     }
-    if levels.is_empty() {
-        return Err(CollectError::Usage(format!(
-            "no level in the files: give the results of {}",
-            tool.name()
-        )));
-    }
-    levels.sort_by_key(|l| l.level.concurrency);
-    if let Some(pair) = levels
-        .windows(2)
-        .find(|w| w[0].level.concurrency == w[1].level.concurrency)
-    {
-        return Err(CollectError::Usage(format!(
-            "{} and {} both ran at concurrency {}: one result per level",
-            pair[0].file, pair[1].file, pair[0].level.concurrency
-        )));
-    }
-    let model = levels[0].model.clone().unwrap_or_else(|| "unknown".into());
-    if let Some(other) = levels
-        .iter()
-        .find(|l| l.model.as_deref().unwrap_or("unknown") != model)
-    {
-        return Err(CollectError::Usage(format!(
-            "{} measured {}, the others {model}: a sweep is one model's",
-            other.file,
-            other.model.as_deref().unwrap_or("no named model")
-        )));
-    }
+    let model = one_model(tool, &mut levels)?;
     let generated = levels[0]
         .date
         .clone()
@@ -188,4 +125,79 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
         dimensions,
         provenance: None,
     })
+}
+
+/// Each result object of `files`: one per file, or one per line of the tools that append.
+fn load(root: &Path, tool: Tool, files: &[PathBuf]) -> Result<Vec<Loaded>, CollectError> {
+    let mut loaded = Vec::new();
+    for path in files {
+        let shown = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| CollectError::Usage(format!("{shown}: {error}")))?;
+        let not_a_result = |line: Option<usize>, error: serde_json::Error| {
+            let at = line.map_or(String::new(), |line| format!(":{line}"));
+            CollectError::Usage(format!(
+                "{shown}{at}: not a {} result ({error})",
+                tool.name()
+            ))
+        };
+        match tool {
+            // `--append-result` and SGLang's `--output-file` write one object per line.
+            Tool::VllmBench | Tool::Sglang => {
+                for (line, chunk) in text
+                    .lines()
+                    .enumerate()
+                    .filter(|(_, l)| !l.trim().is_empty())
+                {
+                    let json = serde_json::from_str(chunk)
+                        .map_err(|error| not_a_result(Some(line + 1), error))?;
+                    loaded.push(Loaded {
+                        file: shown.clone(),
+                        json,
+                    });
+                }
+            }
+            Tool::Guidellm | Tool::Aiperf => loaded.push(Loaded {
+                file: shown.clone(),
+                json: serde_json::from_str(&text).map_err(|error| not_a_result(None, error))?,
+            }),
+        }
+    }
+    Ok(loaded)
+}
+
+/// The levels in concurrency order, one per concurrency, all of one model: that model.
+fn one_model(tool: Tool, levels: &mut [Imported]) -> Result<String, CollectError> {
+    if levels.is_empty() {
+        return Err(CollectError::Usage(format!(
+            "no level in the files: give the results of {}",
+            tool.name()
+        )));
+    }
+    levels.sort_by_key(|l| l.level.concurrency);
+    if let Some(pair) = levels
+        .windows(2)
+        .find(|w| w[0].level.concurrency == w[1].level.concurrency)
+    {
+        return Err(CollectError::Usage(format!(
+            "{} and {} both ran at concurrency {}: one result per level",
+            pair[0].file, pair[1].file, pair[0].level.concurrency
+        )));
+    }
+    let model = levels[0].model.clone().unwrap_or_else(|| "unknown".into());
+    if let Some(other) = levels
+        .iter()
+        .find(|l| l.model.as_deref().unwrap_or("unknown") != model)
+    {
+        return Err(CollectError::Usage(format!(
+            "{} measured {}, the others {model}: a sweep is one model's",
+            other.file,
+            other.model.as_deref().unwrap_or("no named model")
+        )));
+    }
+    Ok(model)
 }

@@ -15,32 +15,53 @@ use crate::format::{count, figure};
 /// The ablations page: run pairs side by side, sweep pairs as ratios per level,
 /// comparison pairs side by side.
 pub fn page(c: &Catalog) -> AblationsPage {
-    let of = |kind: Kind| c.ablations().iter().filter(move |ab| ab.kind == kind);
-    let pair_cells = |ab: &Ablation| {
-        let (a, a_url) = c.record(ab.kind, ab.a);
-        let (b, b_url) = c.record(ab.kind, ab.b);
-        vec![
-            Cell::link(a, a_url),
-            Cell::link(b, b_url),
-            Cell::text(Catalog::ablation_change(ab)),
-        ]
-    };
-    let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
+    AblationsPage {
+        count: c.ablations().len(),
+        runs: runs(c),
+        sweeps: of(c, Kind::Sweep).map(|ab| sweep(c, ab)).collect(),
+        comparisons: comparisons(c),
+    }
+}
+
+/// The one-knob pairs of a kind.
+fn of<'c>(c: &'c Catalog<'_>, kind: Kind) -> impl Iterator<Item = &'c Ablation> {
+    c.ablations().iter().filter(move |ab| ab.kind == kind)
+}
+
+/// A pair's first cells: A, B and the setting that differs.
+fn pair_cells(c: &Catalog, ab: &Ablation) -> Vec<Cell> {
+    let (a, a_url) = c.record(ab.kind, ab.a);
+    let (b, b_url) = c.record(ab.kind, ab.b);
+    vec![
+        Cell::link(a, a_url),
+        Cell::link(b, b_url),
+        Cell::text(Catalog::ablation_change(ab)),
+    ]
+}
+
+/// B / A, where A is above 0.
+fn ratio(a: Option<f64>, b: Option<f64>) -> Cell {
+    match (a, b) {
         (Some(a), Some(b)) if a > 0.0 => {
             let r = b / a;
             Cell::number(format!("{r:.2}×"), r)
         }
         _ => Cell::missing(),
-    };
-    // A pair's columns: A, B and the setting, then its figures.
-    let pair_columns = |figures: &[&str]| -> Vec<Column> {
-        ["A", "B", "Setting"]
-            .map(Column::text)
-            .into_iter()
-            .chain(figures.iter().map(|f| Column::number(*f)))
-            .collect()
-    };
-    let runs = Table {
+    }
+}
+
+/// A pair's columns: A, B and the setting, then its figures.
+fn pair_columns(figures: &[&str]) -> Vec<Column> {
+    ["A", "B", "Setting"]
+        .map(Column::text)
+        .into_iter()
+        .chain(figures.iter().map(|f| Column::number(*f)))
+        .collect()
+}
+
+/// Runs that differ in one setting, side by side.
+fn runs(c: &Catalog) -> Table {
+    Table {
         caption: "Runs that differ in one setting: decode speed and KV pool".into(),
         columns: pair_columns(&[
             "Decode A (tok/s)",
@@ -49,10 +70,10 @@ pub fn page(c: &Catalog) -> AblationsPage {
             "KV pool A",
             "KV pool B",
         ]),
-        rows: of(Kind::Run)
+        rows: of(c, Kind::Run)
             .map(|ab| {
                 let (a, b) = (&c.doc.runs[ab.a], &c.doc.runs[ab.b]);
-                let mut cells = pair_cells(ab);
+                let mut cells = pair_cells(c, ab);
                 cells.push(Cell::number(figure(a.decode_tok_s), a.decode_tok_s));
                 cells.push(Cell::number(figure(b.decode_tok_s), b.decode_tok_s));
                 cells.push(ratio(Some(a.decode_tok_s), Some(b.decode_tok_s)));
@@ -70,8 +91,12 @@ pub fn page(c: &Catalog) -> AblationsPage {
             })
             .collect(),
         csv: None,
-    };
-    let comparisons = Table {
+    }
+}
+
+/// Comparisons against the same reference that differ in one setting, side by side.
+fn comparisons(c: &Catalog) -> Table {
+    Table {
         caption: "Comparisons against the same reference that differ in one setting".into(),
         columns: pair_columns(&[
             "kld_mean A",
@@ -79,10 +104,10 @@ pub fn page(c: &Catalog) -> AblationsPage {
             "top-1 agreement A",
             "top-1 agreement B",
         ]),
-        rows: of(Kind::Comparison)
+        rows: of(c, Kind::Comparison)
             .map(|ab| {
                 let (a, b) = (&c.doc.divergence[ab.a], &c.doc.divergence[ab.b]);
-                let mut cells = pair_cells(ab);
+                let mut cells = pair_cells(c, ab);
                 for value in [
                     a.teacher_forced.kld_mean,
                     b.teacher_forced.kld_mean,
@@ -101,53 +126,47 @@ pub fn page(c: &Catalog) -> AblationsPage {
             })
             .collect(),
         csv: None,
-    };
-    let sweeps = of(Kind::Sweep)
-        .map(|ab| {
-            let (a, b) = (&c.doc.sweeps[ab.a], &c.doc.sweeps[ab.b]);
-            let ratios = |key: &str, dashed| {
-                let field = figures::level_field(key);
-                let pick = |level| level_value(field, level);
-                let points = a
+    }
+}
+
+/// A sweep pair as ratios per level: B / A of throughput, per-stream decode and TTFT p50.
+fn sweep(c: &Catalog, ab: &Ablation) -> SweepAblation {
+    let (a, b) = (&c.doc.sweeps[ab.a], &c.doc.sweeps[ab.b]);
+    let ratios = |key: &str, dashed| {
+        let field = figures::level_field(key);
+        let pick = |level| level_value(field, level);
+        let points = a
+            .levels
+            .iter()
+            .filter_map(|la| {
+                let lb = b
                     .levels
                     .iter()
-                    .filter_map(|la| {
-                        let lb = b
-                            .levels
-                            .iter()
-                            .find(|lb| lb.concurrency == la.concurrency)?;
-                        let (va, vb) = (pick(la)?, pick(lb)?);
-                        (va > 0.0).then(|| (la.concurrency as f64, crate::stats::round(vb / va, 3)))
-                    })
-                    .collect::<Vec<_>>();
-                LineSeries {
-                    name: format!("{}, B / A", field.series),
-                    links: charts::level_links(&c.sweep_url(b), &points),
-                    points,
-                    dashed,
-                }
-            };
-            let series = [
-                ratios("total_tok_s", false),
-                ratios("decode_tok_s_per_stream", false),
-                ratios("ttft_p50_s", true),
-            ];
-            let title = format!("{} against {}", b.label, a.label);
-            SweepAblation {
-                id: c.ablation_id(ab),
-                a: c.link_sweep(a),
-                b: c.link_sweep(b),
-                change: Catalog::ablation_change(ab),
-                chart: c.concurrency_chart(&format!("{title}: B / A per level"), &series, "×"),
-                title,
-            }
-        })
-        .collect();
-    AblationsPage {
-        count: c.ablations().len(),
-        runs,
-        sweeps,
-        comparisons,
+                    .find(|lb| lb.concurrency == la.concurrency)?;
+                let (va, vb) = (pick(la)?, pick(lb)?);
+                (va > 0.0).then(|| (la.concurrency as f64, crate::stats::round(vb / va, 3)))
+            })
+            .collect::<Vec<_>>();
+        LineSeries {
+            name: format!("{}, B / A", field.series),
+            links: charts::level_links(&c.sweep_url(b), &points),
+            points,
+            dashed,
+        }
+    };
+    let series = [
+        ratios("total_tok_s", false),
+        ratios("decode_tok_s_per_stream", false),
+        ratios("ttft_p50_s", true),
+    ];
+    let title = format!("{} against {}", b.label, a.label);
+    SweepAblation {
+        id: c.ablation_id(ab),
+        a: c.link_sweep(a),
+        b: c.link_sweep(b),
+        change: Catalog::ablation_change(ab),
+        chart: c.concurrency_chart(&format!("{title}: B / A per level"), &series, "×"),
+        title,
     }
 }
 
