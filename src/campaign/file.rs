@@ -50,7 +50,6 @@ pub(super) fn parse(
         }
     };
     let machines = machines(&file, context, &mut problems);
-    let profile_names = profiles::names(context.profiles);
     if file.configs.get_ref().is_empty() {
         problems.at(
             file.configs.span().start,
@@ -67,78 +66,7 @@ pub(super) fn parse(
     let sweeps = sweeps(&file, &mut problems);
     let several =
         machines.len() > 1 || context.machines.first().is_some_and(|m| !m.slug.is_empty());
-    let mut configurations = Vec::new();
-    let mut ids: HashMap<String, usize> = HashMap::new();
-    let mut loaded: HashMap<String, Option<profiles::Profile>> = HashMap::new();
-    for config in file.configs.get_ref() {
-        let profile = config.profile.get_ref();
-        let parsed = loaded
-            .entry(profile.clone())
-            .or_insert_with(|| profiles::load(context.profiles, profile).ok())
-            .clone();
-        if !profile_names.contains(profile) {
-            problems.at(
-                config.profile.span().start,
-                format!(
-                    "profile: expected the name of a profile in {} (one of: {}), found {profile:?}",
-                    context.profiles.display(),
-                    profile_names.join(", ")
-                ),
-            );
-        }
-        let Some(fixed) = settings(&config.set, &mut problems) else {
-            continue;
-        };
-        for (key, _) in &config.matrix {
-            if config.set.keys().any(|k| k.get_ref() == key.get_ref()) {
-                problems.at(
-                    key.span().start,
-                    format!("matrix.{}: a key not also in set", key.get_ref()),
-                );
-            }
-        }
-        for combination in product(&config.matrix, &mut problems) {
-            let mut all = fixed.clone();
-            all.extend(combination.iter().cloned());
-            for machine in &machines {
-                let (id, stem) = match identify(config, profile, &combination, machine, several) {
-                    Ok(found) => found,
-                    Err((offset, message)) => {
-                        problems.at(offset, message);
-                        continue;
-                    }
-                };
-                let offset = config
-                    .id
-                    .as_ref()
-                    .map_or(config.profile.span().start, |id| id.span().start);
-                if let Some(first) = ids.insert(id.as_str().to_owned(), offset) {
-                    let (line, _) = position(text, first);
-                    problems.at(
-                        offset,
-                        format!(
-                            "configuration ids unique in the campaign: {id} is also the id of a configuration on line {line}; give each [[config]] an id template over its matrix keys, such as id = \"{}-{{{}}}\"",
-                            data::slugify(profile),
-                            config.matrix.keys().next().map_or("KEY", |k| k.get_ref())
-                        ),
-                    );
-                }
-                configurations.push((
-                    stem,
-                    Configuration {
-                        id,
-                        machine: machine.clone(),
-                        profile: profile.clone(),
-                        settings: all.clone(),
-                        shape: config.shape.clone(),
-                        precision: config.precision.clone(),
-                        reference: None,
-                        port: parsed.as_ref().map(|p| p.effective(&all).port()),
-                    },
-                ));
-            }
-        }
-    }
+    let mut configurations = configurations(&file, context, &machines, several, &mut problems);
     let quality = file.quality.as_ref().map(|q| CaptureParams {
         concurrency: q.get_ref().concurrency.max(1),
         ..q.get_ref().clone()
@@ -169,6 +97,91 @@ pub(super) fn parse(
         jitter: file.jitter,
         launch: file.launch,
     })
+}
+
+/// Every configuration of the file on each of `machines`, with the stem of its id: each
+/// `[[config]]`'s profile with its `set`, once per combination of its matrix.
+fn configurations(
+    file: &FileText,
+    context: &Context,
+    machines: &[String],
+    several: bool,
+    problems: &mut Problems,
+) -> Vec<(String, Configuration)> {
+    let profile_names = profiles::names(context.profiles);
+    let mut configurations = Vec::new();
+    let mut ids: HashMap<String, usize> = HashMap::new();
+    let mut loaded: HashMap<String, Option<profiles::Profile>> = HashMap::new();
+    for config in file.configs.get_ref() {
+        let profile = config.profile.get_ref();
+        let parsed = loaded
+            .entry(profile.clone())
+            .or_insert_with(|| profiles::load(context.profiles, profile).ok())
+            .clone();
+        if !profile_names.contains(profile) {
+            problems.at(
+                config.profile.span().start,
+                format!(
+                    "profile: expected the name of a profile in {} (one of: {}), found {profile:?}",
+                    context.profiles.display(),
+                    profile_names.join(", ")
+                ),
+            );
+        }
+        let Some(fixed) = settings(&config.set, problems) else {
+            continue;
+        };
+        for (key, _) in &config.matrix {
+            if config.set.keys().any(|k| k.get_ref() == key.get_ref()) {
+                problems.at(
+                    key.span().start,
+                    format!("matrix.{}: a key not also in set", key.get_ref()),
+                );
+            }
+        }
+        for combination in product(&config.matrix, problems) {
+            let mut all = fixed.clone();
+            all.extend(combination.iter().cloned());
+            for machine in machines {
+                let (id, stem) = match identify(config, profile, &combination, machine, several) {
+                    Ok(found) => found,
+                    Err((offset, message)) => {
+                        problems.at(offset, message);
+                        continue;
+                    }
+                };
+                let offset = config
+                    .id
+                    .as_ref()
+                    .map_or(config.profile.span().start, |id| id.span().start);
+                if let Some(first) = ids.insert(id.as_str().to_owned(), offset) {
+                    let (line, _) = position(problems.text, first);
+                    problems.at(
+                        offset,
+                        format!(
+                            "configuration ids unique in the campaign: {id} is also the id of a configuration on line {line}; give each [[config]] an id template over its matrix keys, such as id = \"{}-{{{}}}\"",
+                            data::slugify(profile),
+                            config.matrix.keys().next().map_or("KEY", |k| k.get_ref())
+                        ),
+                    );
+                }
+                configurations.push((
+                    stem,
+                    Configuration {
+                        id,
+                        machine: machine.clone(),
+                        profile: profile.clone(),
+                        settings: all.clone(),
+                        shape: config.shape.clone(),
+                        precision: config.precision.clone(),
+                        reference: None,
+                        port: parsed.as_ref().map(|p| p.effective(&all).port()),
+                    },
+                ));
+            }
+        }
+    }
+    configurations
 }
 
 /// The machines the campaign runs on: `machines`, each declared by the project; by default

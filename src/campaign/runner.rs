@@ -343,80 +343,8 @@ async fn execute(
     let (layout, campaign) = (session.layout, session.campaign);
     let today = session.options.today.clone();
     match job.kind {
-        Kind::Run => {
-            let spec = campaign.run.as_ref().expect("a run job has [run]");
-            let precision = match &config.precision {
-                Some(given) => Some(given.clone()),
-                None => precision(&data::load(&layout.results())?, layout, config),
-            };
-            let run_options = collect::RunOptions {
-                id: config.id.clone(),
-                profile: config.profile.clone(),
-                overrides: config.settings.clone(),
-                server: server.clone(),
-                launch: None,
-                server_log: Some(log.to_owned()),
-                shape: config.shape.clone(),
-                precision,
-                weights_gb: None,
-                notes: None,
-                params: collect::RunParams {
-                    samples: spec.samples.max(1),
-                    ..spec.clone()
-                },
-                today,
-                replace: false,
-                force: false,
-            };
-            let outcome = session
-                .timed(collect::run(layout, &run_options, progress))
-                .await?;
-            let Outcome::Measured { record, warnings } = outcome else {
-                unreachable!("a run without --launch is measured or an error")
-            };
-            for warning in warnings {
-                progress.line(&format!("warning: {warning}"));
-            }
-            let line = format!("{} tok/s", record.decode_tok_s);
-            session.save(record, false)?;
-            Ok(line)
-        }
-        Kind::Sweep => {
-            let spec = &campaign.sweeps[job.sweep.expect("a sweep job has its sweep")];
-            let sweep_options = collect::SweepOptions {
-                label: job.record.clone(),
-                id: None,
-                params: spec.params.clone(),
-                server: server.clone(),
-                profile: Some((config.profile.clone(), config.settings.clone())),
-                launch: None,
-                precision: config.precision.clone(),
-                dimensions: config.dimensions(),
-                notes: None,
-                today,
-                replace: false,
-            };
-            match session
-                .timed(collect::sweep(layout, &sweep_options, progress))
-                .await?
-            {
-                Outcome::Measured { record, .. } => {
-                    let line = format!("{} levels", record.levels.len());
-                    session.save(record, false)?;
-                    Ok(line)
-                }
-                // Ctrl-C: the sweep is left to the next run, not written in part.
-                Outcome::Partial { why, .. } if why.starts_with(collect::INTERRUPTED) => {
-                    Err(CollectError::Interrupted.into())
-                }
-                Outcome::Partial { record, why } => {
-                    let line = format!("{} levels, stopped early: {why}", record.levels.len());
-                    session.save(record, false)?;
-                    Ok(line)
-                }
-                Outcome::Failed(_) => unreachable!("a sweep without --launch records no failure"),
-            }
-        }
+        Kind::Run => run_job(session, config, server, log, progress).await,
+        Kind::Sweep => sweep_job(session, config, job, server, progress).await,
         Kind::Capture => {
             let quality = campaign
                 .quality
@@ -471,6 +399,101 @@ async fn execute(
             session.save(record, false)?;
             Ok(line)
         }
+    }
+}
+
+/// A configuration's run, measured against its running server and recorded.
+async fn run_job(
+    session: &Session<'_>,
+    config: &Configuration,
+    server: &ServerOptions,
+    log: &Path,
+    progress: &Progress,
+) -> Result<String, CampaignError> {
+    let (layout, campaign) = (session.layout, session.campaign);
+    let today = session.options.today.clone();
+    let spec = campaign.run.as_ref().expect("a run job has [run]");
+    let precision = match &config.precision {
+        Some(given) => Some(given.clone()),
+        None => precision(&data::load(&layout.results())?, layout, config),
+    };
+    let run_options = collect::RunOptions {
+        id: config.id.clone(),
+        profile: config.profile.clone(),
+        overrides: config.settings.clone(),
+        server: server.clone(),
+        launch: None,
+        server_log: Some(log.to_owned()),
+        shape: config.shape.clone(),
+        precision,
+        weights_gb: None,
+        notes: None,
+        params: collect::RunParams {
+            samples: spec.samples.max(1),
+            ..spec.clone()
+        },
+        today,
+        replace: false,
+        force: false,
+    };
+    let outcome = session
+        .timed(collect::run(layout, &run_options, progress))
+        .await?;
+    let Outcome::Measured { record, warnings } = outcome else {
+        unreachable!("a run without --launch is measured or an error")
+    };
+    for warning in warnings {
+        progress.line(&format!("warning: {warning}"));
+    }
+    let line = format!("{} tok/s", record.decode_tok_s);
+    session.save(record, false)?;
+    Ok(line)
+}
+
+/// One of a configuration's sweeps, measured against its running server and recorded (the
+/// levels it finished, when it stopped early for another reason than Ctrl-C).
+async fn sweep_job(
+    session: &Session<'_>,
+    config: &Configuration,
+    job: &Job,
+    server: &ServerOptions,
+    progress: &Progress,
+) -> Result<String, CampaignError> {
+    let (layout, campaign) = (session.layout, session.campaign);
+    let today = session.options.today.clone();
+    let spec = &campaign.sweeps[job.sweep.expect("a sweep job has its sweep")];
+    let sweep_options = collect::SweepOptions {
+        label: job.record.clone(),
+        id: None,
+        params: spec.params.clone(),
+        server: server.clone(),
+        profile: Some((config.profile.clone(), config.settings.clone())),
+        launch: None,
+        precision: config.precision.clone(),
+        dimensions: config.dimensions(),
+        notes: None,
+        today,
+        replace: false,
+    };
+    match session
+        .timed(collect::sweep(layout, &sweep_options, progress))
+        .await?
+    {
+        Outcome::Measured { record, .. } => {
+            let line = format!("{} levels", record.levels.len());
+            session.save(record, false)?;
+            Ok(line)
+        }
+        // Ctrl-C: the sweep is left to the next run, not written in part.
+        Outcome::Partial { why, .. } if why.starts_with(collect::INTERRUPTED) => {
+            Err(CollectError::Interrupted.into())
+        }
+        Outcome::Partial { record, why } => {
+            let line = format!("{} levels, stopped early: {why}", record.levels.len());
+            session.save(record, false)?;
+            Ok(line)
+        }
+        Outcome::Failed(_) => unreachable!("a sweep without --launch records no failure"),
     }
 }
 
