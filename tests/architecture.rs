@@ -26,7 +26,6 @@ const LONGEST: usize = 100;
 /// the length each may not exceed. One that is split, or shortened under the limit, must
 /// leave this list; one that grows fails.
 const LONG: &[(&str, &str, usize)] = &[
-    ("campaign/merge.rs", "merge", 179),
     ("campaign/runner.rs", "run", 209),
     ("collect/sweep.rs", "sweep", 197),
     ("collect/decode.rs", "run", 246),

@@ -39,6 +39,71 @@ pub struct MergedDocument {
 /// written when any record conflicts.
 pub fn merge(root: &Path, machines: &[Machine], dirs: &[PathBuf]) -> Result<Merged, CampaignError> {
     let layout = Layout::new(root);
+    let (incoming, files) = gather(root, machines, dirs)?;
+    // Every document merged in memory first: a conflict anywhere writes nothing.
+    let mut targets: Vec<(usize, Results, MergedDocument)> = Vec::new();
+    for (machine, path, doc) in &incoming {
+        let at = match targets.iter().position(|(m, _, _)| m == machine) {
+            Some(at) => at,
+            None => {
+                let document = layout.document(&machines[*machine]);
+                let current = if document.exists() {
+                    data::load(&document)?
+                } else {
+                    Results::empty(doc.generated.clone())
+                };
+                targets.push((
+                    *machine,
+                    current,
+                    MergedDocument {
+                        document: machines[*machine].data.clone(),
+                        ..MergedDocument::default()
+                    },
+                ));
+                targets.len() - 1
+            }
+        };
+        let (_, current, merged) = &mut targets[at];
+        let place = (path.as_path(), machines[*machine].data.as_str());
+        take::<data::Run>(current, doc, merged, place)?;
+        take::<data::Failure>(current, doc, merged, place)?;
+        take::<data::Sweep>(current, doc, merged, place)?;
+        take::<data::Jitter>(current, doc, merged, place)?;
+        take::<data::Divergence>(current, doc, merged, place)?;
+        if current.hardware == data::Hardware::default() {
+            current.hardware = doc.hardware.clone();
+        }
+        current.generated = current.generated.clone().max(doc.generated.clone());
+    }
+    unique_across_machines(&layout, machines, &targets)?;
+    let mut report = Vec::new();
+    for (machine, merged_doc, mut merged) in targets {
+        let document = layout.document(&machines[machine]);
+        if let Some(parent) = document.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| CampaignError::Write {
+                path: parent.to_owned(),
+                source,
+            })?;
+        }
+        let checks = ProfileChecks::of(&layout);
+        if let Some(kept) = data::save(&document, &merged_doc, &|doc| checks.problems(doc))? {
+            merged.kept = Some(kept.kept());
+        }
+        report.push(merged);
+    }
+    let copied = copy_files(files)?;
+    Ok(Merged {
+        documents: report,
+        files: copied,
+    })
+}
+
+/// The machine documents under each of `dirs` (each with its machine), and the logs and
+/// captures beside them with where they go in the project.
+type Gathered = (Vec<(usize, PathBuf, Results)>, Vec<(PathBuf, PathBuf)>);
+
+/// Finds what each of `dirs` brings: its machine documents, logs and captures.
+fn gather(root: &Path, machines: &[Machine], dirs: &[PathBuf]) -> Result<Gathered, CampaignError> {
     let mut incoming: Vec<(usize, PathBuf, Results)> = Vec::new();
     let mut files: Vec<(PathBuf, PathBuf)> = Vec::new();
     for dir in dirs {
@@ -98,43 +163,17 @@ pub fn merge(root: &Path, machines: &[Machine], dirs: &[PathBuf]) -> Result<Merg
             )));
         }
     }
-    // Every document merged in memory first: a conflict anywhere writes nothing.
-    let mut targets: Vec<(usize, Results, MergedDocument)> = Vec::new();
-    for (machine, path, doc) in &incoming {
-        let at = match targets.iter().position(|(m, _, _)| m == machine) {
-            Some(at) => at,
-            None => {
-                let document = layout.document(&machines[*machine]);
-                let current = if document.exists() {
-                    data::load(&document)?
-                } else {
-                    Results::empty(doc.generated.clone())
-                };
-                targets.push((
-                    *machine,
-                    current,
-                    MergedDocument {
-                        document: machines[*machine].data.clone(),
-                        ..MergedDocument::default()
-                    },
-                ));
-                targets.len() - 1
-            }
-        };
-        let (_, current, merged) = &mut targets[at];
-        let place = (path.as_path(), machines[*machine].data.as_str());
-        take::<data::Run>(current, doc, merged, place)?;
-        take::<data::Failure>(current, doc, merged, place)?;
-        take::<data::Sweep>(current, doc, merged, place)?;
-        take::<data::Jitter>(current, doc, merged, place)?;
-        take::<data::Divergence>(current, doc, merged, place)?;
-        if current.hardware == data::Hardware::default() {
-            current.hardware = doc.hardware.clone();
-        }
-        current.generated = current.generated.clone().max(doc.generated.clone());
-    }
-    // Keys stay unique across the machines.
-    for (machine, current, _) in &targets {
+    Ok((incoming, files))
+}
+
+/// Keys stay unique across the machines: each merged document against every other machine's,
+/// merged or on disk.
+fn unique_across_machines(
+    layout: &Layout,
+    machines: &[Machine],
+    targets: &[(usize, Results, MergedDocument)],
+) -> Result<(), CampaignError> {
+    for (machine, current, _) in targets {
         for (other, other_machine) in machines.iter().enumerate() {
             if other == *machine {
                 continue;
@@ -177,21 +216,11 @@ pub fn merge(root: &Path, machines: &[Machine], dirs: &[PathBuf]) -> Result<Merg
             )?;
         }
     }
-    let mut report = Vec::new();
-    for (machine, merged_doc, mut merged) in targets {
-        let document = layout.document(&machines[machine]);
-        if let Some(parent) = document.parent() {
-            std::fs::create_dir_all(parent).map_err(|source| CampaignError::Write {
-                path: parent.to_owned(),
-                source,
-            })?;
-        }
-        let checks = ProfileChecks::of(&layout);
-        if let Some(kept) = data::save(&document, &merged_doc, &|doc| checks.problems(doc))? {
-            merged.kept = Some(kept.kept());
-        }
-        report.push(merged);
-    }
+    Ok(())
+}
+
+/// Copies the logs and captures the project does not have yet; how many.
+fn copy_files(files: Vec<(PathBuf, PathBuf)>) -> Result<usize, CampaignError> {
     let mut copied = 0;
     for (from, to) in files {
         if to.exists() {
@@ -209,10 +238,7 @@ pub fn merge(root: &Path, machines: &[Machine], dirs: &[PathBuf]) -> Result<Merg
         })?;
         copied += 1;
     }
-    Ok(Merged {
-        documents: report,
-        files: copied,
-    })
+    Ok(copied)
 }
 
 /// Adds `doc`'s records of `R` that `current` lacks; the same key with other content is a
