@@ -31,7 +31,6 @@ const LONG: &[(&str, &str, usize)] = &[
     ("collect/decode.rs", "run", 246),
     ("collect/import/llama_bench.rs", "run", 213),
     ("site/pages/comparison.rs", "page", 267),
-    ("site/pages/run.rs", "page", 181),
 ];
 
 /// A library file: where it is and the module path it is (`["data", "store"]`).

@@ -71,95 +71,8 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
     let index = c.index_of_run(run);
     let model = c.model(&run.model).expect("every run's model is a model");
     let quality = c.quality_of(run);
-    let mut figures = vec![Fact::new(
-        "Decode speed",
-        format!("{} tok/s", figure(run.decode_tok_s)),
-    )];
-    if let Some(cold) = run.decode_cold_sample {
-        figures.push(Fact::new(
-            "Cold first request (discarded)",
-            format!("{} tok/s", figure(cold)),
-        ));
-    }
-    if let Some(prompt) = run.prompt_tok_s {
-        let at = run.prompt_tokens.map_or(String::new(), |t| {
-            format!(" over a {}-token prompt", count(t))
-        });
-        figures.push(Fact::new(
-            "Prompt speed",
-            format!("{} tok/s{at}", figure(prompt)),
-        ));
-    }
-    if let Some(acceptance) = run.spec_acceptance {
-        figures.push(Fact::new(
-            "Speculative acceptance",
-            format!(
-                "{} ({} of drafted tokens accepted)",
-                figure(acceptance),
-                percent(acceptance)
-            ),
-        ));
-    }
-    if let Some(watts) = run.power_w {
-        let energy = run.joules_per_token.map_or(String::new(), |j| {
-            format!(", {} J per output token", figure(j))
-        });
-        figures.push(Fact::new(
-            "GPU power",
-            format!("{} W over the samples{energy}", figure(watts)),
-        ));
-    }
-    figures.extend([
-        Fact::new("Model", run.model.clone()),
-        Fact::new("Checkpoint", run.checkpoint.clone()),
-        Fact::new("Shape", run.shape.clone()),
-        Fact::new("Precision", run.precision.clone()),
-        Fact::new(
-            "Weights",
-            match (&run.weights_gb, &run.weights_source) {
-                (Some(gb), Some(source)) => format!("{} GB ({source})", figure(*gb)),
-                (Some(gb), None) => format!("{} GB", figure(*gb)),
-                _ => "not recorded".into(),
-            },
-        ),
-        Fact::new("Context", format!("{} tokens", count(run.max_model_len))),
-        Fact::new("KV-cache dtype", opt(run.kv_cache_dtype.clone())),
-        Fact::new("CUDA graphs", switch(run.cuda_graphs)),
-        Fact::new("Vision tower", switch(run.vision)),
-        Fact::new("Speculative decoding", switch(run.spec_decode)),
-        Fact::new("vLLM", opt(run.vllm_version.clone())),
-        Fact::new("Measured", run.generated.to_string()),
-    ]);
-    if let Some(server) = &run.server {
-        figures.push(Fact::new("Server software", server.clone()));
-    }
-    if let Some(source) = &run.source {
-        figures.push(Fact::new("Imported from", source.clone()));
-    }
-    if let Some(notes) = &run.notes {
-        figures.push(Fact::new("Notes", notes.clone()));
-    }
-    let samples = Table {
-        caption: "Decode samples (tok/s); the reported figure is their median".into(),
-        columns: vec![Column::text("Request"), Column::number("Decode tok/s")],
-        rows: run
-            .decode_cold_sample
-            .map(|cold| ("cold (discarded)".to_owned(), cold))
-            .into_iter()
-            .chain(
-                run.decode_samples
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| (format!("sample {}", i + 1), *v)),
-            )
-            .map(|(name, value)| Row {
-                id: None,
-                class: None,
-                cells: vec![Cell::text(name), Cell::number(figure(value), value)],
-            })
-            .collect(),
-        csv: None,
-    };
+    let figures = facts(run);
+    let samples = samples(run);
     let kv = run.kv_tokens.map(|kv| KvPool {
         tokens: count(kv),
         full_context: run
@@ -245,6 +158,104 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
             |n| c.all_on_model_page(&run.model, "failures", "failures", n),
         ),
         model_page: c.model_link(&run.model),
+    }
+}
+
+/// What a run measured and what it is, as facts: its figures first, then its settings.
+fn facts(run: &Run) -> Vec<Fact> {
+    let mut figures = vec![Fact::new(
+        "Decode speed",
+        format!("{} tok/s", figure(run.decode_tok_s)),
+    )];
+    if let Some(cold) = run.decode_cold_sample {
+        figures.push(Fact::new(
+            "Cold first request (discarded)",
+            format!("{} tok/s", figure(cold)),
+        ));
+    }
+    if let Some(prompt) = run.prompt_tok_s {
+        let at = run.prompt_tokens.map_or(String::new(), |t| {
+            format!(" over a {}-token prompt", count(t))
+        });
+        figures.push(Fact::new(
+            "Prompt speed",
+            format!("{} tok/s{at}", figure(prompt)),
+        ));
+    }
+    if let Some(acceptance) = run.spec_acceptance {
+        figures.push(Fact::new(
+            "Speculative acceptance",
+            format!(
+                "{} ({} of drafted tokens accepted)",
+                figure(acceptance),
+                percent(acceptance)
+            ),
+        ));
+    }
+    if let Some(watts) = run.power_w {
+        let energy = run.joules_per_token.map_or(String::new(), |j| {
+            format!(", {} J per output token", figure(j))
+        });
+        figures.push(Fact::new(
+            "GPU power",
+            format!("{} W over the samples{energy}", figure(watts)),
+        ));
+    }
+    figures.extend([
+        Fact::new("Model", run.model.clone()),
+        Fact::new("Checkpoint", run.checkpoint.clone()),
+        Fact::new("Shape", run.shape.clone()),
+        Fact::new("Precision", run.precision.clone()),
+        Fact::new(
+            "Weights",
+            match (&run.weights_gb, &run.weights_source) {
+                (Some(gb), Some(source)) => format!("{} GB ({source})", figure(*gb)),
+                (Some(gb), None) => format!("{} GB", figure(*gb)),
+                _ => "not recorded".into(),
+            },
+        ),
+        Fact::new("Context", format!("{} tokens", count(run.max_model_len))),
+        Fact::new("KV-cache dtype", opt(run.kv_cache_dtype.clone())),
+        Fact::new("CUDA graphs", switch(run.cuda_graphs)),
+        Fact::new("Vision tower", switch(run.vision)),
+        Fact::new("Speculative decoding", switch(run.spec_decode)),
+        Fact::new("vLLM", opt(run.vllm_version.clone())),
+        Fact::new("Measured", run.generated.to_string()),
+    ]);
+    if let Some(server) = &run.server {
+        figures.push(Fact::new("Server software", server.clone()));
+    }
+    if let Some(source) = &run.source {
+        figures.push(Fact::new("Imported from", source.clone()));
+    }
+    if let Some(notes) = &run.notes {
+        figures.push(Fact::new("Notes", notes.clone()));
+    }
+    figures
+}
+
+/// The run's decode samples, the discarded cold one first.
+fn samples(run: &Run) -> Table {
+    Table {
+        caption: "Decode samples (tok/s); the reported figure is their median".into(),
+        columns: vec![Column::text("Request"), Column::number("Decode tok/s")],
+        rows: run
+            .decode_cold_sample
+            .map(|cold| ("cold (discarded)".to_owned(), cold))
+            .into_iter()
+            .chain(
+                run.decode_samples
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (format!("sample {}", i + 1), *v)),
+            )
+            .map(|(name, value)| Row {
+                id: None,
+                class: None,
+                cells: vec![Cell::text(name), Cell::number(figure(value), value)],
+            })
+            .collect(),
+        csv: None,
     }
 }
 
