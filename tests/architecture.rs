@@ -30,7 +30,6 @@ const LONG: &[(&str, &str, usize)] = &[
     ("collect/sweep.rs", "sweep", 197),
     ("collect/decode.rs", "run", 246),
     ("collect/import/llama_bench.rs", "run", 213),
-    ("site/pages/comparison.rs", "page", 267),
 ];
 
 /// A library file: where it is and the module path it is (`["data", "store"]`).

@@ -19,7 +19,56 @@ use crate::format::{MISSING, count, figure, switch};
 pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
     let index = super::super::catalog::index_in(&c.doc.divergence, d);
     let tf = &d.teacher_forced;
-    let g = &d.generation;
+    let statistics = statistics(d);
+    let profile_chart = profile_chart(d);
+    let categories = categories(c, d);
+    let facts = facts(d);
+    ComparisonPage {
+        head: Head::of::<Divergence>(
+            c,
+            Some(Kind::Comparison),
+            index,
+            &[&d.model],
+            &routes::QUALITY,
+            |other| {
+                let theirs = c.doc.divergence[other].teacher_forced.kld_mean;
+                (theirs > 0.0).then(|| format!("{} mean KL", change(tf.kld_mean, theirs)))
+            },
+        ),
+        summary: format!(
+            "{} against {}: mean KL divergence {} nats and top-1 agreement {} over {} teacher-forced positions",
+            d.b,
+            d.a,
+            figure(tf.kld_mean),
+            figure(tf.top1_agree),
+            count(tf.positions)
+        ),
+        provenance: super::shared::provenance_facts(d.provenance.as_ref()),
+        slug: d.slug(),
+        title: d.label.clone(),
+        suspect: d.suspect.clone(),
+        floor: d.is_floor(),
+        facts,
+        dimensions: d
+            .dimensions
+            .iter()
+            .map(|(k, v)| Fact::new(k.clone(), v.clone()))
+            .collect(),
+        statistics,
+        profile_chart,
+        categories,
+        runs: match index {
+            Some(index) => c.runs_measured_by(&d.model, index),
+            None => c.related_runs(&d.model, |_| false),
+        },
+        model_page: c.model_link(&d.model),
+        ablations: c.ablation_links(Kind::Comparison, index),
+    }
+}
+
+/// Every statistic of a comparison, teacher-forced beside generation.
+fn statistics(d: &Divergence) -> Table {
+    let (tf, g) = (&d.teacher_forced, &d.generation);
     let both = |label: &str, a: String, b: String| Row {
         id: None,
         class: None,
@@ -100,7 +149,7 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
             format!("{} / {}", count(g.gen_tokens_a), count(g.gen_tokens_b)),
         ),
     ]);
-    let statistics = Table {
+    Table {
         caption: "Teacher-forced and generation statistics".into(),
         columns: vec![
             Column::text("Statistic"),
@@ -109,7 +158,12 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
         ],
         rows,
         csv: None,
-    };
+    }
+}
+
+/// The KL divergence at each percentile, teacher-forced and generation.
+fn profile_chart(d: &Divergence) -> Chart {
+    let (tf, g) = (&d.teacher_forced, &d.generation);
     let names: Vec<String> = tf
         .kld_profile()
         .iter()
@@ -128,7 +182,7 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
         .iter()
         .chain(g.kld_profile().iter())
         .all(|(_, v)| *v > 0.0);
-    let profile_chart = Chart {
+    Chart {
         title: "KL divergence percentile profile".into(),
         alt: format!(
             "Line chart of the per-token KL divergence in nats at each percentile ({}), teacher-forced and generation{}",
@@ -178,8 +232,13 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
                 .collect(),
             csv: None,
         },
-    };
-    let categories = Table {
+    }
+}
+
+/// The teacher-forced statistics per prompt category.
+fn categories(c: &Catalog, d: &Divergence) -> Table {
+    let tf = &d.teacher_forced;
+    Table {
         caption: "Teacher-forced statistics per prompt category".into(),
         columns: vec![
             Column::text("Category"),
@@ -207,7 +266,11 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
             c.urls
                 .page(&downloads::path(downloads::DIVERGENCE_CATEGORIES)),
         ),
-    };
+    }
+}
+
+/// What a comparison compares and how it was captured.
+fn facts(d: &Divergence) -> Vec<Fact> {
     let s = &d.settings;
     let mut facts = vec![
         Fact::new("Reference (a)", d.a.to_string()),
@@ -240,47 +303,7 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
     if let Some(notes) = &d.notes {
         facts.push(Fact::new("Notes", notes.clone()));
     }
-    ComparisonPage {
-        head: Head::of::<Divergence>(
-            c,
-            Some(Kind::Comparison),
-            index,
-            &[&d.model],
-            &routes::QUALITY,
-            |other| {
-                let theirs = c.doc.divergence[other].teacher_forced.kld_mean;
-                (theirs > 0.0).then(|| format!("{} mean KL", change(tf.kld_mean, theirs)))
-            },
-        ),
-        summary: format!(
-            "{} against {}: mean KL divergence {} nats and top-1 agreement {} over {} teacher-forced positions",
-            d.b,
-            d.a,
-            figure(tf.kld_mean),
-            figure(tf.top1_agree),
-            count(tf.positions)
-        ),
-        provenance: super::shared::provenance_facts(d.provenance.as_ref()),
-        slug: d.slug(),
-        title: d.label.clone(),
-        suspect: d.suspect.clone(),
-        floor: d.is_floor(),
-        facts,
-        dimensions: d
-            .dimensions
-            .iter()
-            .map(|(k, v)| Fact::new(k.clone(), v.clone()))
-            .collect(),
-        statistics,
-        profile_chart,
-        categories,
-        runs: match index {
-            Some(index) => c.runs_measured_by(&d.model, index),
-            None => c.related_runs(&d.model, |_| false),
-        },
-        model_page: c.model_link(&d.model),
-        ablations: c.ablation_links(Kind::Comparison, index),
-    }
+    facts
 }
 
 /// A comparison's page.
