@@ -28,7 +28,7 @@ const LONGEST: usize = 100;
 const LONG: &[(&str, &str, usize)] = &[
     ("campaign/runner.rs", "run", 209),
     ("collect/sweep.rs", "sweep", 197),
-    ("collect/decode.rs", "run", 246),
+    ("collect/decode.rs", "run", 192),
     ("collect/import/llama_bench.rs", "run", 213),
 ];
 

@@ -185,66 +185,12 @@ pub async fn run(
                     .into(),
             )
         })?;
-    let scraped = after.as_ref().ok();
-    let mut kv = kv_pool(scraped, log.as_deref());
-    if kv.is_none()
-        && let Some((tokens, slots)) = target.client.slots_context().await
-    {
-        notes.push(format!(
-            "kv_tokens is the context the server gives its {slots} slots (GET /slots: the sum of their n_ctx)."
-        ));
-        kv = Some((tokens, KvSource::Slots));
-    }
-    let kv_tokens = match kv {
-        Some((tokens, source)) => {
-            if source == KvSource::Blocks {
-                gaps.push("kv_tokens is num_gpu_blocks × block_size (the server reports no kv_cache_size_tokens); exact only for single-group full-attention models".into());
-            }
-            Some(tokens)
-        }
-        None => {
-            gaps.push(format!(
-                "{}; kv_tokens and max_concurrency are left out",
-                metrics_gap(&after, "reports no KV-cache pool (vllm:cache_config_info)")
-            ));
-            None
-        }
-    };
+    let kv_tokens = kv_tokens(&target, &after, log.as_deref(), &mut notes, &mut gaps).await;
     let spec_decode = data::rules::spec_decode(&effective);
-    let spec_acceptance = if spec_decode {
-        let acceptance = before
-            .as_ref()
-            .ok()
-            .and_then(|m| m.spec)
-            .zip(scraped.and_then(|m| m.spec))
-            .and_then(|(before, after)| before.acceptance_until(&after));
-        if acceptance.is_none() {
-            gaps.push(format!(
-                "{}; spec_acceptance is left out",
-                metrics_gap(&after, "reports no speculative-decoding counters")
-            ));
-        }
-        acceptance.map(|value| stats::round(value, 3))
-    } else {
-        None
-    };
-    let (weights_gb, weights_source) = match (
-        options.weights_gb,
-        log.as_deref().and_then(launch::weights_gib),
-    ) {
-        (Some(given), _) => (Some(given), Some("given with --weights-gb".to_owned())),
-        (None, Some(loaded)) => (
-            Some(loaded),
-            Some("loaded on the GPU, from vLLM's load report".to_owned()),
-        ),
-        (None, None) => {
-            warnings.push(
-                "weights_gb is left out: launch the server with --launch, or give --weights-gb"
-                    .into(),
-            );
-            (None, None)
-        }
-    };
+    let spec_acceptance = spec_decode
+        .then(|| spec_acceptance(&before, &after, &mut gaps))
+        .flatten();
+    let (weights_gb, weights_source) = weights(options.weights_gb, log.as_deref(), &mut warnings);
     gaps.extend(target.version_gap());
     let tokens: f64 = samples[1..]
         .iter()
@@ -443,6 +389,86 @@ fn differences(
         });
     }
     Ok((mismatch, forced))
+}
+
+/// The KV pool in tokens: from `/metrics` or the log, else the context llama.cpp's slots
+/// share; how it was read goes into `notes`, and what is missing or approximate into `gaps`.
+async fn kv_tokens(
+    target: &Target,
+    after: &Result<Metrics, String>,
+    log: Option<&str>,
+    notes: &mut Vec<String>,
+    gaps: &mut Vec<String>,
+) -> Option<u64> {
+    let mut kv = kv_pool(after.as_ref().ok(), log);
+    if kv.is_none()
+        && let Some((tokens, slots)) = target.client.slots_context().await
+    {
+        notes.push(format!(
+            "kv_tokens is the context the server gives its {slots} slots (GET /slots: the sum of their n_ctx)."
+        ));
+        kv = Some((tokens, KvSource::Slots));
+    }
+    match kv {
+        Some((tokens, source)) => {
+            if source == KvSource::Blocks {
+                gaps.push("kv_tokens is num_gpu_blocks × block_size (the server reports no kv_cache_size_tokens); exact only for single-group full-attention models".into());
+            }
+            Some(tokens)
+        }
+        None => {
+            gaps.push(format!(
+                "{}; kv_tokens and max_concurrency are left out",
+                metrics_gap(after, "reports no KV-cache pool (vllm:cache_config_info)")
+            ));
+            None
+        }
+    }
+}
+
+/// The speculative-decoding acceptance over the samples, from the counters scraped before
+/// and after them; why it is missing goes into `gaps`.
+fn spec_acceptance(
+    before: &Result<Metrics, String>,
+    after: &Result<Metrics, String>,
+    gaps: &mut Vec<String>,
+) -> Option<f64> {
+    let acceptance = before
+        .as_ref()
+        .ok()
+        .and_then(|m| m.spec)
+        .zip(after.as_ref().ok().and_then(|m| m.spec))
+        .and_then(|(before, after)| before.acceptance_until(&after));
+    if acceptance.is_none() {
+        gaps.push(format!(
+            "{}; spec_acceptance is left out",
+            metrics_gap(after, "reports no speculative-decoding counters")
+        ));
+    }
+    acceptance.map(|value| stats::round(value, 3))
+}
+
+/// The weights' size and where it comes from: given, or read from vLLM's load report in the
+/// log; a warning when neither.
+fn weights(
+    given: Option<f64>,
+    log: Option<&str>,
+    warnings: &mut Vec<String>,
+) -> (Option<f64>, Option<String>) {
+    match (given, log.and_then(launch::weights_gib)) {
+        (Some(given), _) => (Some(given), Some("given with --weights-gb".to_owned())),
+        (None, Some(loaded)) => (
+            Some(loaded),
+            Some("loaded on the GPU, from vLLM's load report".to_owned()),
+        ),
+        (None, None) => {
+            warnings.push(
+                "weights_gb is left out: launch the server with --launch, or give --weights-gb"
+                    .into(),
+            );
+            (None, None)
+        }
+    }
 }
 
 /// A scrape of `/metrics`, or why there is none.
