@@ -26,10 +26,9 @@ const LONGEST: usize = 100;
 /// the length each may not exceed. One that is split, or shortened under the limit, must
 /// leave this list; one that grows fails.
 const LONG: &[(&str, &str, usize)] = &[
-    ("campaign/runner.rs", "run", 209),
-    ("collect/sweep.rs", "sweep", 197),
-    ("collect/decode.rs", "run", 192),
-    ("collect/import/llama_bench.rs", "run", 213),
+    ("campaign/runner.rs", "run", 114),
+    ("collect/sweep.rs", "sweep", 113),
+    ("collect/decode.rs", "run", 150),
 ];
 
 /// A library file: where it is and the module path it is (`["data", "store"]`).

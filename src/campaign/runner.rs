@@ -131,36 +131,13 @@ pub async fn run(
         skipped: jobs.len() - selected.len(),
         ..Summary::default()
     };
-    if !options.only.is_empty()
-        && !jobs
-            .iter()
-            .any(|job| selected_by(job, campaign, &options.only))
-    {
-        return Err(CampaignError::Usage(format!(
-            "--only matches no job of campaign {} (its configurations: {})",
-            campaign.name,
-            campaign
-                .configurations
-                .iter()
-                .filter(|c| c.machine == machine)
-                .map(|c| c.id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-    }
+    only_matches(campaign, machine, &jobs, options)?;
     let launcher = options.launcher.unwrap_or(campaign.launch.launcher);
     let board = Board::new(selected.len(), options.dry_run);
     // Listening from the start: a Ctrl-C between two jobs is heard at the next.
     let mut ctrl_c = signal(SignalKind::interrupt())
         .map_err(|error| CampaignError::Usage(format!("cannot listen for Ctrl-C: {error}")))?;
-    let mut groups: Vec<(usize, Vec<&Job>)> = Vec::new();
-    for job in selected {
-        match groups.last_mut() {
-            Some((config, group)) if *config == job.config => group.push(job),
-            _ => groups.push((job.config, vec![job])),
-        }
-    }
-    for (index, group) in groups {
+    for (index, group) in by_configuration(selected) {
         if ctrl_c.recv().now_or_never().is_some() {
             summary.interrupted = true;
             break;
@@ -179,21 +156,7 @@ pub async fn run(
             }
             continue;
         }
-        let server = ServerOptions {
-            base_url: format!("http://127.0.0.1:{}", effective.port()),
-            model: None,
-            api_key: collect::Client::api_key_from_env(),
-            timeout: options.request_timeout,
-            ca_cert: None,
-        };
-        let launch = collect::LaunchOptions {
-            launcher,
-            program: options.launch_program.clone(),
-            ready_timeout: options
-                .ready_timeout
-                .unwrap_or(Duration::from_secs_f64(campaign.launch.ready_timeout_s)),
-            stop_timeout: Duration::from_secs_f64(campaign.launch.stop_timeout_s),
-        };
+        let (server, launch) = server_and_launch(session.campaign, options, launcher, &effective);
         let log = collect::log_path(layout, config.id.as_str());
         let progress = board.job(0);
         board.line(&format!("{}: starting its server", config.id));
@@ -206,9 +169,7 @@ pub async fn run(
         let mut launched = match started {
             Ok(Ok(launched)) => launched,
             Ok(Err(diagnosis)) => {
-                let checkpoint = effective.get("MODEL").unwrap_or_default().to_owned();
-                let failure = failure(&session, config, &checkpoint, &doc, diagnosis, &log)?;
-                session.save(failure, true)?;
+                record_failure(&session, config, &effective, &doc, diagnosis, &log)?;
                 board.line(&format!(
                     "{}: the server did not come up; recorded as a failure",
                     config.id
@@ -225,85 +186,29 @@ pub async fn run(
                 return Err(CampaignError::Usage(format!("{}: {error}", config.id)));
             }
         };
-        let mut died = None;
-        let mut finished = 0;
-        for (n, job) in group.iter().enumerate() {
-            let progress = board.job(0);
-            progress.step(&job.id);
-            // Ctrl-C drops the job unfinished: nothing of it is written, and it stays pending.
-            let result = tokio::select! {
-                biased;
-                _ = ctrl_c.recv() => None,
-                result = execute(&session, config, job, &server, &log, &progress) => Some(result),
-            };
-            progress.finish();
-            // Either listener may hear Ctrl-C first: this one, or the measurement's own.
-            let result = match result {
-                Some(Err(CampaignError::Collect(CollectError::Interrupted))) | None => None,
-                other => other,
-            };
-            let Some(result) = result else {
-                summary.interrupted = true;
-                break;
-            };
-            match result {
-                Ok(line) => {
-                    summary.done += 1;
-                    finished += 1;
-                    board.line(&format!("{}: {line}", job.id));
-                }
-                Err(error) => {
-                    if let Some(what) = session.timed(launched.died(&server)).await {
-                        let served = if finished == 0 {
-                            String::new()
-                        } else {
-                            format!(" after {finished} finished job(s)")
-                        };
-                        died = Some(launched.diagnose(
-                            Phase::FirstRequest,
-                            &format!("{what} during {}{served} (the error: “{error}”)", job.id),
-                        ));
-                        summary.failed += group.len() - n;
-                        board.advance(group.len() - n);
-                        break;
-                    }
-                    summary.errors += 1;
-                    board.line(&format!("{}: error: {error}", job.id));
-                }
-            }
-            board.advance(1);
-        }
+        let died = run_group(
+            &session,
+            config,
+            &group,
+            (&server, &log),
+            &mut launched,
+            &mut ctrl_c,
+            &board,
+            &mut summary,
+        )
+        .await;
         session.timed(async { launched.stop() }).await;
         drop(launched);
         if let Some(diagnosis) = died {
-            let checkpoint = effective.get("MODEL").unwrap_or_default().to_owned();
-            let failure = failure(&session, config, &checkpoint, &doc, diagnosis, &log)?;
-            session.save(failure, true)?;
+            record_failure(&session, config, &effective, &doc, diagnosis, &log)?;
             board.line(&format!(
                 "{}: the server died; recorded as a failure",
                 config.id
             ));
         } else {
             compress(&log)?;
-            // A configuration that failed before and now measured in full is no failure.
             if options.retry_failed && !summary.interrupted {
-                let now = data::load(&layout.results())?;
-                let left = plan::jobs(campaign, machine, &data::Keys::of(&now), &layout.root)
-                    .iter()
-                    .any(|j| j.config == index && j.status != Status::Done);
-                if !left && now.failures.iter().any(|f| f.id == config.id) {
-                    let checks = ProfileChecks::of(layout);
-                    let written =
-                        data::update(&layout.results(), &|doc| checks.problems(doc), |doc| {
-                            doc.failures.retain(|f| f.id != config.id);
-                            Ok(())
-                        })?;
-                    session.kept.replace(written.kept);
-                    board.line(&format!(
-                        "{}: measured in full; its failure record is removed",
-                        config.id
-                    ));
-                }
+                forget_mended_failure(&session, machine, index, &board)?;
             }
         }
     }
@@ -312,6 +217,177 @@ pub async fn run(
     summary.overhead = summary.wall.saturating_sub(session.inside.get());
     summary.kept = session.kept.take();
     Ok(summary)
+}
+
+/// Where a configuration's server answers and how it is started and stopped.
+fn server_and_launch(
+    campaign: &Campaign,
+    options: &RunOptions,
+    launcher: Launcher,
+    effective: &profiles::Effective,
+) -> (ServerOptions, collect::LaunchOptions) {
+    let server = ServerOptions {
+        base_url: format!("http://127.0.0.1:{}", effective.port()),
+        model: None,
+        api_key: collect::Client::api_key_from_env(),
+        timeout: options.request_timeout,
+        ca_cert: None,
+    };
+    let launch = collect::LaunchOptions {
+        launcher,
+        program: options.launch_program.clone(),
+        ready_timeout: options
+            .ready_timeout
+            .unwrap_or(Duration::from_secs_f64(campaign.launch.ready_timeout_s)),
+        stop_timeout: Duration::from_secs_f64(campaign.launch.stop_timeout_s),
+    };
+    (server, launch)
+}
+
+/// Records the configuration as a failure with its diagnosis and log.
+fn record_failure(
+    session: &Session<'_>,
+    config: &Configuration,
+    effective: &profiles::Effective,
+    doc: &data::Results,
+    diagnosis: collect::Diagnosis,
+    log: &Path,
+) -> Result<(), CampaignError> {
+    let checkpoint = effective.get("MODEL").unwrap_or_default().to_owned();
+    let failure = failure(session, config, &checkpoint, doc, diagnosis, log)?;
+    session.save(failure, true)
+}
+
+/// With `--only`, at least one job of the campaign must match.
+fn only_matches(
+    campaign: &Campaign,
+    machine: &str,
+    jobs: &[Job],
+    options: &RunOptions,
+) -> Result<(), CampaignError> {
+    if options.only.is_empty()
+        || jobs
+            .iter()
+            .any(|job| selected_by(job, campaign, &options.only))
+    {
+        return Ok(());
+    }
+    Err(CampaignError::Usage(format!(
+        "--only matches no job of campaign {} (its configurations: {})",
+        campaign.name,
+        campaign
+            .configurations
+            .iter()
+            .filter(|c| c.machine == machine)
+            .map(|c| c.id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
+}
+
+/// The jobs in runs of one configuration each, in order: a server per run.
+fn by_configuration(selected: Vec<&Job>) -> Vec<(usize, Vec<&Job>)> {
+    let mut groups: Vec<(usize, Vec<&Job>)> = Vec::new();
+    for job in selected {
+        match groups.last_mut() {
+            Some((config, group)) if *config == job.config => group.push(job),
+            _ => groups.push((job.config, vec![job])),
+        }
+    }
+    groups
+}
+
+/// Runs a configuration's jobs against its launched server, counting each in `summary`;
+/// the diagnosis when the server died under one of them (its remaining jobs count as failed).
+#[allow(clippy::too_many_arguments)]
+async fn run_group(
+    session: &Session<'_>,
+    config: &Configuration,
+    group: &[&Job],
+    (server, log): (&ServerOptions, &Path),
+    launched: &mut collect::Launched,
+    ctrl_c: &mut tokio::signal::unix::Signal,
+    board: &Board,
+    summary: &mut Summary,
+) -> Option<collect::Diagnosis> {
+    let mut died = None;
+    let mut finished = 0;
+    for (n, job) in group.iter().enumerate() {
+        let progress = board.job(0);
+        progress.step(&job.id);
+        // Ctrl-C drops the job unfinished: nothing of it is written, and it stays pending.
+        let result = tokio::select! {
+            biased;
+            _ = ctrl_c.recv() => None,
+            result = execute(session, config, job, server, log, &progress) => Some(result),
+        };
+        progress.finish();
+        // Either listener may hear Ctrl-C first: this one, or the measurement's own.
+        let result = match result {
+            Some(Err(CampaignError::Collect(CollectError::Interrupted))) | None => None,
+            other => other,
+        };
+        let Some(result) = result else {
+            summary.interrupted = true;
+            break;
+        };
+        match result {
+            Ok(line) => {
+                summary.done += 1;
+                finished += 1;
+                board.line(&format!("{}: {line}", job.id));
+            }
+            Err(error) => {
+                if let Some(what) = session.timed(launched.died(server)).await {
+                    let served = if finished == 0 {
+                        String::new()
+                    } else {
+                        format!(" after {finished} finished job(s)")
+                    };
+                    died = Some(launched.diagnose(
+                        Phase::FirstRequest,
+                        &format!("{what} during {}{served} (the error: “{error}”)", job.id),
+                    ));
+                    summary.failed += group.len() - n;
+                    board.advance(group.len() - n);
+                    break;
+                }
+                summary.errors += 1;
+                board.line(&format!("{}: error: {error}", job.id));
+            }
+        }
+        board.advance(1);
+    }
+    died
+}
+
+/// A configuration that failed before and now measured in full is no failure: its failure
+/// record goes.
+fn forget_mended_failure(
+    session: &Session<'_>,
+    machine: &str,
+    index: usize,
+    board: &Board,
+) -> Result<(), CampaignError> {
+    let (layout, campaign) = (session.layout, session.campaign);
+    let config = &campaign.configurations[index];
+    let now = data::load(&layout.results())?;
+    let left = plan::jobs(campaign, machine, &data::Keys::of(&now), &layout.root)
+        .iter()
+        .any(|j| j.config == index && j.status != Status::Done);
+    if !left && now.failures.iter().any(|f| f.id == config.id) {
+        let checks = ProfileChecks::of(layout);
+        let written = data::update(&layout.results(), &|doc| checks.problems(doc), |doc| {
+            doc.failures.retain(|f| f.id != config.id);
+            Ok(())
+        })?;
+        session.kept.replace(written.kept);
+        board.line(&format!(
+            "{}: measured in full; its failure record is removed",
+            config.id
+        ));
+    }
+    Ok(())
 }
 
 /// Whether `job` runs: pending (or failed, with `--retry-failed`) and selected by `--only`.

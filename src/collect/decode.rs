@@ -74,16 +74,7 @@ pub async fn run(
         })?
         .to_owned();
     let (shape, precision) = model_facts(&doc, &checkpoint, options)?;
-    let prompt = options
-        .params
-        .prompt
-        .clone()
-        .or_else(|| doc.method.prompt.clone())
-        .ok_or_else(|| {
-            CollectError::Usage(
-                "no prompt: give --prompt, or set method.prompt in data/results.json".into(),
-            )
-        })?;
+    let prompt = prompt_of(options, &doc)?;
     let overrides = overrides_text(&options.overrides);
     let profile_names: Vec<String> = std::iter::once(checkpoint.clone())
         .chain(effective.get("SERVED_MODEL_NAME").map(str::to_owned))
@@ -109,9 +100,19 @@ pub async fn run(
         None => None,
     };
 
-    let measured = tokio::select! {
-        measured = measure(options, &prompt, &profile_names, effective.number("MAX_MODEL_LEN"), progress) => measured,
-        () = interrupted() => return Err(CollectError::Interrupted),
+    let context = effective.number("MAX_MODEL_LEN");
+    let measured = match measured_or_died(
+        options,
+        &prompt,
+        &profile_names,
+        context,
+        launched.as_mut(),
+        progress,
+    )
+    .await?
+    {
+        Ok(measured) => measured,
+        Err(diagnosis) => return Ok(failed(diagnosis)),
     };
     let Measured {
         target,
@@ -123,42 +124,12 @@ pub async fn run(
         failed,
         mismatch,
         forced,
-    } = match measured {
-        Ok(measured) => measured,
-        Err(error) => {
-            if let Some(server) = launched.as_mut() {
-                // A server that died under the first requests is a failure of the configuration.
-                if let Some(what) = server.died(&options.server).await {
-                    let diagnosis = server.diagnose(
-                        Phase::FirstRequest,
-                        &format!("{what} on the first requests (the request: “{error}”)"),
-                    );
-                    return Ok(failed(diagnosis));
-                }
-            }
-            return Err(error);
-        }
-    };
-    let log = launched
-        .as_ref()
-        .map(|server| server.log_text())
-        .or_else(|| {
-            let bytes = std::fs::read(options.server_log.as_ref()?).ok()?;
-            Some(String::from_utf8_lossy(&bytes).into_owned())
-        });
+    } = measured;
+    let log = server_log(launched.as_ref(), options);
     drop(launched);
 
     let mut warnings = Vec::new();
-    let mut notes: Vec<String> = options.notes.iter().cloned().collect();
-    notes.extend(target.notes());
-    if !counted.is_empty() {
-        notes.push(super::target::counted_note(&counted));
-    }
-    for what in mismatch {
-        notes.push(super::target::sentence(&format!(
-            "recorded with --force: {what}"
-        )));
-    }
+    let mut notes = first_notes(options, &target, &counted, mismatch);
     // What is missing is said on the terminal and in the record.
     let mut gaps = Vec::new();
     if !failed.is_empty() {
@@ -168,23 +139,11 @@ pub async fn run(
             samples.len() - 1
         ));
     }
-    let rates: Vec<f64> = samples.iter().map(decode_rate).collect::<Result<_, _>>()?;
-    let cold = rates[0];
-    let measured: Vec<f64> = rates[1..]
-        .iter()
-        .map(|rate| stats::round(*rate, 1))
-        .collect();
-    let decode = stats::median(&measured).expect("at least one sample");
-
+    let (cold, measured, decode) = rates(&samples)?;
     let max_model_len = target
         .max_model_len
         .or_else(|| effective.number("MAX_MODEL_LEN"))
-        .ok_or_else(|| {
-            CollectError::Server(
-                "the server does not say its max_model_len, and the profile sets no MAX_MODEL_LEN"
-                    .into(),
-            )
-        })?;
+        .ok_or_else(|| CollectError::Server(NO_CONTEXT.into()))?;
     let kv_tokens = kv_tokens(&target, &after, log.as_deref(), &mut notes, &mut gaps).await;
     let spec_decode = data::rules::spec_decode(&effective);
     let spec_acceptance = spec_decode
@@ -192,12 +151,11 @@ pub async fn run(
         .flatten();
     let (weights_gb, weights_source) = weights(options.weights_gb, log.as_deref(), &mut warnings);
     gaps.extend(target.version_gap());
-    let tokens: f64 = samples[1..]
+    let tokens = samples[1..]
         .iter()
         .filter_map(Timing::output_tokens)
-        .map(|n| n as f64)
-        .sum();
-    let (power_w, joules_per_token) = energy(power, tokens);
+        .sum::<u64>();
+    let (power_w, joules_per_token) = energy(power, tokens as f64);
     for gap in gaps {
         notes.push(super::target::sentence(&gap));
         warnings.push(gap);
@@ -245,6 +203,91 @@ pub async fn run(
         provenance: None,
     };
     Ok(Outcome::Measured { record, warnings })
+}
+
+/// The samples measured; when they fail because the server launched for them died under
+/// the first requests, the diagnosis of that failure of the configuration instead.
+async fn measured_or_died(
+    options: &RunOptions,
+    prompt: &str,
+    profile_names: &[String],
+    context: Option<u64>,
+    launched: Option<&mut launch::Launched>,
+    progress: &Progress,
+) -> Result<Result<Measured, launch::Diagnosis>, CollectError> {
+    let measured = tokio::select! {
+        measured = measure(options, prompt, profile_names, context, progress) => measured,
+        () = interrupted() => return Err(CollectError::Interrupted),
+    };
+    match (measured, launched) {
+        (Ok(measured), _) => Ok(Ok(measured)),
+        (Err(error), Some(server)) => match server.died(&options.server).await {
+            Some(what) => Ok(Err(server.diagnose(
+                Phase::FirstRequest,
+                &format!("{what} on the first requests (the request: “{error}”)"),
+            ))),
+            None => Err(error),
+        },
+        (Err(error), None) => Err(error),
+    }
+}
+
+/// The server's log: the launched server's, or the one the caller names.
+fn server_log(launched: Option<&launch::Launched>, options: &RunOptions) -> Option<String> {
+    launched.map(|server| server.log_text()).or_else(|| {
+        let bytes = std::fs::read(options.server_log.as_ref()?).ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    })
+}
+
+/// Why a run has no context when neither the server nor the profile says it.
+const NO_CONTEXT: &str =
+    "the server does not say its max_model_len, and the profile sets no MAX_MODEL_LEN";
+
+/// The prompt: given, or the document's `method.prompt`.
+fn prompt_of(options: &RunOptions, doc: &Results) -> Result<String, CollectError> {
+    options
+        .params
+        .prompt
+        .clone()
+        .or_else(|| doc.method.prompt.clone())
+        .ok_or_else(|| {
+            CollectError::Usage(
+                "no prompt: give --prompt, or set method.prompt in data/results.json".into(),
+            )
+        })
+}
+
+/// The notes a run starts with: the given ones, the server's, how tokens were counted and
+/// what `--force` recorded.
+fn first_notes(
+    options: &RunOptions,
+    target: &Target,
+    counted: &[super::target::Counted],
+    mismatch: Vec<String>,
+) -> Vec<String> {
+    let mut notes: Vec<String> = options.notes.iter().cloned().collect();
+    notes.extend(target.notes());
+    if !counted.is_empty() {
+        notes.push(super::target::counted_note(counted));
+    }
+    for what in mismatch {
+        notes.push(super::target::sentence(&format!(
+            "recorded with --force: {what}"
+        )));
+    }
+    notes
+}
+
+/// The cold sample's rate, the samples' rates to 0.1 tok/s, and their median: the figure.
+fn rates(samples: &[Timing]) -> Result<(f64, Vec<f64>, f64), CollectError> {
+    let rates: Vec<f64> = samples.iter().map(decode_rate).collect::<Result<_, _>>()?;
+    let measured: Vec<f64> = rates[1..]
+        .iter()
+        .map(|rate| stats::round(*rate, 1))
+        .collect();
+    let decode = stats::median(&measured).expect("at least one sample");
+    Ok((rates[0], measured, decode))
 }
 
 /// What the requests gave.

@@ -268,14 +268,7 @@ pub async fn sweep(
         !options.replace && doc.sweeps.iter().any(|s| s.label == options.label),
         &format!("a sweep labelled {:?}", options.label),
     )?;
-    if options.params.levels.is_empty()
-        || options.params.levels.windows(2).any(|w| w[0] >= w[1])
-        || options.params.levels[0] == 0
-    {
-        return Err(CollectError::Usage(
-            "--levels: expected increasing concurrencies of at least 1, e.g. 1,2,4,8".into(),
-        ));
-    }
+    increasing(&options.params.levels)?;
     let effective = match &options.profile {
         Some((name, overrides)) => Some((
             profiles::load(&layout.profiles(), name)?.effective(overrides),
@@ -317,75 +310,24 @@ pub async fn sweep(
     for (index, &concurrency) in options.params.levels.iter().enumerate() {
         let requests = concurrency * workload.rounds;
         progress.step(&format!("concurrency {concurrency}: {requests} requests"));
-        let Some(mut level) = (loop {
-            let bodies: Vec<Value> = (0..requests)
-                .map(|n| {
-                    let seed = (index as u64 + 1) * 1_000_000 + n;
-                    let body = request_body(
-                        &target.server,
-                        &target.model,
-                        &prompt(workload.prompt_words.unwrap_or(1), seed),
-                        workload,
-                    );
-                    target.accepted(body)
-                })
-                .collect();
-            let probe = bodies[0].clone();
-            let sampler = Sampler::start(power::INTERVAL);
-            let level = tokio::select! {
-                level = run_level(&target.client, Endpoint::Chat, bodies, concurrency as usize, progress) => Level { power: sampler.and_then(Sampler::stop), ..level },
-                () = interrupted() => {
-                    stopped = Some(format!("{INTERRUPTED} during concurrency {concurrency}"));
-                    break None;
-                }
-            };
-            // Every request refused over one optional field: send the level again without it.
-            let refused = level.timings.is_empty()
-                && level
-                    .errors
-                    .first()
-                    .is_some_and(|error| target.refuse(&probe, error, progress));
-            if !refused {
-                break Some(level);
-            }
-        }) else {
+        let Some(mut level) = send_level(&mut target, index, concurrency, workload, progress).await
+        else {
+            stopped = Some(format!("{INTERRUPTED} during concurrency {concurrency}"));
             break;
         };
         counted.extend(level.count_tokens(&target, workload.output_tokens).await);
         uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none());
         let summary = level.summary(concurrency, requests);
-        let causes = level.causes();
-        if !causes.is_empty() {
-            let failed = format!(
-                "concurrency {concurrency}: {} of {requests} requests failed ({})",
-                level.errors.len(),
-                causes.join("; ")
-            );
-            progress.line(&failed);
-            notes.push(format!("{failed}."));
-            if let Some(hint) = target.server.hint(concurrency, &level.errors) {
-                if !notes.iter().any(|n| n == hint) {
-                    notes.push(hint.to_owned());
-                }
-                progress.line(hint);
-            }
-        }
+        note_failures(&target, &level, concurrency, requests, &mut notes, progress);
         progress.line(&level_line(&summary));
         let all_failed = summary.status == LevelStatus::Failed;
         levels.push(summary);
         if all_failed {
-            let died = launched.as_mut().and_then(|server| server.exited());
-            let liveness = target.client.liveness().await;
-            let gone = match (&died, &liveness) {
-                (Some(_), _) | (None, Liveness::Gone(_)) => Some(format!(
-                    "the server stopped answering at concurrency {concurrency}"
-                )),
-                (None, Liveness::Unwell(why)) => Some(format!(
-                    "the server is unwell after concurrency {concurrency}: {why}"
-                )),
-                (None, Liveness::Alive) => None,
-            };
-            if let Some(gone) = gone {
+            let died = launched
+                .as_mut()
+                .and_then(|server| server.exited())
+                .is_some();
+            if let Some(gone) = gone(&target, died, concurrency).await {
                 if let (Some(server), true) = (launched.as_ref(), levels.len() == 1) {
                     // Nothing ever succeeded: the configuration failed under load.
                     let diagnosis = server.diagnose(Phase::FirstRequest, &gone);
@@ -403,12 +345,132 @@ pub async fn sweep(
             None => CollectError::Server("no level finished".into()),
         });
     }
+    closing_notes(
+        &target,
+        workload,
+        &counted,
+        uncounted,
+        stopped.as_deref(),
+        &mut notes,
+        progress,
+    );
+    let record = record(
+        options,
+        &target,
+        workload,
+        levels,
+        notes,
+        effective.as_ref(),
+    );
+    Ok(match stopped {
+        Some(why) => Outcome::Partial { record, why },
+        None => Outcome::Measured {
+            record,
+            warnings: Vec::new(),
+        },
+    })
+}
+
+/// One level's requests sent `concurrency` at a time; a level every request of which was
+/// refused over one optional field is sent again without it. `None` when Ctrl-C stopped it.
+async fn send_level(
+    target: &mut Target,
+    index: usize,
+    concurrency: u64,
+    workload: &Workload,
+    progress: &Progress,
+) -> Option<Level> {
+    let requests = concurrency * workload.rounds;
+    loop {
+        let bodies: Vec<Value> = (0..requests)
+            .map(|n| {
+                let seed = (index as u64 + 1) * 1_000_000 + n;
+                let body = request_body(
+                    &target.server,
+                    &target.model,
+                    &prompt(workload.prompt_words.unwrap_or(1), seed),
+                    workload,
+                );
+                target.accepted(body)
+            })
+            .collect();
+        let probe = bodies[0].clone();
+        let sampler = Sampler::start(power::INTERVAL);
+        let level = tokio::select! {
+            level = run_level(&target.client, Endpoint::Chat, bodies, concurrency as usize, progress) => Level { power: sampler.and_then(Sampler::stop), ..level },
+            () = interrupted() => return None,
+        };
+        // Every request refused over one optional field: send the level again without it.
+        let refused = level.timings.is_empty()
+            && level
+                .errors
+                .first()
+                .is_some_and(|error| target.refuse(&probe, error, progress));
+        if !refused {
+            return Some(level);
+        }
+    }
+}
+
+/// A level's failed requests, said on the terminal and in `notes`, with the server's hint.
+fn note_failures(
+    target: &Target,
+    level: &Level,
+    concurrency: u64,
+    requests: u64,
+    notes: &mut Vec<String>,
+    progress: &Progress,
+) {
+    let causes = level.causes();
+    if causes.is_empty() {
+        return;
+    }
+    let failed = format!(
+        "concurrency {concurrency}: {} of {requests} requests failed ({})",
+        level.errors.len(),
+        causes.join("; ")
+    );
+    progress.line(&failed);
+    notes.push(format!("{failed}."));
+    if let Some(hint) = target.server.hint(concurrency, &level.errors) {
+        if !notes.iter().any(|n| n == hint) {
+            notes.push(hint.to_owned());
+        }
+        progress.line(hint);
+    }
+}
+
+/// Why the sweep stops after a level every request of which failed: the server died or stopped
+/// answering, or is unwell; `None` when it is alive.
+async fn gone(target: &Target, died: bool, concurrency: u64) -> Option<String> {
+    match (died, target.client.liveness().await) {
+        (true, _) | (false, Liveness::Gone(_)) => Some(format!(
+            "the server stopped answering at concurrency {concurrency}"
+        )),
+        (false, Liveness::Unwell(why)) => Some(format!(
+            "the server is unwell after concurrency {concurrency}: {why}"
+        )),
+        (false, Liveness::Alive) => None,
+    }
+}
+
+/// The notes every sweep ends with: the server's, how tokens were counted, what is missing
+/// (also said on the terminal) and why it stopped early.
+fn closing_notes(
+    target: &Target,
+    workload: &Workload,
+    counted: &[super::target::Counted],
+    uncounted: bool,
+    stopped: Option<&str>,
+    notes: &mut Vec<String>,
+    progress: &Progress,
+) {
     notes.extend(target.notes());
     let mut gaps = Vec::new();
     if uncounted {
         gaps.push("the server sent no usage report and has no tokenizer endpoint; output tokens, decode and total tok/s are left out where it was missing".to_owned());
     } else if !counted.is_empty() {
-        notes.push(super::target::counted_note(&counted));
+        notes.push(super::target::counted_note(counted));
     }
     if !target.server.reads_ignore_eos() && workload.ignore_eos {
         gaps.push(format!(
@@ -421,10 +483,31 @@ pub async fn sweep(
         progress.line(&format!("warning: {gap}"));
         notes.push(super::target::sentence(&gap));
     }
-    if let Some(why) = &stopped {
+    if let Some(why) = stopped {
         notes.push(format!("Stopped early: {why}; the levels before are kept."));
     }
-    let record = Sweep {
+}
+
+/// Levels of increasing concurrency, the first at least 1.
+fn increasing(levels: &[u64]) -> Result<(), CollectError> {
+    if levels.is_empty() || levels.windows(2).any(|w| w[0] >= w[1]) || levels[0] == 0 {
+        return Err(CollectError::Usage(
+            "--levels: expected increasing concurrencies of at least 1, e.g. 1,2,4,8".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The sweep record of the levels measured.
+fn record(
+    options: &SweepOptions,
+    target: &Target,
+    workload: &Workload,
+    levels: Vec<SweepLevel>,
+    notes: Vec<String>,
+    effective: Option<&(profiles::Effective, &Vec<Setting>)>,
+) -> Sweep {
+    Sweep {
         label: options.label.clone(),
         id: options.id.clone(),
         model: target.model.clone(),
@@ -438,21 +521,14 @@ pub async fn sweep(
             &target.model,
             levels.iter().find_map(|l| l.prompt_tokens),
             workload,
-            effective.as_ref().map(|(e, _)| e),
+            effective.map(|(e, _)| e),
             &options.dimensions,
         ),
         levels,
         notes: (!notes.is_empty()).then(|| notes.join(" ")),
         source: None,
         provenance: None,
-    };
-    Ok(match stopped {
-        Some(why) => Outcome::Partial { record, why },
-        None => Outcome::Measured {
-            record,
-            warnings: Vec::new(),
-        },
-    })
+    }
 }
 
 fn slug_of(options: &SweepOptions) -> String {

@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use crate::collect::CollectError;
 use crate::collect::decode::overrides_text;
 use crate::data::{self, Date, Id, Run, RunStatus};
-use crate::profiles::{self, Origin, Profile, Setting};
+use crate::profiles::{self, Effective, Origin, Profile, Setting};
 use crate::project::Layout;
 use crate::stats;
 
@@ -453,82 +453,20 @@ fn run(
     let settings = row.settings();
     let mut prompts: Vec<&Row> = pp.iter().filter(|p| p.settings() == settings).collect();
     prompts.sort_by_key(|p| p.int("n_prompt").unwrap_or(0));
-    let prompt = match prompts.last() {
-        Some(p) => {
-            let tokens = p.tokens("n_prompt")?;
-            let (speeds, _) = p.samples(tokens)?;
-            let speed = stats::median(&speeds).expect("a row has a sample");
-            Some((stats::round(speed, 1), tokens))
-        }
-        None => None,
-    };
+    let prompt = prompts.last().map(|p| prompt_speed(p)).transpose()?;
 
-    // The row's settings on top of the profile, where they differ from it.
-    let mut overrides = Vec::new();
-    let mut set = |key: &str, value: String| {
-        if base.get(key) != Some(value.as_str()) {
-            overrides.push(Setting {
-                key: key.to_owned(),
-                value,
-                origin: Origin::Override,
-            });
-        }
-    };
-    set("MAX_MODEL_LEN", (depth + generated_tokens).to_string());
-    for (field, key, _) in SETTINGS {
-        if let Some(value) = row.text(field) {
-            set(key, value);
-        }
-    }
-    let (type_k, type_v) = (row.text("type_k"), row.text("type_v"));
-    let kv_cache_dtype = match (&type_k, &type_v) {
-        (Some(k), Some(v)) if k == v => Some(k.clone()),
-        (Some(k), Some(v)) => Some(format!("K {k} / V {v}")),
-        _ => None,
-    };
-    if let Some(dtype) = &kv_cache_dtype {
-        set("KV_CACHE_DTYPE", dtype.clone());
-    }
-    // llama-bench loads no vision projector and drafts nothing; CUDA graphs are the CUDA
-    // backend's, on by default there.
     let backends = row.text("backends").filter(|b| !b.is_empty());
-    set("LANGUAGE_MODEL_ONLY", "1".to_owned());
-    if base.switch("SPEC_DECODE") {
-        set("SPEC_DECODE", "0".to_owned());
-    }
-    let cuda = backends.as_deref().is_some_and(|b| b.contains("CUDA"));
-    if !cuda || base.switch("ENFORCE_EAGER") {
-        set("ENFORCE_EAGER", if cuda { "0" } else { "1" }.to_owned());
-    }
+    let (overrides, kv_cache_dtype) =
+        row_overrides(row, &base, depth + generated_tokens, backends.as_deref());
     let effective = profile.effective(&overrides);
 
-    let model_type = row.text("model_type").unwrap_or_default();
-    let mut words = model_type.splitn(3, ' ');
-    let (arch, size, ftype) = (words.next(), words.next(), words.next());
-    let params = row
-        .int("model_n_params")
-        .map(|n| format!(" ({} parameters)", crate::format::count(n.max(0) as u64)));
-    let shape = options.shape.clone().unwrap_or_else(|| {
-        format!(
-            "{}{}",
-            [arch, size]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join(" "),
-            params.unwrap_or_default()
-        )
-    });
-    let precision = ftype.unwrap_or("not recorded").to_owned();
+    let (shape, precision) = shape_and_precision(row, options);
     let file = row.text("model_filename").unwrap_or_default();
     let build = match (row.text("build_commit"), row.text("build_number")) {
         (Some(commit), Some(number)) => format!("build {number} ({commit})"),
         (Some(commit), None) => format!("build {commit}"),
         _ => "an unnamed build".to_owned(),
     };
-    let gpu = row.text("gpu_info").filter(|g| !g.is_empty());
-    let cpu = row.text("cpu_info").filter(|c| !c.is_empty());
-
     let mut notes: Vec<String> = options.notes.iter().cloned().collect();
     if options.force && !same_model(&file, checkpoint) {
         notes.push(format!(
@@ -536,62 +474,9 @@ fn run(
             options.profile
         ));
     }
-    let on = match (&gpu, &cpu) {
-        (Some(gpu), Some(cpu)) => format!(" on {gpu} (CPU {cpu})"),
-        (Some(gpu), None) => format!(" on {gpu}"),
-        (None, Some(cpu)) => format!(" on the CPU, {cpu}"),
-        (None, None) => String::new(),
-    };
-    let mean = row
-        .float("avg_ts")
-        .map(|mean| {
-            let sd = row
-                .float("stddev_ts")
-                .map_or(String::new(), |sd| format!(" ± {}", stats::round(sd, 1)));
-            format!(
-                "; llama-bench's own figure is their mean, {}{sd} tok/s",
-                stats::round(mean, 1)
-            )
-        })
-        .unwrap_or_default();
-    notes.push(if sampled {
-        format!(
-            "Measured by llama-bench{on}: test {}, {} repetitions after its warm-up, the figure their median{mean}.",
-            row.test(),
-            samples.len()
-        )
-    } else {
-        warnings.push(format!(
-            "{}: the CSV has no samples, only llama-bench's mean: -o json keeps every repetition",
-            row.at
-        ));
-        format!(
-            "Measured by llama-bench{on}: test {}; its CSV gives only the mean of the repetitions, recorded as the one sample (-o json keeps each).",
-            row.test()
-        )
-    });
-    if let Some(p) = prompts.last() {
-        let others: Vec<String> = prompts[..prompts.len() - 1]
-            .iter()
-            .map(|o| {
-                let tokens = o.int("n_prompt").unwrap_or(0).max(0) as u64;
-                let speed = o
-                    .samples(tokens)
-                    .ok()
-                    .and_then(|(s, _)| stats::median(&s))
-                    .map_or("?".into(), |v| stats::round(v, 1).to_string());
-                format!("{} {speed} tok/s", o.test())
-            })
-            .collect();
-        notes.push(format!(
-            "Prompt speed from {}{}.",
-            p.test(),
-            if others.is_empty() {
-                String::new()
-            } else {
-                format!(" (also measured: {})", others.join(", "))
-            }
-        ));
+    notes.push(measured_note(row, samples.len(), sampled, &mut warnings));
+    if let Some(note) = prompt_note(&prompts) {
+        notes.push(note);
     }
     let generated = row
         .text("test_time")
@@ -646,6 +531,156 @@ fn run(
         provenance: None,
     };
     Ok((record, warnings))
+}
+
+/// The row's settings on top of the profile where they differ from it, for a context of
+/// `context` tokens, and the KV-cache types it ran with.
+fn row_overrides(
+    row: &Row,
+    base: &Effective,
+    context: u64,
+    backends: Option<&str>,
+) -> (Vec<Setting>, Option<String>) {
+    let mut overrides = Vec::new();
+    let mut set = |key: &str, value: String| {
+        if base.get(key) != Some(value.as_str()) {
+            overrides.push(Setting {
+                key: key.to_owned(),
+                value,
+                origin: Origin::Override,
+            });
+        }
+    };
+    set("MAX_MODEL_LEN", context.to_string());
+    for (field, key, _) in SETTINGS {
+        if let Some(value) = row.text(field) {
+            set(key, value);
+        }
+    }
+    let (type_k, type_v) = (row.text("type_k"), row.text("type_v"));
+    let kv_cache_dtype = match (&type_k, &type_v) {
+        (Some(k), Some(v)) if k == v => Some(k.clone()),
+        (Some(k), Some(v)) => Some(format!("K {k} / V {v}")),
+        _ => None,
+    };
+    if let Some(dtype) = &kv_cache_dtype {
+        set("KV_CACHE_DTYPE", dtype.clone());
+    }
+    // llama-bench loads no vision projector and drafts nothing; CUDA graphs are the CUDA
+    // backend's, on by default there.
+    set("LANGUAGE_MODEL_ONLY", "1".to_owned());
+    if base.switch("SPEC_DECODE") {
+        set("SPEC_DECODE", "0".to_owned());
+    }
+    let cuda = backends.is_some_and(|b| b.contains("CUDA"));
+    if !cuda || base.switch("ENFORCE_EAGER") {
+        set("ENFORCE_EAGER", if cuda { "0" } else { "1" }.to_owned());
+    }
+    (overrides, kv_cache_dtype)
+}
+
+/// The model's shape (given, or the row's architecture, size and parameters) and the
+/// weights' type.
+fn shape_and_precision(row: &Row, options: &LlamaBenchOptions) -> (String, String) {
+    let model_type = row.text("model_type").unwrap_or_default();
+    let mut words = model_type.splitn(3, ' ');
+    let (arch, size, ftype) = (words.next(), words.next(), words.next());
+    let params = row
+        .int("model_n_params")
+        .map(|n| format!(" ({} parameters)", crate::format::count(n.max(0) as u64)));
+    let shape = options.shape.clone().unwrap_or_else(|| {
+        format!(
+            "{}{}",
+            [arch, size]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" "),
+            params.unwrap_or_default()
+        )
+    });
+    let precision = ftype.unwrap_or("not recorded").to_owned();
+    (shape, precision)
+}
+
+/// How llama-bench measured the row: where, which test, how many repetitions and how the
+/// figure is made of them; a warning when the CSV kept only their mean.
+fn measured_note(
+    row: &Row,
+    repetitions: usize,
+    sampled: bool,
+    warnings: &mut Vec<String>,
+) -> String {
+    let gpu = row.text("gpu_info").filter(|g| !g.is_empty());
+    let cpu = row.text("cpu_info").filter(|c| !c.is_empty());
+    let on = match (&gpu, &cpu) {
+        (Some(gpu), Some(cpu)) => format!(" on {gpu} (CPU {cpu})"),
+        (Some(gpu), None) => format!(" on {gpu}"),
+        (None, Some(cpu)) => format!(" on the CPU, {cpu}"),
+        (None, None) => String::new(),
+    };
+    let mean = row
+        .float("avg_ts")
+        .map(|mean| {
+            let sd = row
+                .float("stddev_ts")
+                .map_or(String::new(), |sd| format!(" ± {}", stats::round(sd, 1)));
+            format!(
+                "; llama-bench's own figure is their mean, {}{sd} tok/s",
+                stats::round(mean, 1)
+            )
+        })
+        .unwrap_or_default();
+    if sampled {
+        format!(
+            "Measured by llama-bench{on}: test {}, {} repetitions after its warm-up, the figure their median{mean}.",
+            row.test(),
+            repetitions
+        )
+    } else {
+        warnings.push(format!(
+            "{}: the CSV has no samples, only llama-bench's mean: -o json keeps every repetition",
+            row.at
+        ));
+        format!(
+            "Measured by llama-bench{on}: test {}; its CSV gives only the mean of the repetitions, recorded as the one sample (-o json keeps each).",
+            row.test()
+        )
+    }
+}
+
+/// A `pp` test's prompt speed (the median of its repetitions) and its prompt length.
+fn prompt_speed(p: &Row) -> Result<(f64, u64), CollectError> {
+    let tokens = p.tokens("n_prompt")?;
+    let (speeds, _) = p.samples(tokens)?;
+    let speed = stats::median(&speeds).expect("a row has a sample");
+    Ok((stats::round(speed, 1), tokens))
+}
+
+/// Which `pp` test the prompt speed is from, and the others measured beside it.
+fn prompt_note(prompts: &[&Row]) -> Option<String> {
+    let p = prompts.last()?;
+    let others: Vec<String> = prompts[..prompts.len() - 1]
+        .iter()
+        .map(|o| {
+            let tokens = o.int("n_prompt").unwrap_or(0).max(0) as u64;
+            let speed = o
+                .samples(tokens)
+                .ok()
+                .and_then(|(s, _)| stats::median(&s))
+                .map_or("?".into(), |v| stats::round(v, 1).to_string());
+            format!("{} {speed} tok/s", o.test())
+        })
+        .collect();
+    Some(format!(
+        "Prompt speed from {}{}.",
+        p.test(),
+        if others.is_empty() {
+            String::new()
+        } else {
+            format!(" (also measured: {})", others.join(", "))
+        }
+    ))
 }
 
 #[cfg(test)]
