@@ -147,25 +147,11 @@ pub async fn run(
             profiles::load(&layout.profiles(), &config.profile)?.effective(&config.settings);
         let command = effective.launch_command(launcher)?;
         if options.dry_run {
-            println!(
-                "{} (profile {}): would start {}",
-                config.id, config.profile, command
-            );
-            for job in &group {
-                println!("  {} → {}", job.id, job.command);
-            }
+            print_dry_run(config, &command, &group);
             continue;
         }
-        let (server, launch) = server_and_launch(session.campaign, options, launcher, &effective);
         let log = collect::log_path(layout, config.id.as_str());
-        let progress = board.job(0);
-        board.line(&format!("{}: starting its server", config.id));
-        let started = session
-            .timed(collect::launch(
-                &effective, &launch, &log, &server, &progress,
-            ))
-            .await;
-        progress.finish();
+        let (server, started) = start(&session, config, &effective, launcher, &log, &board).await;
         let mut launched = match started {
             Ok(Ok(launched)) => launched,
             Ok(Err(diagnosis)) => {
@@ -199,17 +185,15 @@ pub async fn run(
         .await;
         session.timed(async { launched.stop() }).await;
         drop(launched);
-        if let Some(diagnosis) = died {
-            record_failure(&session, config, &effective, &doc, diagnosis, &log)?;
-            board.line(&format!(
-                "{}: the server died; recorded as a failure",
-                config.id
-            ));
-        } else {
-            compress(&log)?;
-            if options.retry_failed && !summary.interrupted {
-                forget_mended_failure(&session, machine, index, &board)?;
+        match died {
+            Some(diagnosis) => {
+                record_failure(&session, config, &effective, &doc, diagnosis, &log)?;
+                board.line(&format!(
+                    "{}: the server died; recorded as a failure",
+                    config.id
+                ));
             }
+            None => mended(&session, machine, index, &log, summary.interrupted, &board)?,
         }
     }
     board.clear();
@@ -217,6 +201,58 @@ pub async fn run(
     summary.overhead = summary.wall.saturating_sub(session.inside.get());
     summary.kept = session.kept.take();
     Ok(summary)
+}
+
+/// What `--dry-run` says of one configuration: the server it would start and its jobs.
+fn print_dry_run(config: &Configuration, command: &impl std::fmt::Display, group: &[&Job]) {
+    println!(
+        "{} (profile {}): would start {}",
+        config.id, config.profile, command
+    );
+    for job in group {
+        println!("  {} → {}", job.id, job.command);
+    }
+}
+
+/// A configuration whose server lived through its jobs: its log compressed and, under
+/// `--retry-failed`, the failure it mends forgotten.
+fn mended(
+    session: &Session,
+    machine: &str,
+    index: usize,
+    log: &Path,
+    interrupted: bool,
+    board: &Board,
+) -> Result<(), CampaignError> {
+    compress(log)?;
+    if session.options.retry_failed && !interrupted {
+        forget_mended_failure(session, machine, index, board)?;
+    }
+    Ok(())
+}
+
+/// Starts a configuration's server, its progress on the board: where it answers, and
+/// whether it came up.
+async fn start(
+    session: &Session<'_>,
+    config: &Configuration,
+    effective: &profiles::Effective,
+    launcher: Launcher,
+    log: &Path,
+    board: &Board,
+) -> (
+    ServerOptions,
+    Result<Result<collect::Launched, collect::Diagnosis>, CollectError>,
+) {
+    let (server, launch) =
+        server_and_launch(session.campaign, session.options, launcher, effective);
+    let progress = board.job(0);
+    board.line(&format!("{}: starting its server", config.id));
+    let started = session
+        .timed(collect::launch(effective, &launch, log, &server, &progress))
+        .await;
+    progress.finish();
+    (server, started)
 }
 
 /// Where a configuration's server answers and how it is started and stopped.

@@ -65,26 +65,17 @@ pub async fn run(
         !options.replace && doc.runs.iter().any(|run| run.id == options.id),
         &format!("a run {}", options.id),
     )?;
-    let profile = profiles::load(&layout.profiles(), &options.profile)?;
-    let effective = profile.effective(&options.overrides);
-    let checkpoint = effective
-        .get("MODEL")
-        .ok_or_else(|| {
-            CollectError::Usage(format!("profile {}: MODEL is not set", options.profile))
-        })?
-        .to_owned();
-    let (shape, precision) = model_facts(&doc, &checkpoint, options)?;
+    let plan = Planned::of(layout, &doc, options)?;
     let prompt = prompt_of(options, &doc)?;
-    let overrides = overrides_text(&options.overrides);
-    let profile_names: Vec<String> = std::iter::once(checkpoint.clone())
-        .chain(effective.get("SERVED_MODEL_NAME").map(str::to_owned))
+    let profile_names: Vec<String> = std::iter::once(plan.checkpoint.clone())
+        .chain(plan.effective.get("SERVED_MODEL_NAME").map(str::to_owned))
         .collect();
     let failed = |diagnosis| {
         Outcome::Failed(Box::new(failure(
             &options.id,
-            &checkpoint,
-            &precision,
-            &overrides,
+            &plan.checkpoint,
+            &plan.precision,
+            &plan.overrides,
             diagnosis,
         )))
     };
@@ -92,7 +83,7 @@ pub async fn run(
     let mut launched = match &options.launch {
         Some(launch) => {
             let log = log_path(layout, options.id.as_str());
-            match launch::launch(&effective, launch, &log, &options.server, progress).await? {
+            match launch::launch(&plan.effective, launch, &log, &options.server, progress).await? {
                 Ok(server) => Some(server),
                 Err(diagnosis) => return Ok(failed(diagnosis)),
             }
@@ -100,7 +91,7 @@ pub async fn run(
         None => None,
     };
 
-    let context = effective.number("MAX_MODEL_LEN");
+    let context = plan.effective.number("MAX_MODEL_LEN");
     let measured = match measured_or_died(
         options,
         &prompt,
@@ -114,6 +105,52 @@ pub async fn run(
         Ok(measured) => measured,
         Err(diagnosis) => return Ok(failed(diagnosis)),
     };
+    let log = server_log(launched.as_ref(), options);
+    drop(launched);
+    record(options, &doc, plan, measured, log.as_deref()).await
+}
+
+/// What a run is known to be before the server is asked anything: its profile's settings
+/// with the overrides, and the model's facts.
+struct Planned {
+    effective: profiles::Effective,
+    checkpoint: String,
+    shape: String,
+    precision: String,
+    /// The overrides as the record writes them.
+    overrides: String,
+}
+
+impl Planned {
+    fn of(layout: &Layout, doc: &Results, options: &RunOptions) -> Result<Self, CollectError> {
+        let profile = profiles::load(&layout.profiles(), &options.profile)?;
+        let effective = profile.effective(&options.overrides);
+        let checkpoint = effective
+            .get("MODEL")
+            .ok_or_else(|| {
+                CollectError::Usage(format!("profile {}: MODEL is not set", options.profile))
+            })?
+            .to_owned();
+        let (shape, precision) = model_facts(doc, &checkpoint, options)?;
+        Ok(Planned {
+            effective,
+            checkpoint,
+            shape,
+            precision,
+            overrides: overrides_text(&options.overrides),
+        })
+    }
+}
+
+/// The run's record from what was measured; what is missing is said on the terminal (the
+/// warnings) and in the record's notes.
+async fn record(
+    options: &RunOptions,
+    doc: &Results,
+    plan: Planned,
+    measured: Measured,
+    log: Option<&str>,
+) -> Result<Outcome<Run>, CollectError> {
     let Measured {
         target,
         before,
@@ -125,12 +162,9 @@ pub async fn run(
         mismatch,
         forced,
     } = measured;
-    let log = server_log(launched.as_ref(), options);
-    drop(launched);
-
+    let effective = &plan.effective;
     let mut warnings = Vec::new();
     let mut notes = first_notes(options, &target, &counted, mismatch);
-    // What is missing is said on the terminal and in the record.
     let mut gaps = Vec::new();
     if !failed.is_empty() {
         gaps.push(format!(
@@ -144,12 +178,12 @@ pub async fn run(
         .max_model_len
         .or_else(|| effective.number("MAX_MODEL_LEN"))
         .ok_or_else(|| CollectError::Server(NO_CONTEXT.into()))?;
-    let kv_tokens = kv_tokens(&target, &after, log.as_deref(), &mut notes, &mut gaps).await;
-    let spec_decode = data::rules::spec_decode(&effective);
+    let kv_tokens = kv_tokens(&target, &after, log, &mut notes, &mut gaps).await;
+    let spec_decode = data::rules::spec_decode(effective);
     let spec_acceptance = spec_decode
         .then(|| spec_acceptance(&before, &after, &mut gaps))
         .flatten();
-    let (weights_gb, weights_source) = weights(options.weights_gb, log.as_deref(), &mut warnings);
+    let (weights_gb, weights_source) = weights(options.weights_gb, log, &mut warnings);
     gaps.extend(target.version_gap());
     let tokens = samples[1..]
         .iter()
@@ -165,16 +199,16 @@ pub async fn run(
         id: options.id.clone(),
         status: RunStatus::Ok,
         profile: options.profile.clone(),
-        overrides,
+        overrides: plan.overrides,
         model: target.model,
-        checkpoint,
-        shape,
-        precision,
+        checkpoint: plan.checkpoint,
+        shape: plan.shape,
+        precision: plan.precision,
         weights_gb,
         weights_source,
         max_model_len,
-        vision: data::rules::vision(&effective),
-        cuda_graphs: data::rules::cuda_graphs(&effective),
+        vision: data::rules::vision(effective),
+        cuda_graphs: data::rules::cuda_graphs(effective),
         spec_decode,
         decode_tok_s: decode,
         decode_cold_sample: Some(stats::round(cold, 1)),

@@ -13,7 +13,7 @@ use futures_util::StreamExt;
 use super::client::{Client, Endpoint, Liveness};
 use super::decode::{failure, log_path, overrides_text};
 use super::error::CollectError;
-use super::launch::{self, LaunchOptions, Phase};
+use super::launch::{self, Diagnosis, LaunchOptions, Launched, Phase};
 use super::outcome::Outcome;
 use super::power::{self, Drawn, Sampler};
 use super::progress::Progress;
@@ -302,42 +302,16 @@ pub async fn sweep(
     let mut target = connect(&options.server).await?;
     progress.line(&format!("measuring {}", target.server.describe()));
     let workload = &options.params.workload();
-    let mut levels = Vec::new();
-    let mut stopped = None;
-    let mut notes: Vec<String> = options.notes.iter().cloned().collect();
-    let mut counted = Vec::new();
-    let mut uncounted = false;
-    for (index, &concurrency) in options.params.levels.iter().enumerate() {
-        let requests = concurrency * workload.rounds;
-        progress.step(&format!("concurrency {concurrency}: {requests} requests"));
-        let Some(mut level) = send_level(&mut target, index, concurrency, workload, progress).await
-        else {
-            stopped = Some(format!("{INTERRUPTED} during concurrency {concurrency}"));
-            break;
-        };
-        counted.extend(level.count_tokens(&target, workload.output_tokens).await);
-        uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none());
-        let summary = level.summary(concurrency, requests);
-        note_failures(&target, &level, concurrency, requests, &mut notes, progress);
-        progress.line(&level_line(&summary));
-        let all_failed = summary.status == LevelStatus::Failed;
-        levels.push(summary);
-        if all_failed {
-            let died = launched
-                .as_mut()
-                .and_then(|server| server.exited())
-                .is_some();
-            if let Some(gone) = gone(&target, died, concurrency).await {
-                if let (Some(server), true) = (launched.as_ref(), levels.len() == 1) {
-                    // Nothing ever succeeded: the configuration failed under load.
-                    let diagnosis = server.diagnose(Phase::FirstRequest, &gone);
-                    return failed_launch(diagnosis);
-                }
-                stopped = Some(gone);
-                break;
-            }
-        }
-    }
+    let Levels {
+        levels,
+        stopped,
+        mut notes,
+        counted,
+        uncounted,
+    } = match measure_levels(&mut target, options, launched.as_mut(), progress).await {
+        Ok(measured) => measured,
+        Err(diagnosis) => return failed_launch(diagnosis),
+    };
     drop(launched);
     if levels.is_empty() {
         return Err(match stopped {
@@ -368,6 +342,70 @@ pub async fn sweep(
             record,
             warnings: Vec::new(),
         },
+    })
+}
+
+/// What the levels of a sweep gave.
+struct Levels {
+    levels: Vec<SweepLevel>,
+    /// Why the sweep stopped before its last level.
+    stopped: Option<String>,
+    notes: Vec<String>,
+    /// Output tokens the server counted where the stream did not say.
+    counted: Vec<super::target::Counted>,
+    /// Whether some request's output tokens are known from neither.
+    uncounted: bool,
+}
+
+/// Sends every level in turn, until Ctrl-C or a server that is gone. `Err` is the diagnosis
+/// of a launched server that never answered one request: the configuration failed under load.
+async fn measure_levels(
+    target: &mut Target,
+    options: &SweepOptions,
+    mut launched: Option<&mut Launched>,
+    progress: &Progress,
+) -> Result<Levels, Diagnosis> {
+    let workload = &options.params.workload();
+    let mut levels = Vec::new();
+    let mut stopped = None;
+    let mut notes: Vec<String> = options.notes.iter().cloned().collect();
+    let mut counted = Vec::new();
+    let mut uncounted = false;
+    for (index, &concurrency) in options.params.levels.iter().enumerate() {
+        let requests = concurrency * workload.rounds;
+        progress.step(&format!("concurrency {concurrency}: {requests} requests"));
+        let Some(mut level) = send_level(target, index, concurrency, workload, progress).await
+        else {
+            stopped = Some(format!("{INTERRUPTED} during concurrency {concurrency}"));
+            break;
+        };
+        counted.extend(level.count_tokens(target, workload.output_tokens).await);
+        uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none());
+        let summary = level.summary(concurrency, requests);
+        note_failures(target, &level, concurrency, requests, &mut notes, progress);
+        progress.line(&level_line(&summary));
+        let all_failed = summary.status == LevelStatus::Failed;
+        levels.push(summary);
+        if all_failed {
+            let died = launched
+                .as_deref_mut()
+                .and_then(|server| server.exited())
+                .is_some();
+            if let Some(gone) = gone(target, died, concurrency).await {
+                if let (Some(server), true) = (launched.as_deref(), levels.len() == 1) {
+                    return Err(server.diagnose(Phase::FirstRequest, &gone));
+                }
+                stopped = Some(gone);
+                break;
+            }
+        }
+    }
+    Ok(Levels {
+        levels,
+        stopped,
+        notes,
+        counted,
+        uncounted,
     })
 }
 
