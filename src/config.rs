@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::data::figures::{LevelField, level};
+
 /// The name of the settings file at a project's root.
 pub const FILE_NAME: &str = "benchsite.toml";
 
@@ -78,55 +80,112 @@ pub struct Config {
     pub cost: Option<Cost>,
 }
 
-/// `[slo]`: upper bounds on a sweep level's figures, each named by its figure and statistic.
-/// A level is within the limits when every bound given holds.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize)]
-#[serde(deny_unknown_fields)]
+/// `[slo]`: upper bounds on a sweep level's figures, each named by its figure's key (one of
+/// [`level::LIMITS`]). A level is within the limits when every bound given holds.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Slo {
-    /// Median time to first token, seconds.
-    pub ttft_p50_s: Option<f64>,
-    /// 95th percentile time to first token, seconds.
-    pub ttft_p95_s: Option<f64>,
-    /// Median time per output token, milliseconds.
-    pub tpot_p50_ms: Option<f64>,
-    /// 95th percentile time per output token, milliseconds.
-    pub tpot_p95_ms: Option<f64>,
-    /// Time per output token, milliseconds: 1000 / the level's mean per-stream decode rate,
-    /// for levels recorded before TPOT percentiles were.
-    pub tpot_ms: Option<f64>,
-    /// Median request latency, seconds.
-    pub latency_p50_s: Option<f64>,
-    /// 95th percentile request latency, seconds.
-    pub latency_p95_s: Option<f64>,
+    bounds: Vec<Bound>,
+}
+
+/// One limit: a figure and the most it may be.
+#[derive(Clone, Copy)]
+pub struct Bound {
+    /// The figure bounded.
+    pub figure: &'static LevelField,
+    /// The most it may be, in the figure's unit.
+    pub at_most: f64,
+}
+
+impl std::fmt::Debug for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{} ≤ {}", self.figure.field.key, self.at_most)
+    }
+}
+
+impl PartialEq for Bound {
+    fn eq(&self, other: &Self) -> bool {
+        self.figure.field.key == other.figure.field.key && self.at_most == other.at_most
+    }
 }
 
 impl Slo {
-    /// Every key of `[slo]`, in order.
-    pub const KEYS: [&'static str; 7] = [
-        "ttft_p50_s",
-        "ttft_p95_s",
-        "tpot_p50_ms",
-        "tpot_p95_ms",
-        "tpot_ms",
-        "latency_p50_s",
-        "latency_p95_s",
-    ];
+    /// Limits on these figures, each at most its value; in [`level::LIMITS`]'s order.
+    pub fn of(bounds: impl IntoIterator<Item = (&'static LevelField, f64)>) -> Slo {
+        let mut bounds: Vec<Bound> = bounds
+            .into_iter()
+            .map(|(figure, at_most)| Bound { figure, at_most })
+            .collect();
+        bounds.sort_by_key(|b| {
+            level::LIMITS
+                .iter()
+                .position(|f| f.field.key == b.figure.field.key)
+        });
+        Slo { bounds }
+    }
 
-    /// The bounds given, by key.
-    pub fn bounds(&self) -> Vec<(&'static str, f64)> {
-        Self::KEYS
+    /// The bounds given, in [`level::LIMITS`]'s order.
+    pub fn bounds(&self) -> &[Bound] {
+        &self.bounds
+    }
+
+    /// The bound on a figure, when one is given.
+    pub fn bound(&self, figure: &LevelField) -> Option<f64> {
+        self.bounds
             .iter()
-            .zip([
-                self.ttft_p50_s,
-                self.ttft_p95_s,
-                self.tpot_p50_ms,
-                self.tpot_p95_ms,
-                self.tpot_ms,
-                self.latency_p50_s,
-                self.latency_p95_s,
-            ])
-            .filter_map(|(key, bound)| bound.map(|b| (*key, b)))
-            .collect()
+            .find(|b| b.figure.field.key == figure.field.key)
+            .map(|b| b.at_most)
+    }
+}
+
+/// A `[slo]` key, read as the registry's limit figure of that key.
+struct LimitKey(&'static LevelField);
+
+impl<'de> Deserialize<'de> for LimitKey {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = LimitKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("the key of a figure a limit may bound")
+            }
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<LimitKey, E> {
+                level::limit(key)
+                    .map(LimitKey)
+                    .ok_or_else(|| E::unknown_field(key, &LIMIT_KEYS))
+            }
+        }
+        deserializer.deserialize_identifier(Visitor)
+    }
+}
+
+/// The keys of [`level::LIMITS`], for messages.
+const LIMIT_KEYS: [&str; 7] = {
+    let mut keys = [""; 7];
+    let mut i = 0;
+    while i < keys.len() {
+        keys[i] = level::LIMITS[i].field.key;
+        i += 1;
+    }
+    keys
+};
+
+impl<'de> Deserialize<'de> for Slo {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Slo;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a table of limits, each a figure's key and the most it may be")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Slo, A::Error> {
+                let mut bounds = Vec::new();
+                while let Some(LimitKey(figure)) = map.next_key()? {
+                    bounds.push((figure, map.next_value::<f64>()?));
+                }
+                Ok(Slo::of(bounds))
+            }
+        }
+        deserializer.deserialize_map(Visitor)
     }
 }
 
@@ -269,7 +328,8 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
             ),
         ));
     }
-    for (key, bound) in config.slo.bounds() {
+    for bound in config.slo.bounds() {
+        let (key, bound) = (bound.figure.field.key, bound.at_most);
         if !(bound > 0.0 && bound.is_finite()) {
             let offset = text.find(key).unwrap_or(0);
             return Err(invalid(
@@ -371,13 +431,18 @@ mod tests {
             "title = \"x\"\n[slo]\nttft_p95_s = 2.0\ntpot_ms = 50\n[cost]\ngpu_hour = 2.5\n",
         )
         .unwrap();
-        assert_eq!(
-            config.slo.bounds(),
-            [("ttft_p95_s", 2.0), ("tpot_ms", 50.0)]
-        );
+        let bounds = |config: &Config| -> Vec<(&str, f64)> {
+            config
+                .slo
+                .bounds()
+                .iter()
+                .map(|b| (b.figure.field.key, b.at_most))
+                .collect()
+        };
+        assert_eq!(bounds(&config), [("ttft_p95_s", 2.0), ("tpot_ms", 50.0)]);
         assert_eq!(config.cost.unwrap().currency, "$");
         let config = parse(path, "title = \"x\"\n[slo]\ntpot_p95_ms = 50\n").unwrap();
-        assert_eq!(config.slo.bounds(), [("tpot_p95_ms", 50.0)]);
+        assert_eq!(bounds(&config), [("tpot_p95_ms", 50.0)]);
         let error = parse(path, "title = \"x\"\n[slo]\ntpot_p99_ms = 50\n")
             .unwrap_err()
             .to_string();

@@ -322,7 +322,7 @@ fn speed_against_quality_places_each_linked_run_at_its_records_figures() {
         let shown = benchsite::format::figure(d.teacher_forced.kld_mean);
         assert!(
             run_page.contains(&format!(
-                "Teacher-forced kld_mean {shown} against the reference"
+                "Teacher-forced KLD mean {shown} nats against the reference"
             )),
             "{}",
             run.id

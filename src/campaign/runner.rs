@@ -18,6 +18,7 @@ use super::error::CampaignError;
 use super::plan::{self, Job, Kind, Status};
 use super::spec::{Campaign, Configuration};
 use crate::collect::{self, CollectError, Outcome, Phase, Progress, ServerOptions};
+use crate::data::figures::divergence;
 use crate::data::{self, Date, Failure, Id, Record};
 use crate::profiles::{self, Launcher};
 use crate::project::{Layout, ProfileChecks};
@@ -491,7 +492,12 @@ async fn execute(
             let record = session
                 .timed(async { collect::divergence(&layout.root, &divergence_options) })
                 .await?;
-            let line = format!("kld_mean {}", record.teacher_forced.kld_mean);
+            let line = format!(
+                "{} {} {}",
+                divergence::KLD_MEAN.name(),
+                record.teacher_forced.kld_mean,
+                divergence::KLD_MEAN.unit
+            );
             session.save(record, false)?;
             Ok(line)
         }
@@ -507,7 +513,12 @@ async fn execute(
             let record = session
                 .timed(collect::jitter(&layout.root, &jitter_options, progress))
                 .await?;
-            let line = format!("kld_mean {}", record.kld_mean);
+            let line = format!(
+                "{} {} {}",
+                divergence::JITTER_KLD_MEAN.name(),
+                record.kld_mean,
+                divergence::JITTER_KLD_MEAN.unit
+            );
             session.save(record, false)?;
             Ok(line)
         }

@@ -22,6 +22,7 @@ use super::runtime::interrupted;
 use super::server::Server;
 use super::stream::{RequestError, Timing};
 use super::target::{ServerOptions, Target, connect};
+use crate::data::figures::{LevelField, level};
 use crate::data::{self, Date, Dimensions, Id, LevelStatus, Sweep, SweepLevel, Workload};
 use crate::profiles::{self, Setting};
 use crate::project::Layout;
@@ -586,27 +587,27 @@ fn precision_of(
         .ok_or_else(|| CollectError::Usage(format!("the launch failed and there is no run of {checkpoint} to take its precision from: give --precision")))
 }
 
-/// The figures of a level its terminal line shows, by key.
-const LINE: [&str; 4] = [
-    "ttft_p50_s",
-    "latency_p50_s",
-    "decode_tok_s_per_stream",
-    "total_tok_s",
+/// The figures of a level its terminal line shows.
+static LINE: [&LevelField; 4] = [
+    &level::TTFT_P50_S,
+    &level::LATENCY_P50_S,
+    &level::DECODE_TOK_S_PER_STREAM,
+    &level::TOTAL_TOK_S,
 ];
 
 /// One level in a line, for the terminal; durations with their own unit.
 fn level_line(level: &SweepLevel) -> String {
     let shown: Vec<String> = LINE
         .iter()
-        .map(|key| {
-            let field = &data::figures::level_field(key).field;
+        .map(|figure| {
+            let field = &figure.field;
             let value = (field.get)(level).and_then(|v| v.number());
             let text = match (value, field.unit) {
                 (None, _) => crate::format::MISSING.to_owned(),
                 (Some(s), "s") => crate::format::duration(s),
                 (Some(v), unit) => format!("{v:.1} {unit}"),
             };
-            format!("{} {text}", data::figures::level_field(key).series)
+            format!("{} {text}", figure.series)
         })
         .collect();
     format!(

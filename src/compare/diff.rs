@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::data::figures::{self, Better, Role, Value};
+use crate::data::figures::{Better, Field, Role, Value, divergence, level, run};
 use crate::data::{Divergence, Failure, Jitter, Record, Results, Run, Sweep};
 use crate::format::{self, MISSING};
 
@@ -150,9 +150,9 @@ impl Facts {
     }
 
     /// Every registry field of a record by its role, each name written through `name`.
-    fn fields<R>(
+    fn fields<'f, R: 'f>(
         &mut self,
-        fields: &[figures::Field<R>],
+        fields: impl IntoIterator<Item = &'f Field<R>>,
         record: &R,
         name: impl Fn(&str) -> String,
     ) {
@@ -285,15 +285,14 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
 
 fn run_facts(run: &Run) -> Facts {
     let mut f = Facts::default();
-    f.fields(figures::RUN, run, str::to_owned);
+    f.fields(run::ALL, run, str::to_owned);
     f
 }
 
 fn sweep_facts(sweep: &Sweep) -> Facts {
     let mut f = Facts::default();
-    let level_fields: Vec<_> = figures::LEVEL.iter().map(|l| &l.field).collect();
     for level in &sweep.levels {
-        for field in &level_fields {
+        for field in level::ALL.iter().map(|l| &l.field) {
             let name = format!("concurrency {}: {}", level.concurrency, field.key);
             if let Role::Figure(better) = field.role {
                 f.figures.push(Figure {
@@ -314,7 +313,12 @@ fn sweep_facts(sweep: &Sweep) -> Facts {
 
 fn failure_facts(failure: &Failure) -> Facts {
     let mut f = Facts::default();
-    f.figure("weights_gb", failure.weights_gb, Better::Neither);
+    let weights = &run::WEIGHTS_GB;
+    f.figure(
+        weights.key,
+        failure.weights_gb,
+        weights.better().unwrap_or(Better::Neither),
+    );
     f.setting("status", failure.status.as_str());
     f.setting("checkpoint", &failure.checkpoint);
     f.setting("precision", &failure.precision);
@@ -324,10 +328,7 @@ fn failure_facts(failure: &Failure) -> Facts {
 
 fn jitter_facts(jitter: &Jitter) -> Facts {
     let mut f = Facts::default();
-    f.figure("kld_mean", Some(jitter.kld_mean), Better::Lower);
-    f.figure("kld_p99", Some(jitter.kld_p99), Better::Lower);
-    f.figure("kld_max", Some(jitter.kld_max), Better::Lower);
-    f.figure("top1_flip_rate", Some(jitter.top1_flip_rate), Better::Lower);
+    f.fields(divergence::JITTER, jitter, str::to_owned);
     f.setting("vllm_version", &jitter.vllm_version);
     f.setting("model", &jitter.model);
     f.setting("prompts", jitter.prompts);
@@ -339,24 +340,22 @@ fn jitter_facts(jitter: &Jitter) -> Facts {
 fn divergence_facts(d: &Divergence) -> Facts {
     let mut f = Facts::default();
     let (t, g) = (&d.teacher_forced, &d.generation);
-    f.figure("teacher_forced.kld_mean", Some(t.kld_mean), Better::Lower);
-    f.figure("teacher_forced.kld_p99", Some(t.kld_p99), Better::Lower);
-    f.figure(
-        "teacher_forced.top1_agree",
-        Some(t.top1_agree),
-        Better::Higher,
+    f.fields(
+        [
+            &divergence::KLD_MEAN,
+            &divergence::KLD_P99,
+            &divergence::TOP1_AGREE,
+            &divergence::DP_MEAN_ABS,
+        ],
+        &t.block(),
+        |key| format!("teacher_forced.{key}"),
     );
-    f.figure(
-        "teacher_forced.dp_mean_abs",
-        Some(t.dp_mean_abs),
-        Better::Lower,
-    );
-    f.figure("generation.kld_mean", Some(g.kld_mean), Better::Lower);
-    f.figure(
-        "generation.identical_rate",
-        Some(g.identical_rate),
-        Better::Higher,
-    );
+    f.fields([&divergence::KLD_MEAN], &g.block(), |key| {
+        format!("generation.{key}")
+    });
+    f.fields([&divergence::IDENTICAL_RATE], g, |key| {
+        format!("generation.{key}")
+    });
     f.setting("a", d.a.as_str());
     f.setting("b", d.b.as_str());
     f.setting("vllm_version", &d.vllm_version);

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use super::figures::{divergence, level, numbers};
 use super::model::{Results, Run, Sweep};
 use super::problem::{Problem, pointer_segment};
 use super::quality::{Divergence, Generation, TeacherForced};
@@ -68,11 +69,7 @@ pub fn problems(doc: &Results) -> Vec<Problem> {
         ordered(
             &mut out,
             &at,
-            &[
-                ("kld_p50", jitter.kld_p50),
-                ("kld_p99", jitter.kld_p99),
-                ("kld_max", jitter.kld_max),
-            ],
+            &numbers(&divergence::JITTER_KLD_PROFILE, jitter),
         );
         if jitter.kld_mean > jitter.kld_max {
             out.push(Problem::new(
@@ -210,7 +207,7 @@ fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
         }
         // An imported level has what its tool wrote; its `source` names what is not there.
         if !status_failed && level.source.is_none() {
-            for figure in super::figures::measured() {
+            for figure in level::measured_figures() {
                 if (figure.field.get)(level).is_none() {
                     out.push(Problem::new(
                         format!("{at}/{}", figure.field.key),
@@ -220,23 +217,8 @@ fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
                 }
             }
         }
-        for pair in [
-            [
-                ("ttft_p50_s", level.ttft_p50_s),
-                ("ttft_p95_s", level.ttft_p95_s),
-            ],
-            [
-                ("latency_p50_s", level.latency_p50_s),
-                ("latency_p95_s", level.latency_p95_s),
-            ],
-            [
-                ("tpot_p50_ms", level.tpot_p50_ms),
-                ("tpot_p95_ms", level.tpot_p95_ms),
-            ],
-        ] {
-            if let [(low_name, Some(low)), (high_name, Some(high))] = pair {
-                ordered(out, &at, &[(low_name, low), (high_name, high)]);
-            }
+        for (low, high) in level::PERCENTILE_PAIRS {
+            ordered(out, &at, &numbers(&[&low.field, &high.field], level));
         }
     }
 }
@@ -258,8 +240,8 @@ fn check_divergence(out: &mut Vec<Problem>, at: &str, divergence: &Divergence) {
 }
 
 fn check_teacher_forced(out: &mut Vec<Problem>, at: &str, block: &TeacherForced) {
-    ordered(out, at, &block.kld_profile());
-    ordered(out, at, &block.dp_profile());
+    ordered(out, at, &numbers(&divergence::KLD_PROFILE, &block.block()));
+    ordered(out, at, &numbers(&divergence::DP_PROFILE, &block.block()));
     let [low, high] = block.kld_mean_ci95;
     if !(low <= block.kld_mean && block.kld_mean <= high) {
         out.push(Problem::new(
@@ -290,8 +272,8 @@ fn check_teacher_forced(out: &mut Vec<Problem>, at: &str, block: &TeacherForced)
 }
 
 fn check_generation(out: &mut Vec<Problem>, at: &str, block: &Generation) {
-    ordered(out, at, &block.kld_profile());
-    ordered(out, at, &block.dp_profile());
+    ordered(out, at, &numbers(&divergence::KLD_PROFILE, &block.block()));
+    ordered(out, at, &numbers(&divergence::DP_PROFILE, &block.block()));
     if block.identical + block.diverged != block.prompts {
         out.push(Problem::new(
             format!("{at}/diverged"),

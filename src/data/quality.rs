@@ -127,6 +127,30 @@ pub struct CaptureSettings {
     pub concurrency: u64,
 }
 
+/// The statistics a teacher-forced and a generation block share (see [`TeacherForced`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[allow(missing_docs)]
+pub struct Block {
+    pub positions: u64,
+    pub kld_mean: f64,
+    pub kld_p50: f64,
+    pub kld_p90: f64,
+    pub kld_p99: f64,
+    pub kld_p999: f64,
+    pub kld_max: f64,
+    pub top1_agree: f64,
+    pub dp_mean_abs: f64,
+    pub dp_p1: f64,
+    pub dp_p5: f64,
+    pub dp_p50: f64,
+    pub dp_p95: f64,
+    pub dp_p99: f64,
+    pub support_mass_mean: f64,
+    pub ppl_a: f64,
+    pub ppl_b: f64,
+    pub prompts: u64,
+}
+
 /// Declares a block of divergence statistics: the fields both sides of a comparison share,
 /// followed by the block's own.
 macro_rules! divergence_block {
@@ -191,26 +215,28 @@ macro_rules! divergence_block {
         }
 
         impl $name {
-            /// The KL percentiles in order, named, for ordering checks and profiles.
-            pub fn kld_profile(&self) -> [(&'static str, f64); 5] {
-                [
-                    ("kld_p50", self.kld_p50),
-                    ("kld_p90", self.kld_p90),
-                    ("kld_p99", self.kld_p99),
-                    ("kld_p999", self.kld_p999),
-                    ("kld_max", self.kld_max),
-                ]
-            }
-
-            /// The Δp percentiles in order, named.
-            pub fn dp_profile(&self) -> [(&'static str, f64); 5] {
-                [
-                    ("dp_p1", self.dp_p1),
-                    ("dp_p5", self.dp_p5),
-                    ("dp_p50", self.dp_p50),
-                    ("dp_p95", self.dp_p95),
-                    ("dp_p99", self.dp_p99),
-                ]
+            /// The statistics both blocks share, as the figure registry reads them.
+            pub fn block(&self) -> Block {
+                Block {
+                    positions: self.positions,
+                    kld_mean: self.kld_mean,
+                    kld_p50: self.kld_p50,
+                    kld_p90: self.kld_p90,
+                    kld_p99: self.kld_p99,
+                    kld_p999: self.kld_p999,
+                    kld_max: self.kld_max,
+                    top1_agree: self.top1_agree,
+                    dp_mean_abs: self.dp_mean_abs,
+                    dp_p1: self.dp_p1,
+                    dp_p5: self.dp_p5,
+                    dp_p50: self.dp_p50,
+                    dp_p95: self.dp_p95,
+                    dp_p99: self.dp_p99,
+                    support_mass_mean: self.support_mass_mean,
+                    ppl_a: self.ppl_a,
+                    ppl_b: self.ppl_b,
+                    prompts: self.prompts,
+                }
             }
         }
     };

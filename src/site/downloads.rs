@@ -1,8 +1,8 @@
 //! The data for download: the results document and a CSV per table, with the raw values of
 //! the document. The one list of their file names.
 
-use crate::data::Results;
-use crate::data::figures::{self, Value};
+use crate::data::figures::{Value, divergence, level, run};
+use crate::data::{Block, Results};
 use crate::project::{Documents, Machine};
 
 /// The results document as the project has it.
@@ -138,13 +138,13 @@ fn cell(value: Option<Value>) -> String {
 }
 
 fn runs(doc: &Results, write: &mut Write<'_>) {
-    let header: Vec<&str> = figures::RUN.iter().map(|f| f.key).collect();
+    let header: Vec<&str> = run::ALL.iter().map(|f| f.key).collect();
     write(
         &header,
         &mut doc
             .runs
             .iter()
-            .map(|r| figures::RUN.iter().map(|f| cell((f.get)(r))).collect()),
+            .map(|r| run::ALL.iter().map(|f| cell((f.get)(r))).collect()),
     )
 }
 
@@ -154,7 +154,7 @@ fn failures(doc: &Results, write: &mut Write<'_>) {
             "id",
             "checkpoint",
             "precision",
-            "weights_gb",
+            run::WEIGHTS_GB.key,
             "status",
             "config",
             "reason",
@@ -175,7 +175,7 @@ fn failures(doc: &Results, write: &mut Write<'_>) {
 
 fn sweep_levels(doc: &Results, write: &mut Write<'_>) {
     let mut header = vec!["sweep", "model", "prompt_words", "output_tokens", "rounds"];
-    header.extend(figures::LEVEL.iter().map(|f| f.column));
+    header.extend(level::ALL.iter().map(|f| f.column));
     write(
         &header,
         &mut doc.sweeps.iter().flat_map(|s| {
@@ -189,7 +189,7 @@ fn sweep_levels(doc: &Results, write: &mut Write<'_>) {
                     s.workload.output_tokens.to_string(),
                     s.workload.rounds.to_string(),
                 ];
-                row.extend(figures::LEVEL.iter().map(|f| cell((f.field.get)(l))));
+                row.extend(level::ALL.iter().map(|f| cell((f.field.get)(l))));
                 row
             })
         }),
@@ -197,25 +197,22 @@ fn sweep_levels(doc: &Results, write: &mut Write<'_>) {
 }
 
 fn jitter(doc: &Results, write: &mut Write<'_>) {
+    let mut header = vec![
+        "label",
+        "model",
+        "prompts",
+        "repeats",
+        "positions",
+        "max_tokens",
+        "top_k",
+        "thinking",
+    ];
+    header.extend(divergence::JITTER.iter().map(|f| f.key));
+    header.push("notes");
     write(
-        &[
-            "label",
-            "model",
-            "prompts",
-            "repeats",
-            "positions",
-            "max_tokens",
-            "top_k",
-            "thinking",
-            "kld_mean",
-            "kld_p50",
-            "kld_p99",
-            "kld_max",
-            "top1_flip_rate",
-            "notes",
-        ],
+        &header,
         &mut doc.jitter.iter().map(|j| {
-            vec![
+            let mut row = vec![
                 j.label.clone(),
                 j.model.clone(),
                 j.prompts.to_string(),
@@ -224,98 +221,48 @@ fn jitter(doc: &Results, write: &mut Write<'_>) {
                 j.max_tokens.to_string(),
                 j.top_k.to_string(),
                 j.thinking.to_string(),
-                j.kld_mean.to_string(),
-                j.kld_p50.to_string(),
-                j.kld_p99.to_string(),
-                j.kld_max.to_string(),
-                j.top1_flip_rate.to_string(),
-                o(&j.notes),
-            ]
+            ];
+            row.extend(divergence::JITTER.iter().map(|f| cell((f.get)(j))));
+            row.push(o(&j.notes));
+            row
         }),
     )
 }
 
 fn divergence(doc: &Results, write: &mut Write<'_>) {
+    let mut header = vec!["label", "a", "b", "model", "kind", "block"];
+    header.extend(divergence::DOWNLOAD.iter().map(|f| f.key));
+    header.extend([
+        "kld_mean_ci95_lo",
+        "kld_mean_ci95_hi",
+        divergence::IDENTICAL_RATE.key,
+        "suspect",
+    ]);
     write(
-        &[
-            "label",
-            "a",
-            "b",
-            "model",
-            "kind",
-            "block",
-            "positions",
-            "kld_mean",
-            "kld_p50",
-            "kld_p90",
-            "kld_p99",
-            "kld_p999",
-            "kld_max",
-            "top1_agree",
-            "dp_mean_abs",
-            "ppl_a",
-            "ppl_b",
-            "kld_mean_ci95_lo",
-            "kld_mean_ci95_hi",
-            "identical_rate",
-            "suspect",
-        ],
+        &header,
         &mut doc.divergence.iter().flat_map(|d| {
             let kind = if d.is_floor() { "floor" } else { "change" };
-            let tf = &d.teacher_forced;
-            let g = &d.generation;
-            let common = |block: &str, positions: u64| {
-                vec![
+            let (tf, g) = (&d.teacher_forced, &d.generation);
+            let row = |name: &str, block: Block| {
+                let mut row = vec![
                     d.label.clone(),
                     d.a.to_string(),
                     d.b.to_string(),
                     d.model.clone(),
                     kind.to_owned(),
-                    block.to_owned(),
-                    positions.to_string(),
-                ]
+                    name.to_owned(),
+                ];
+                row.extend(divergence::DOWNLOAD.iter().map(|f| cell((f.get)(&block))));
+                row
             };
-            let mut teacher = common("teacher_forced", tf.positions);
-            teacher.extend(
-                [
-                    tf.kld_mean,
-                    tf.kld_p50,
-                    tf.kld_p90,
-                    tf.kld_p99,
-                    tf.kld_p999,
-                    tf.kld_max,
-                    tf.top1_agree,
-                    tf.dp_mean_abs,
-                    tf.ppl_a,
-                    tf.ppl_b,
-                    tf.kld_mean_ci95[0],
-                    tf.kld_mean_ci95[1],
-                ]
-                .iter()
-                .map(f64::to_string),
-            );
+            let mut teacher = row("teacher_forced", tf.block());
+            teacher.extend(tf.kld_mean_ci95.iter().map(f64::to_string));
             teacher.extend([String::new(), o(&d.suspect)]);
-            let mut generation = common("generation", g.positions);
-            generation.extend(
-                [
-                    g.kld_mean,
-                    g.kld_p50,
-                    g.kld_p90,
-                    g.kld_p99,
-                    g.kld_p999,
-                    g.kld_max,
-                    g.top1_agree,
-                    g.dp_mean_abs,
-                    g.ppl_a,
-                    g.ppl_b,
-                ]
-                .iter()
-                .map(f64::to_string),
-            );
+            let mut generation = row("generation", g.block());
             generation.extend([
                 String::new(),
                 String::new(),
-                g.identical_rate.to_string(),
+                cell((divergence::IDENTICAL_RATE.get)(g)),
                 o(&d.suspect),
             ]);
             [teacher, generation]
@@ -324,25 +271,15 @@ fn divergence(doc: &Results, write: &mut Write<'_>) {
 }
 
 fn divergence_categories(doc: &Results, write: &mut Write<'_>) {
+    let mut header = vec!["label", "category"];
+    header.extend(divergence::CATEGORY.iter().map(|f| f.key));
     write(
-        &[
-            "label",
-            "category",
-            "positions",
-            "kld_mean",
-            "top1_agree",
-            "dp_mean_abs",
-        ],
+        &header,
         &mut doc.divergence.iter().flat_map(|d| {
             d.teacher_forced.per_category.iter().map(move |(name, c)| {
-                vec![
-                    d.label.clone(),
-                    name.clone(),
-                    c.positions.to_string(),
-                    c.kld_mean.to_string(),
-                    c.top1_agree.to_string(),
-                    c.dp_mean_abs.to_string(),
-                ]
+                let mut row = vec![d.label.clone(), name.clone()];
+                row.extend(divergence::CATEGORY.iter().map(|f| cell((f.get)(c))));
+                row
             })
         }),
     )

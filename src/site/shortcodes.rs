@@ -8,7 +8,7 @@ use super::catalog::Catalog;
 use super::markdown::{Arg, Shortcode};
 use super::pages::{failures, home, quality, runs, sweep, sweeps};
 use super::views;
-use crate::data::figures::{self, Value};
+use crate::data::figures::{Value, run};
 use crate::format::{self, MISSING};
 
 /// What a shortcode expands to.
@@ -277,13 +277,10 @@ fn run(call: &Call<'_, '_>) -> Result<Output, String> {
             super::escape::escape(run.id.as_str())
         )));
     };
-    let entry = figures::RUN
-        .iter()
-        .find(|f| f.key == field)
-        .ok_or_else(|| {
-            let keys: Vec<&str> = figures::RUN.iter().map(|f| f.key).collect();
-            format!("run: unknown field {field:?}; expected {}", either(&keys))
-        })?;
+    let entry = run::ALL.iter().find(|f| f.key == field).ok_or_else(|| {
+        let keys: Vec<&str> = run::ALL.iter().map(|f| f.key).collect();
+        format!("run: unknown field {field:?}; expected {}", either(&keys))
+    })?;
     let with_unit = |number: String| match entry.unit {
         "" => number,
         unit => format!("{number} {unit}"),

@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 use benchsite::collect::{self, Progress};
+use benchsite::data::figures::divergence;
 use benchsite::project::Layout;
 use clap::Args;
 
@@ -97,9 +98,11 @@ pub fn divergence(layout: &Layout, args: DivergenceArgs) -> CommandOutcome {
     };
     let record = stamped(layout, collect::divergence(&layout.root, &options)?);
     let line = format!(
-        "divergence {:?}: teacher-forced kld_mean {}, top-1 agreement {}, {} of {} prompts identical",
+        "divergence {:?}: teacher-forced {} {} {}, top-1 agreement {}, {} of {} prompts identical",
         record.label,
+        divergence::KLD_MEAN.name(),
         record.teacher_forced.kld_mean,
+        divergence::KLD_MEAN.unit,
         record.teacher_forced.top1_agree,
         record.generation.identical,
         record.generation.prompts
@@ -123,8 +126,13 @@ pub async fn jitter(layout: &Layout, args: JitterArgs) -> CommandOutcome {
     progress.finish();
     let record = stamped(layout, record?);
     let line = format!(
-        "jitter {:?}: kld_mean {} over {} positions, top-1 flip rate {}",
-        record.label, record.kld_mean, record.positions, record.top1_flip_rate
+        "jitter {:?}: {} {} {} over {} positions, top-1 flip rate {}",
+        record.label,
+        divergence::JITTER_KLD_MEAN.name(),
+        record.kld_mean,
+        divergence::JITTER_KLD_MEAN.unit,
+        record.positions,
+        record.top1_flip_rate
     );
     write(layout, record, &args.writing)?;
     println!("{line}");

@@ -52,23 +52,6 @@ pub fn workload(sweep: &Sweep) -> String {
     format!("{prompt} in, {} tokens out", sweep.workload.output_tokens)
 }
 
-/// A level's figure that a limit bounds, by the `[slo]` key.
-pub fn limited(level: &SweepLevel, key: &str) -> Option<f64> {
-    match key {
-        "ttft_p50_s" => level.ttft_p50_s,
-        "ttft_p95_s" => level.ttft_p95_s,
-        "tpot_p50_ms" => level.tpot_p50_ms,
-        "tpot_p95_ms" => level.tpot_p95_ms,
-        "tpot_ms" => level
-            .decode_tok_s_per_stream
-            .filter(|&rate| rate > 0.0)
-            .map(|rate| 1000.0 / rate),
-        "latency_p50_s" => level.latency_p50_s,
-        "latency_p95_s" => level.latency_p95_s,
-        _ => None,
-    }
-}
-
 /// A level's output tokens per second per watt of GPU power (all its GPUs'), when both
 /// were measured.
 pub fn per_watt(level: &SweepLevel) -> Option<f64> {
@@ -80,10 +63,12 @@ pub fn per_watt(level: &SweepLevel) -> Option<f64> {
 /// measured and at most its bound.
 pub fn within(level: &SweepLevel, slo: &Slo) -> bool {
     level.failed == 0
-        && slo
-            .bounds()
-            .iter()
-            .all(|&(key, bound)| limited(level, key).is_some_and(|value| value <= bound))
+        && slo.bounds().iter().all(|b| {
+            b.figure
+                .field
+                .number_in(level)
+                .is_some_and(|value| value <= b.at_most)
+        })
 }
 
 impl Catalog<'_> {
@@ -149,6 +134,7 @@ impl Catalog<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::figures::level;
 
     #[test]
     fn a_level_is_within_the_limits_when_every_bound_holds() {
@@ -158,10 +144,11 @@ mod tests {
             "total_tok_s": 300.0, "latency_p50_s": 6.0, "latency_p95_s": 7.0
         }))
         .unwrap();
-        let slo = |ttft: f64, tpot: f64| Slo {
-            ttft_p95_s: Some(ttft),
-            tpot_ms: Some(tpot),
-            ..Slo::default()
+        let slo = |ttft: f64, tpot: f64| {
+            Slo::of([
+                (&level::TTFT_P95_S, ttft),
+                (&level::TPOT_FROM_RATE_MS, tpot),
+            ])
         };
         // TPOT is 1000 / 40 = 25 ms.
         assert!(within(&level, &slo(1.0, 25.0)));

@@ -1,6 +1,7 @@
 //! The URLs of records and models, links to them, and the bounded handful of related
 //! records a record page shows.
 
+use crate::data::figures::divergence;
 use crate::data::{self, Divergence, Failure, Run, Sweep};
 use crate::format::figure;
 use serde::Serialize;
@@ -110,8 +111,10 @@ impl<'a> Catalog<'a> {
             text: d.label.clone(),
             href: self.comparison_url(d),
             note: Some(format!(
-                "kld_mean {}{}",
+                "{} {} {}{}",
+                divergence::KLD_MEAN.name(),
                 figure(d.teacher_forced.kld_mean),
+                divergence::KLD_MEAN.unit,
                 if d.is_floor() { " (noise floor)" } else { "" }
             )),
             warning: d.suspect.clone(),

@@ -9,6 +9,6 @@ mod links;
 mod machines;
 mod records;
 
-pub use frontier::{Group, Point, limited, per_watt, within, workload};
+pub use frontier::{Group, Point, per_watt, within, workload};
 pub use links::Related;
 pub use records::{Baseline, Catalog, Model, index_in};

@@ -9,7 +9,7 @@ use super::super::views::{Cell, Chart, Column, Link, Row, Table};
 use super::page::{Page, View};
 use super::shared::level_value;
 use crate::compare::{Ablation, Kind};
-use crate::data::figures;
+use crate::data::figures::{LevelField, divergence, level};
 use crate::format::{count, figure};
 
 /// The ablations page: run pairs side by side, sweep pairs as ratios per level,
@@ -99,10 +99,10 @@ fn comparisons(c: &Catalog) -> Table {
     Table {
         caption: "Comparisons against the same reference that differ in one setting".into(),
         columns: pair_columns(&[
-            "kld_mean A",
-            "kld_mean B",
-            "top-1 agreement A",
-            "top-1 agreement B",
+            &format!("{} A", divergence::KLD_MEAN.label),
+            &format!("{} B", divergence::KLD_MEAN.label),
+            &format!("{} A", divergence::TOP1_AGREE.label),
+            &format!("{} B", divergence::TOP1_AGREE.label),
         ]),
         rows: of(c, Kind::Comparison)
             .map(|ab| {
@@ -132,8 +132,7 @@ fn comparisons(c: &Catalog) -> Table {
 /// A sweep pair as ratios per level: B / A of throughput, per-stream decode and TTFT p50.
 fn sweep(c: &Catalog, ab: &Ablation) -> SweepAblation {
     let (a, b) = (&c.doc.sweeps[ab.a], &c.doc.sweeps[ab.b]);
-    let ratios = |key: &str, dashed| {
-        let field = figures::level_field(key);
+    let ratios = |field: &LevelField, dashed| {
         let pick = |level| level_value(field, level);
         let points = a
             .levels
@@ -155,9 +154,9 @@ fn sweep(c: &Catalog, ab: &Ablation) -> SweepAblation {
         }
     };
     let series = [
-        ratios("total_tok_s", false),
-        ratios("decode_tok_s_per_stream", false),
-        ratios("ttft_p50_s", true),
+        ratios(&level::TOTAL_TOK_S, false),
+        ratios(&level::DECODE_TOK_S_PER_STREAM, false),
+        ratios(&level::TTFT_P50_S, true),
     ];
     let title = format!("{} against {}", b.label, a.label);
     SweepAblation {

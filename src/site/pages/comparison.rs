@@ -12,7 +12,8 @@ use super::head::{Head, change};
 use super::page::{Page, View};
 use super::shared::opt;
 use crate::compare::Kind;
-use crate::data::Divergence;
+use crate::data::figures::{Field, Value, divergence};
+use crate::data::{Block, Divergence};
 use crate::format::{MISSING, count, figure, switch};
 
 /// One comparison's page.
@@ -66,6 +67,16 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
     }
 }
 
+/// A registry value in words: counts grouped, figures as recorded.
+fn shown(value: Option<Value>) -> String {
+    match value {
+        Some(Value::Count(n)) => count(n),
+        Some(Value::Number(v)) => figure(v),
+        Some(other) => other.raw(),
+        None => MISSING.into(),
+    }
+}
+
 /// Every statistic of a comparison, teacher-forced beside generation.
 fn statistics(d: &Divergence) -> Table {
     let (tf, g) = (&d.teacher_forced, &d.generation);
@@ -74,53 +85,52 @@ fn statistics(d: &Divergence) -> Table {
         class: None,
         cells: vec![Cell::text(label), Cell::text(a), Cell::text(b)],
     };
-    let mut rows = vec![
-        both("Positions", count(tf.positions), count(g.positions)),
-        both("Prompts", count(tf.prompts), count(g.prompts)),
-        both("kld_mean", figure(tf.kld_mean), figure(g.kld_mean)),
-        both(
-            "kld_mean 95% interval",
-            format!(
-                "{} – {}",
-                figure(tf.kld_mean_ci95[0]),
-                figure(tf.kld_mean_ci95[1])
-            ),
-            MISSING.into(),
-        ),
-    ];
-    for ((name, a), (_, b)) in tf.kld_profile().into_iter().zip(g.kld_profile()) {
-        rows.push(both(name, figure(a), figure(b)));
-    }
-    rows.extend([
-        both(
-            "Top-1 agreement",
-            figure(tf.top1_agree),
-            // The compared positions end before the first differing token, where both
-            // greedy picks agree: 1 is the method's, not a finding.
-            if g.top1_agree == 1.0 {
-                format!(
-                    "{} (by construction: before the first difference)",
-                    figure(1.0)
-                )
-            } else {
-                figure(g.top1_agree)
-            },
-        ),
-        both("dp_mean_abs", figure(tf.dp_mean_abs), figure(g.dp_mean_abs)),
+    let (tb, gb) = (tf.block(), g.block());
+    let figures = |fields: &[&Field<Block>]| -> Vec<Row> {
+        fields
+            .iter()
+            .map(|f| both(f.label, shown((f.get)(&tb)), shown((f.get)(&gb))))
+            .collect()
+    };
+    let mut rows = figures(&[
+        &divergence::POSITIONS,
+        &divergence::PROMPTS,
+        &divergence::KLD_MEAN,
     ]);
-    for ((name, a), (_, b)) in tf.dp_profile().into_iter().zip(g.dp_profile()) {
-        rows.push(both(name, figure(a), figure(b)));
-    }
+    rows.extend([both(
+        &format!("{} 95% interval", divergence::KLD_MEAN.name()),
+        format!(
+            "{} – {}",
+            figure(tf.kld_mean_ci95[0]),
+            figure(tf.kld_mean_ci95[1])
+        ),
+        MISSING.into(),
+    )]);
+    rows.extend(figures(&divergence::KLD_PROFILE));
+    rows.extend([both(
+        divergence::TOP1_AGREE.label,
+        figure(tf.top1_agree),
+        // The compared positions end before the first differing token, where both
+        // greedy picks agree: 1 is the method's, not a finding.
+        if g.top1_agree == 1.0 {
+            format!(
+                "{} (by construction: before the first difference)",
+                figure(1.0)
+            )
+        } else {
+            figure(g.top1_agree)
+        },
+    )]);
+    rows.extend(figures(&[&divergence::DP_MEAN_ABS]));
+    rows.extend(figures(&divergence::DP_PROFILE));
+    rows.extend(figures(&[
+        &divergence::SUPPORT_MASS_MEAN,
+        &divergence::PPL_A,
+        &divergence::PPL_B,
+    ]));
     rows.extend([
         both(
-            "Shared-support mass",
-            figure(tf.support_mass_mean),
-            figure(g.support_mass_mean),
-        ),
-        both("Perplexity a", figure(tf.ppl_a), figure(g.ppl_a)),
-        both("Perplexity b", figure(tf.ppl_b), figure(g.ppl_b)),
-        both(
-            "Identical continuations",
+            divergence::IDENTICAL_RATE.label,
             MISSING.into(),
             format!(
                 "{} of {} ({})",
@@ -163,25 +173,25 @@ fn statistics(d: &Divergence) -> Table {
 
 /// The KL divergence at each percentile, teacher-forced and generation.
 fn profile_chart(d: &Divergence) -> Chart {
-    let (tf, g) = (&d.teacher_forced, &d.generation);
-    let names: Vec<String> = tf
-        .kld_profile()
-        .iter()
-        .map(|(n, _)| n.to_string())
-        .collect();
-    // A log axis cannot show zero: the profile drops zero points.
-    let profile_points = |values: [(&str, f64); 5]| {
+    let (tf, g) = (d.teacher_forced.block(), d.generation.block());
+    let profile = &divergence::KLD_PROFILE;
+    let names: Vec<String> = profile.iter().map(|f| f.name().to_owned()).collect();
+    let values = |block: &Block| -> Vec<f64> {
+        profile
+            .iter()
+            .map(|f| divergence::value(f, block))
+            .collect()
+    };
+    let (tv, gv) = (values(&tf), values(&g));
+    let profile_points = |values: &[f64]| {
         values
             .iter()
             .enumerate()
-            .map(|(i, (_, v))| (i as f64, *v))
+            .map(|(i, v)| (i as f64, *v))
             .collect::<Vec<_>>()
     };
-    let all_positive = tf
-        .kld_profile()
-        .iter()
-        .chain(g.kld_profile().iter())
-        .all(|(_, v)| *v > 0.0);
+    // A log axis cannot show zero.
+    let all_positive = tv.iter().chain(&gv).all(|v| *v > 0.0);
     Chart {
         title: "KL divergence percentile profile".into(),
         alt: format!(
@@ -194,13 +204,13 @@ fn profile_chart(d: &Divergence) -> Chart {
             &[
                 LineSeries {
                     name: "teacher-forced".into(),
-                    points: profile_points(tf.kld_profile()),
+                    points: profile_points(&tv),
                     dashed: false,
                     links: Vec::new(),
                 },
                 LineSeries {
                     name: "generation".into(),
-                    points: profile_points(g.kld_profile()),
+                    points: profile_points(&gv),
                     dashed: false,
                     links: Vec::new(),
                 },
@@ -216,15 +226,14 @@ fn profile_chart(d: &Divergence) -> Chart {
                 Column::number("Teacher-forced"),
                 Column::number("Generation"),
             ],
-            rows: tf
-                .kld_profile()
-                .into_iter()
-                .zip(g.kld_profile())
-                .map(|((name, a), (_, b))| Row {
+            rows: names
+                .iter()
+                .zip(tv.iter().zip(&gv))
+                .map(|(name, (&a, &b))| Row {
                     id: None,
                     class: None,
                     cells: vec![
-                        Cell::text(name),
+                        Cell::text(name.clone()),
                         Cell::number(figure(a), a),
                         Cell::number(figure(b), b),
                     ],
@@ -242,10 +251,10 @@ fn categories(c: &Catalog, d: &Divergence) -> Table {
         caption: "Teacher-forced statistics per prompt category".into(),
         columns: vec![
             Column::text("Category"),
-            Column::number("Positions"),
-            Column::number("kld_mean"),
-            Column::number("Top-1 agreement"),
-            Column::number("dp_mean_abs"),
+            Column::number(divergence::CATEGORY_POSITIONS.label),
+            Column::number(divergence::CATEGORY_KLD_MEAN.label),
+            Column::number(divergence::CATEGORY_TOP1_AGREE.label),
+            Column::number(divergence::CATEGORY_DP_MEAN_ABS.label),
         ],
         rows: tf
             .per_category

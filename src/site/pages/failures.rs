@@ -9,6 +9,7 @@ use super::super::views::{Cell, Column, Link, Row, Table};
 use super::page::{Page, View};
 use super::shared::{opt, opt_cell};
 use crate::data::Failure;
+use crate::data::figures::run;
 use crate::format::figure;
 
 /// The failures index's content.
@@ -31,7 +32,7 @@ pub fn table_of<'r>(c: &Catalog, records: impl IntoIterator<Item = &'r Failure>)
             Column::text("Failure"),
             Column::text("Checkpoint"),
             Column::text("Precision"),
-            Column::number("Weights (GB)"),
+            Column::number(run::WEIGHTS_GB.label),
             Column::text("What happened"),
             Column::text("Settings tried"),
         ],

@@ -12,7 +12,7 @@ use super::super::routes;
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::page::{Page, View};
 use crate::compare::{History, Kind};
-use crate::data::figures::{self, Better, Role};
+use crate::data::figures::{Better, Value, level, run};
 use crate::format::figure;
 
 /// The history page's content.
@@ -73,30 +73,26 @@ fn version(c: &Catalog, kind: Kind, index: usize) -> String {
 
 /// Every comparable figure of a record: a run's figures, a sweep's at each level.
 fn figures_of(c: &Catalog, kind: Kind, index: usize) -> Vec<Figure> {
-    let better = |role: Role| match role {
-        Role::Figure(better) => Some(better),
-        _ => None,
-    };
     match kind {
-        Kind::Run => figures::RUN
+        Kind::Run => run::ALL
             .iter()
             .filter_map(|f| {
                 let value = (f.get)(&c.doc.runs[index])?;
-                let whole = matches!(value, figures::Value::Count(_));
-                Some((f.label.to_owned(), value.number()?, better(f.role)?, whole))
+                let whole = matches!(value, Value::Count(_));
+                Some((f.label.to_owned(), value.number()?, f.better()?, whole))
             })
             .collect(),
         _ => c.doc.sweeps[index]
             .levels
             .iter()
             .flat_map(|level| {
-                figures::LEVEL.iter().filter_map(move |f| {
+                level::ALL.iter().filter_map(move |f| {
                     let value = (f.field.get)(level)?;
-                    let whole = matches!(value, figures::Value::Count(_));
+                    let whole = matches!(value, Value::Count(_));
                     Some((
                         format!("c = {}: {}", level.concurrency, f.field.label),
                         value.number()?,
-                        better(f.field.role)?,
+                        f.field.better()?,
                         whole,
                     ))
                 })

@@ -10,6 +10,7 @@ use super::super::filters::{self, FilteredTable};
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::page::{Page, View};
 use super::shared::{most_recent, opt_cell};
+use crate::data::figures::{divergence, run};
 use crate::data::{Divergence, Jitter, Results, Run};
 use crate::format::{count, figure};
 
@@ -62,14 +63,17 @@ pub fn speed_quality(c: &Catalog) -> Chart {
         })
         .collect();
     let table = Table {
-        caption: "Decode speed against quality cost: each run with the comparison that measures it (teacher-forced kld_mean against the reference)".into(),
+        caption: format!(
+            "Decode speed against quality cost: each run with the comparison that measures it (teacher-forced {} against the reference)",
+            divergence::KLD_MEAN.name()
+        ),
         columns: vec![
             Column::text("Run"),
-            Column::number("Decode (tok/s)"),
+            Column::number(run::DECODE_TOK_S.label),
             Column::text("Comparison"),
-            Column::number("kld_mean"),
+            Column::number(divergence::KLD_MEAN.label),
             Column::number("Noise floor"),
-            Column::number("Top-1 agreement"),
+            Column::number(divergence::TOP1_AGREE.label),
             Column::text("Note"),
         ],
         rows: linked
@@ -83,7 +87,10 @@ pub fn speed_quality(c: &Catalog) -> Chart {
                     Cell::link(d.label.clone(), c.comparison_url(d)).warn(d.suspect.as_ref()),
                     Cell::number(figure(d.teacher_forced.kld_mean), d.teacher_forced.kld_mean),
                     opt_cell(c.floor_of(&d.model), figure),
-                    Cell::number(figure(d.teacher_forced.top1_agree), d.teacher_forced.top1_agree),
+                    Cell::number(
+                        figure(d.teacher_forced.top1_agree),
+                        d.teacher_forced.top1_agree,
+                    ),
                     Cell::text(note.cloned().unwrap_or_default()),
                 ],
             })
@@ -92,7 +99,9 @@ pub fn speed_quality(c: &Catalog) -> Chart {
     };
     let drawn: usize = groups.iter().map(|g| g.points.len()).sum();
     let alt = format!(
-        "Scatter chart of decode speed in tok/s (x) against quality cost, teacher-forced kld_mean in nats (y), for {drawn} run{} of {} model{}, each model's noise floor drawn as a band from 0{}",
+        "Scatter chart of decode speed in tok/s (x) against quality cost, teacher-forced {} in {} (y), for {drawn} run{} of {} model{}, each model's noise floor drawn as a band from 0{}",
+        divergence::KLD_MEAN.name(),
+        divergence::KLD_MEAN.unit,
         if drawn == 1 { "" } else { "s" },
         groups.len(),
         if groups.len() == 1 { "" } else { "s" },
@@ -108,7 +117,7 @@ pub fn speed_quality(c: &Catalog) -> Chart {
     Chart {
         title: "Decode speed against quality cost".into(),
         alt,
-        option: charts::scatter(&groups, "decode tok/s", "kld_mean (nats)"),
+        option: charts::scatter(&groups, "decode tok/s", divergence::KLD_MEAN.label),
         height: 420,
         table,
     }
@@ -153,9 +162,15 @@ pub fn heatmap(c: &Catalog) -> Chart {
     Chart {
         alt: heatmap_alt(rows.len(), columns.len(), max, clipped),
         title: if cut {
-            format!("KL divergence by prompt category (teacher-forced kld_mean), each model's {HEATMAP_ROWS_PER_MODEL} most recent comparisons")
+            format!(
+                "KL divergence by prompt category (teacher-forced {}), each model's {HEATMAP_ROWS_PER_MODEL} most recent comparisons",
+                divergence::KLD_MEAN.name()
+            )
         } else {
-            "KL divergence by prompt category (teacher-forced kld_mean)".into()
+            format!(
+                "KL divergence by prompt category (teacher-forced {})",
+                divergence::KLD_MEAN.name()
+            )
         },
         option: charts::heatmap(
             &rows,
@@ -167,9 +182,7 @@ pub fn heatmap(c: &Catalog) -> Chart {
                     let url = c.comparison_url(d);
                     columns
                         .iter()
-                        .map(|column| {
-                            format!("{url}#category-{}", crate::data::slugify(column))
-                        })
+                        .map(|column| format!("{url}#category-{}", crate::data::slugify(column)))
                         .collect()
                 })
                 .collect::<Vec<_>>(),
@@ -178,10 +191,16 @@ pub fn heatmap(c: &Catalog) -> Chart {
         ),
         height: 160 + 34 * rows.len() as u32,
         table: Table {
-            caption: "Teacher-forced kld_mean per prompt category; floors measure noise, ⚠ marks a suspect measurement".into(),
+            caption: format!(
+                "Teacher-forced {} per prompt category; floors measure noise, ⚠ marks a suspect measurement",
+                divergence::KLD_MEAN.name()
+            ),
             columns: table_columns,
             rows: table_rows,
-            csv: Some(c.urls.page(&downloads::path(downloads::DIVERGENCE_CATEGORIES))),
+            csv: Some(
+                c.urls
+                    .page(&downloads::path(downloads::DIVERGENCE_CATEGORIES)),
+            ),
         },
     }
 }
@@ -220,12 +239,15 @@ fn heatmap_table(
 /// What the heatmap shows, for a reader who cannot see it.
 fn heatmap_alt(rows: usize, columns: usize, max: f64, clipped: usize) -> String {
     format!(
-        "Heatmap of teacher-forced kld_mean in nats for {} comparison{} by {} prompt categor{}, coloured from 0 to {} nats{}",
+        "Heatmap of teacher-forced {} in {} for {} comparison{} by {} prompt categor{}, coloured from 0 to {} {}{}",
+        divergence::KLD_MEAN.name(),
+        divergence::KLD_MEAN.unit,
         rows,
         if rows == 1 { "" } else { "s" },
         columns,
         if columns == 1 { "y" } else { "ies" },
         figure(max),
+        divergence::KLD_MEAN.unit,
         if clipped > 0 {
             format!(
                 "; {clipped} cell{} of suspect rows above the scale are clipped and marked ▲",
@@ -253,10 +275,10 @@ pub fn comparisons_table_of<'r>(
             Column::text("Comparison"),
             Column::text("Model"),
             Column::text("Kind"),
-            Column::number("kld_mean"),
+            Column::number(divergence::KLD_MEAN.label),
             Column::text("95% interval"),
-            Column::number("Top-1 agreement"),
-            Column::number("Identical continuations"),
+            Column::number(divergence::TOP1_AGREE.label),
+            Column::number(divergence::IDENTICAL_RATE.label),
             Column::number("First divergence p50"),
         ],
         rows: records
@@ -309,11 +331,11 @@ pub fn jitter_table_of<'r>(c: &Catalog, records: impl IntoIterator<Item = &'r Ji
             Column::text("Model"),
             Column::number("Prompts × repeats"),
             Column::number("Positions"),
-            Column::number("kld_mean"),
-            Column::number("kld_p50"),
-            Column::number("kld_p99"),
-            Column::number("kld_max"),
-            Column::number("Top-1 flip rate"),
+            Column::number(divergence::JITTER_KLD_MEAN.label),
+            Column::number(divergence::JITTER_KLD_P50.label),
+            Column::number(divergence::JITTER_KLD_P99.label),
+            Column::number(divergence::JITTER_KLD_MAX.label),
+            Column::number(divergence::JITTER_TOP1_FLIP_RATE.label),
             Column::text("Notes"),
         ],
         rows: records

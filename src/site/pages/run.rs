@@ -10,6 +10,7 @@ use super::head::{Head, change};
 use super::page::{Page, View};
 use super::shared::opt;
 use crate::compare::Kind;
+use crate::data::figures::{self, divergence};
 use crate::data::{Run, rules};
 use crate::format::{count, figure, percent, switch};
 use crate::profiles::{self, Launcher};
@@ -20,7 +21,9 @@ pub fn run_quality(c: &Catalog, run: &Run) -> Option<RunQuality> {
     let note = run.quality.as_ref().and_then(|link| link.note.as_ref());
     Some(RunQuality {
         comparison: c.link_comparison(d),
+        kld_name: divergence::KLD_MEAN.name(),
         kld_mean: figure(d.teacher_forced.kld_mean),
+        kld_unit: divergence::KLD_MEAN.unit,
         top1_agree: figure(d.teacher_forced.top1_agree),
         floor: c.floor_of(&d.model).map(figure),
         note: note.cloned(),
@@ -238,7 +241,10 @@ fn facts(run: &Run) -> Vec<Fact> {
 fn samples(run: &Run) -> Table {
     Table {
         caption: "Decode samples (tok/s); the reported figure is their median".into(),
-        columns: vec![Column::text("Request"), Column::number("Decode tok/s")],
+        columns: vec![
+            Column::text("Request"),
+            Column::number(figures::run::DECODE_TOK_S.label),
+        ],
         rows: run
             .decode_cold_sample
             .map(|cold| ("cold (discarded)".to_owned(), cold))
@@ -437,8 +443,12 @@ pub struct Setting {
 pub struct RunQuality {
     /// The comparison that measures it.
     pub comparison: Link,
-    /// Its teacher-forced kld_mean.
+    /// What the KL divergence figure is called, from the registry.
+    pub kld_name: &'static str,
+    /// Its teacher-forced mean KL divergence.
     pub kld_mean: String,
+    /// The unit of the KL divergence.
+    pub kld_unit: &'static str,
     /// Its teacher-forced top-1 agreement.
     pub top1_agree: String,
     /// The model's noise floor, when measured.

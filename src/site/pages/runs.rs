@@ -10,7 +10,8 @@ use super::super::filters::{self, FilteredTable};
 use super::super::views::{Cell, Chart, Column, Fact, Row, Table};
 use super::page::{Page, View};
 use super::shared::{most_recent, value_cell};
-use crate::data::{Run, figures};
+use crate::data::Run;
+use crate::data::figures::{Field, run};
 use crate::format::{figure, switch};
 
 /// The runs index's content.
@@ -23,32 +24,32 @@ pub struct RunsIndex {
 
 /// The columns of the runs table, the most telling first: the registry's field and whether it
 /// sorts as a number.
-const COLUMNS: [(&str, bool); 11] = [
-    ("id", false),
-    ("decode_tok_s", true),
-    ("model", false),
-    ("kv_tokens", true),
-    ("max_concurrency", true),
-    ("spec_decode", true),
-    ("precision", false),
-    ("max_model_len", true),
-    ("weights_gb", true),
-    ("cuda_graphs", false),
-    ("vision", false),
+static COLUMNS: [(&Field<Run>, bool); 11] = [
+    (&run::ID, false),
+    (&run::DECODE_TOK_S, true),
+    (&run::MODEL, false),
+    (&run::KV_TOKENS, true),
+    (&run::MAX_CONCURRENCY, true),
+    (&run::SPEC_DECODE, true),
+    (&run::PRECISION, false),
+    (&run::MAX_MODEL_LEN, true),
+    (&run::WEIGHTS_GB, true),
+    (&run::CUDA_GRAPHS, false),
+    (&run::VISION, false),
 ];
 
 /// A run's cell of the runs table.
-fn cell(c: &Catalog, run: &Run, key: &str) -> Cell {
-    match key {
-        "id" => Cell::link(run.id.to_string(), c.run_url(run)),
+fn cell(c: &Catalog, run: &Run, field: &Field<Run>) -> Cell {
+    match field.key {
+        key if key == run::ID.key => Cell::link(run.id.to_string(), c.run_url(run)),
         // Speculative decoding sorts by its acceptance.
-        "spec_decode" => match run.spec_acceptance {
+        key if key == run::SPEC_DECODE.key => match run.spec_acceptance {
             Some(acceptance) => {
                 Cell::number(format!("on, {} accepted", figure(acceptance)), acceptance)
             }
             None => Cell::number(switch(run.spec_decode), 0.0),
         },
-        key => value_cell((figures::run_field(key).get)(run)),
+        _ => value_cell((field.get)(run)),
     }
 }
 
@@ -64,7 +65,10 @@ pub fn table_of(c: &Catalog, runs: impl IntoIterator<Item = usize>) -> Table {
         .into_iter()
         .map(|i| {
             let run = &c.doc.runs[i];
-            let mut cells: Vec<Cell> = COLUMNS.iter().map(|(key, _)| cell(c, run, key)).collect();
+            let mut cells: Vec<Cell> = COLUMNS
+                .iter()
+                .map(|(field, _)| cell(c, run, field))
+                .collect();
             if let Some(machine) = c.machine_of::<Run>(i) {
                 cells.insert(1, c.machine_cell(machine));
             }
@@ -77,8 +81,8 @@ pub fn table_of(c: &Catalog, runs: impl IntoIterator<Item = usize>) -> Table {
         .collect();
     let mut columns: Vec<Column> = COLUMNS
         .iter()
-        .map(|&(key, numeric)| {
-            let label = figures::run_field(key).label;
+        .map(|&(field, numeric)| {
+            let label = field.label;
             if numeric {
                 Column::number(label)
             } else {
@@ -137,7 +141,7 @@ pub fn decode_chart(c: &Catalog) -> Chart {
         height: 380,
         table: Table {
             caption: "Decode speed per configuration".into(),
-            columns: vec![Column::text("Run"), Column::number("Decode tok/s")],
+            columns: vec![Column::text("Run"), Column::number(run::DECODE_TOK_S.label)],
             rows: runs
                 .iter()
                 .map(|run| Row {

@@ -13,25 +13,25 @@ use super::page::{Page, View};
 use super::shared::{opt, points, value_cell};
 use crate::compare::Kind;
 use crate::data::Sweep;
-use crate::data::figures;
+use crate::data::figures::{LevelField, level};
 use crate::format::{MISSING, count, figure, switch};
 
-/// The fields of a level the levels table shows, by key.
-const TABLE: [&str; 10] = [
-    "concurrency",
-    "total_tok_s",
-    "decode_tok_s_per_stream",
-    "ttft_p50_s",
-    "ttft_p95_s",
-    "latency_p50_s",
-    "latency_p95_s",
-    "failed",
-    "succeeded",
-    "requests",
+/// The fields of a level the levels table shows.
+static TABLE: [&LevelField; 10] = [
+    &level::CONCURRENCY,
+    &level::TOTAL_TOK_S,
+    &level::DECODE_TOK_S_PER_STREAM,
+    &level::TTFT_P50_S,
+    &level::TTFT_P95_S,
+    &level::LATENCY_P50_S,
+    &level::LATENCY_P95_S,
+    &level::FAILED,
+    &level::SUCCEEDED,
+    &level::REQUESTS,
 ];
 
 /// One chart of a sweep: its name for the `sweep_chart` shortcode, title, unit, and its
-/// figures by key, the second dashed.
+/// figures, the second dashed.
 pub struct SweepChart {
     /// The shortcode's `metric`.
     pub name: &'static str,
@@ -40,7 +40,7 @@ pub struct SweepChart {
     /// The y axis's unit.
     pub unit: &'static str,
     /// The figures drawn, solid then dashed.
-    pub figures: [&'static str; 2],
+    pub figures: [&'static LevelField; 2],
 }
 
 /// The charts of a sweep's page, in order; the first is the shortcode's default.
@@ -49,43 +49,42 @@ pub const CHARTS: &[SweepChart] = &[
         name: "throughput",
         title: "Throughput against concurrency",
         unit: "tok/s",
-        figures: ["total_tok_s", "decode_tok_s_per_stream"],
+        figures: [&level::TOTAL_TOK_S, &level::DECODE_TOK_S_PER_STREAM],
     },
     SweepChart {
         name: "ttft",
         title: "Time to first token against concurrency",
         unit: "s",
-        figures: ["ttft_p50_s", "ttft_p95_s"],
+        figures: [&level::TTFT_P50_S, &level::TTFT_P95_S],
     },
     SweepChart {
         name: "latency",
         title: "Request latency against concurrency",
         unit: "s",
-        figures: ["latency_p50_s", "latency_p95_s"],
+        figures: [&level::LATENCY_P50_S, &level::LATENCY_P95_S],
     },
 ];
 
 /// The figures a levels table shows where some level of the sweep has them, after the
 /// latency.
-const WHERE_MEASURED: [&str; 2] = ["tpot_p50_ms", "tpot_p95_ms"];
+static WHERE_MEASURED: [&LevelField; 2] = [&level::TPOT_P50_MS, &level::TPOT_P95_MS];
 
 /// The levels table of one sweep.
 pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
-    let mut keys: Vec<&str> = TABLE.to_vec();
-    let at = keys
+    let mut fields: Vec<&LevelField> = TABLE.to_vec();
+    let at = fields
         .iter()
-        .position(|&k| k == "latency_p95_s")
+        .position(|f| f.field.key == level::LATENCY_P95_S.field.key)
         .map_or(0, |i| i + 1);
-    let measured = WHERE_MEASURED.into_iter().filter(|key| {
-        let field = figures::level_field(key);
-        sweep.levels.iter().any(|l| (field.field.get)(l).is_some())
-    });
-    keys.splice(at..at, measured);
+    let measured = WHERE_MEASURED
+        .into_iter()
+        .filter(|field| sweep.levels.iter().any(|l| (field.field.get)(l).is_some()));
+    fields.splice(at..at, measured);
     Table {
         caption: format!("Concurrency levels of {}", sweep.label),
-        columns: keys
+        columns: fields
             .iter()
-            .map(|key| Column::number(figures::level_field(key).field.label))
+            .map(|f| Column::number(f.field.label))
             .collect(),
         rows: sweep
             .levels
@@ -93,9 +92,9 @@ pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
             .map(|level| Row {
                 id: Some(format!("c{}", level.concurrency)),
                 class: (level.failed > 0).then(|| "failed".to_owned()),
-                cells: keys
+                cells: fields
                     .iter()
-                    .map(|key| value_cell((figures::level_field(key).field.get)(level)))
+                    .map(|f| value_cell((f.field.get)(level)))
                     .collect(),
             })
             .collect(),
@@ -112,14 +111,11 @@ pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
                 .figures
                 .iter()
                 .enumerate()
-                .map(|(i, key)| {
-                    let field = figures::level_field(key);
-                    LineSeries {
-                        name: field.series.to_owned(),
-                        points: points(sweep, field),
-                        dashed: i == 1,
-                        links: Vec::new(),
-                    }
+                .map(|(i, field)| LineSeries {
+                    name: field.series.to_owned(),
+                    points: points(sweep, field),
+                    dashed: i == 1,
+                    links: Vec::new(),
                 })
                 .collect();
             c.concurrency_chart(chart.title, &series, chart.unit)

@@ -10,7 +10,8 @@ use super::super::filters::{self, FilteredTable};
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::page::{Page, View};
 use super::shared::{most_recent, opt_cell, points};
-use crate::data::{Sweep, figures};
+use crate::data::Sweep;
+use crate::data::figures::{LevelField, level};
 use crate::format::{count, figure};
 
 /// The sweeps index's content.
@@ -21,12 +22,12 @@ pub struct SweepsIndex {
     tradeoffs: Option<super::tradeoffs::TradeOffs>,
 }
 
-/// The figures overlaid for every sweep, by key, in order.
-const OVERLAYS: [&str; 4] = [
-    "total_tok_s",
-    "decode_tok_s_per_stream",
-    "ttft_p50_s",
-    "ttft_p95_s",
+/// The figures overlaid for every sweep, in order.
+static OVERLAYS: [&LevelField; 4] = [
+    &level::TOTAL_TOK_S,
+    &level::DECODE_TOK_S_PER_STREAM,
+    &level::TTFT_P50_S,
+    &level::TTFT_P95_S,
 ];
 
 /// At most this many sweeps on an overlay chart: the most recent.
@@ -59,8 +60,7 @@ pub fn overlays(c: &Catalog) -> Vec<Chart> {
         } else {
             format!("every sweep at {workload}")
         };
-        for key in OVERLAYS {
-            let field = figures::level_field(key);
+        for field in OVERLAYS {
             let series: Vec<LineSeries> = sweeps
                 .iter()
                 .map(|sweep| {

@@ -10,7 +10,8 @@ use super::super::catalog::{Catalog, Group, per_watt, within};
 use super::super::charts::{self, LinkedPoint};
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use crate::config::Slo;
-use crate::data::{Sweep, rules};
+use crate::data::figures::{level, table};
+use crate::data::{Sweep, SweepLevel, rules};
 use crate::format::{count, figure};
 use crate::stats;
 
@@ -54,7 +55,7 @@ struct Limits {
 #[derive(Debug, Serialize)]
 struct Bound {
     key: &'static str,
-    label: &'static str,
+    label: String,
     value: Option<f64>,
 }
 
@@ -67,17 +68,6 @@ struct Price {
 
 /// At most this many configurations on a frontier chart.
 pub const FRONTIER_SERIES: usize = 16;
-
-/// The words of each `[slo]` key.
-const LABELS: [(&str, &str); 7] = [
-    ("ttft_p50_s", "TTFT p50 at most (s)"),
-    ("ttft_p95_s", "TTFT p95 at most (s)"),
-    ("tpot_p50_ms", "TPOT p50 at most (ms)"),
-    ("tpot_p95_ms", "TPOT p95 at most (ms)"),
-    ("tpot_ms", "1000 / per-stream rate at most (ms)"),
-    ("latency_p50_s", "Latency p50 at most (s)"),
-    ("latency_p95_s", "Latency p95 at most (s)"),
-];
 
 /// The trade-offs of every sweep, or of one model's; none when no sweep has a level with
 /// both figures.
@@ -173,7 +163,7 @@ fn frontier_table(c: &Catalog, group: &Group, title: &str) -> Table {
         columns.push(Column::text("Machine"));
     }
     columns.extend([
-        Column::number("Concurrency"),
+        Column::number(level::CONCURRENCY.field.label),
         Column::number("tok/s per user"),
         Column::number("tok/s per GPU"),
         Column::text("On the frontier"),
@@ -215,13 +205,12 @@ fn frontier_table(c: &Catalog, group: &Group, title: &str) -> Table {
 /// Each sweep's highest concurrency within the limits, and the best configuration per model.
 fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
     let slo = &c.slo;
-    let given = slo.bounds();
-    let bounds = LABELS
+    let bounds = level::LIMITS
         .iter()
-        .map(|&(key, label)| Bound {
-            key,
-            label,
-            value: given.iter().find(|(k, _)| *k == key).map(|(_, v)| *v),
+        .map(|figure| Bound {
+            key: figure.field.key,
+            label: format!("{} at most ({})", figure.field.name(), figure.field.unit),
+            value: slo.bound(figure),
         })
         .collect();
     let answers: Vec<(usize, Option<Answer>)> = sweeps
@@ -237,7 +226,7 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
     let sweeps_table = within_table(c, &answers, energy);
     let best = best_table(c, &answers, energy);
     Limits {
-        configured: !given.is_empty(),
+        configured: !slo.bounds().is_empty(),
         bounds,
         sweeps: sweeps_table,
         best,
@@ -321,7 +310,7 @@ fn best_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) ->
         Column::text("Model"),
         Column::text("Best configuration"),
         Column::text("Workload"),
-        Column::number("Concurrency"),
+        Column::number(level::CONCURRENCY.field.label),
         Column::number("tok/s per GPU"),
     ];
     best_columns.extend(extra_columns(c, energy));
@@ -352,15 +341,21 @@ fn best_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) ->
     }
 }
 
+/// The header of the cost column, by which the page's script finds it.
+const COST_COLUMN: &str = "Per million output tokens";
+
+/// The header of the energy column, by which the page's script finds it.
+const ENERGY_COLUMN: &str = "J per output token";
+
 /// The columns beside a level's throughput: its cost where `[cost]` gives a price, its
 /// energy where any level shown recorded power.
 fn extra_columns(c: &Catalog, energy: bool) -> Vec<Column> {
     let mut columns = Vec::new();
     if c.cost.is_some() {
-        columns.push(Column::number("Per million output tokens"));
+        columns.push(Column::number(COST_COLUMN));
     }
     if energy {
-        columns.push(Column::number("J per output token"));
+        columns.push(Column::number(ENERGY_COLUMN));
         columns.push(Column::number("Output tok/s per W"));
     }
     columns
@@ -436,27 +431,31 @@ fn data(c: &Catalog, sweeps: &[usize]) -> String {
                 "modelUrl": c.model_url(&sweep.model),
                 "workload": super::super::catalog::workload(sweep),
                 "gpus": rules::sweep_gpus(sweep),
-                "levels": sweep.levels.iter().map(|l| serde_json::json!({
-                    "c": l.concurrency,
-                    "failed": l.failed,
-                    "total": l.total_tok_s,
-                    "ttft_p50_s": l.ttft_p50_s,
-                    "ttft_p95_s": l.ttft_p95_s,
-                    "tpot_p50_ms": l.tpot_p50_ms,
-                    "tpot_p95_ms": l.tpot_p95_ms,
-                    "tpot_ms": super::super::catalog::limited(l, "tpot_ms"),
-                    "latency_p50_s": l.latency_p50_s,
-                    "latency_p95_s": l.latency_p95_s,
-                    "joules": l.joules_per_token,
-                    "perWatt": per_watt(l),
-                })).collect::<Vec<_>>(),
+                "levels": sweep.levels.iter().map(level_data).collect::<Vec<_>>(),
             })
         })
         .collect();
     let json = serde_json::json!({
-        "keys": Slo::KEYS,
+        "limits": table::limits(),
+        "columns": { "cost": COST_COLUMN, "energy": ENERGY_COLUMN },
         "currency": currency(c),
         "sweeps": sweeps,
     });
     json.to_string().replace('<', "\\u003c")
+}
+
+/// One level for the page's script: what the limits and prices are answered from, each
+/// limited figure under its registry key.
+fn level_data(l: &SweepLevel) -> serde_json::Value {
+    let mut level = serde_json::json!({
+        "c": l.concurrency,
+        "failed": l.failed,
+        "total": l.total_tok_s,
+        "joules": l.joules_per_token,
+        "perWatt": per_watt(l),
+    });
+    for figure in level::LIMITS {
+        level[figure.field.key] = figure.field.number_in(l).into();
+    }
+    level
 }

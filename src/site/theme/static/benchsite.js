@@ -274,17 +274,17 @@
       }
 
       function answer() {
-        var bounds = data.keys.map(function (key) {
-          var input = form.querySelector('input[name="' + key + '"]');
+        var bounds = data.limits.map(function (limit) {
+          var input = form.querySelector('input[name="' + limit.key + '"]');
           var value = input ? parseFloat(input.value) : NaN;
-          return [key, value];
+          return [limit.key, value];
         }).filter(function (b) { return b[1] > 0; });
         var price = form.querySelector('input[name="gpu_hour"]');
         var gpuHour = price ? parseFloat(price.value) : NaN;
         var priced = price !== null;
         var best = {};
         var order = [];
-        var energy = headed(section.querySelector('.limits-sweeps table'), 'J per output token') >= 0;
+        var energy = headed(section.querySelector('.limits-sweeps table'), data.columns.energy) >= 0;
         var missing = cell('—', '');
         function extra(cost, level) {
           var html = '';
@@ -335,7 +335,7 @@
           data.sweeps.forEach(function (sweep) {
             sweep.levels.forEach(function (level) {
               var row = document.getElementById('level-' + sweep.slug + '-c' + level.c);
-              var column = row ? headed(row.closest('table'), 'Per million output tokens') : -1;
+              var column = row ? headed(row.closest('table'), data.columns.cost) : -1;
               if (column < 0) { return; }
               var cost = costOf(sweep, level);
               row.cells[column].outerHTML = cost === null ? missing : cell(data.currency + shown(cost), cost);

@@ -1,0 +1,349 @@
+//! Every field of a sweep level: each static is the field of the same key (`TTFT_P50_S` is
+//! `ttft_p50_s`), [`ALL`] lists them in the order of the sweep-levels download and table,
+//! and [`LIMITS`] are the figures `[slo]` may bound.
+
+use super::field::{Better, Field, Precision, Role, Value, field, text, whole};
+use crate::data::SweepLevel;
+
+/// One field of a sweep level, with the words its charts use.
+pub struct LevelField {
+    /// The key, label, unit, precision, role and getter.
+    pub field: Field<SweepLevel>,
+    /// Its column in the sweep-levels download, where it differs from the key.
+    pub column: &'static str,
+    /// Its name as a chart series (`TTFT p50`), for figures.
+    pub series: &'static str,
+    /// The title of its overlay of every sweep (`Time to first token p50`), when it has one.
+    pub overlay: Option<&'static str>,
+}
+
+const fn level(field: Field<SweepLevel>) -> LevelField {
+    LevelField {
+        column: field.key,
+        field,
+        series: "",
+        overlay: None,
+    }
+}
+
+const fn chart(
+    field: Field<SweepLevel>,
+    series: &'static str,
+    overlay: Option<&'static str>,
+) -> LevelField {
+    LevelField {
+        series,
+        overlay,
+        ..level(field)
+    }
+}
+
+fn measured(value: Option<f64>) -> Option<Value> {
+    value.map(Value::Number)
+}
+
+const LOWER: Role = Role::Figure(Better::Lower);
+const HIGHER: Role = Role::Figure(Better::Higher);
+
+pub static CONCURRENCY: LevelField = level(field(
+    "concurrency",
+    "Concurrency",
+    "",
+    Precision::Exact,
+    Role::Key,
+    |l| whole(l.concurrency),
+));
+
+pub static REQUESTS: LevelField = level(field(
+    "requests",
+    "Requests",
+    "",
+    Precision::Exact,
+    Role::Detail,
+    |l| whole(l.requests),
+));
+
+pub static SUCCEEDED: LevelField = level(field(
+    "succeeded",
+    "Succeeded",
+    "",
+    Precision::Exact,
+    Role::Detail,
+    |l| whole(l.succeeded),
+));
+
+pub static FAILED: LevelField = level(field(
+    "failed",
+    "Failed",
+    "",
+    Precision::Exact,
+    LOWER,
+    |l| whole(l.failed),
+));
+
+pub static STATUS: LevelField = level(field(
+    "status",
+    "Status",
+    "",
+    Precision::Exact,
+    Role::Detail,
+    |l| text(l.status.as_str()),
+));
+
+pub static PROMPT_TOKENS: LevelField = level(field(
+    "prompt_tokens",
+    "Prompt (tokens)",
+    "tokens",
+    Precision::Exact,
+    Role::Detail,
+    |l| l.prompt_tokens.map(Value::Count),
+));
+
+pub static OUTPUT_TOKENS: LevelField = LevelField {
+    column: "output_tokens_per_request",
+    ..level(field(
+        "output_tokens",
+        "Output (tokens)",
+        "tokens",
+        Precision::Exact,
+        Role::Detail,
+        |l| l.output_tokens.map(Value::Count),
+    ))
+};
+
+pub static TTFT_P50_S: LevelField = chart(
+    field(
+        "ttft_p50_s",
+        "TTFT p50 (s)",
+        "s",
+        Precision::Decimals(3),
+        LOWER,
+        |l| measured(l.ttft_p50_s),
+    ),
+    "TTFT p50",
+    Some("Time to first token p50"),
+);
+
+pub static TTFT_P95_S: LevelField = chart(
+    field(
+        "ttft_p95_s",
+        "TTFT p95 (s)",
+        "s",
+        Precision::Decimals(3),
+        LOWER,
+        |l| measured(l.ttft_p95_s),
+    ),
+    "TTFT p95",
+    Some("Time to first token p95"),
+);
+
+pub static DECODE_TOK_S_PER_STREAM: LevelField = chart(
+    field(
+        "decode_tok_s_per_stream",
+        "Decode tok/s per stream",
+        "tok/s",
+        Precision::Decimals(1),
+        HIGHER,
+        |l| measured(l.decode_tok_s_per_stream),
+    ),
+    "decode tok/s per stream",
+    Some("Decode speed per stream"),
+);
+
+pub static TOTAL_TOK_S: LevelField = chart(
+    field(
+        "total_tok_s",
+        "Total tok/s",
+        "tok/s",
+        Precision::Decimals(1),
+        HIGHER,
+        |l| measured(l.total_tok_s),
+    ),
+    "total tok/s",
+    Some("Total throughput"),
+);
+
+pub static LATENCY_P50_S: LevelField = chart(
+    field(
+        "latency_p50_s",
+        "Latency p50 (s)",
+        "s",
+        Precision::Decimals(2),
+        LOWER,
+        |l| measured(l.latency_p50_s),
+    ),
+    "latency p50",
+    None,
+);
+
+pub static LATENCY_P95_S: LevelField = chart(
+    field(
+        "latency_p95_s",
+        "Latency p95 (s)",
+        "s",
+        Precision::Decimals(2),
+        LOWER,
+        |l| measured(l.latency_p95_s),
+    ),
+    "latency p95",
+    None,
+);
+
+pub static TPOT_P50_MS: LevelField = level(field(
+    "tpot_p50_ms",
+    "TPOT p50 (ms)",
+    "ms",
+    Precision::Decimals(1),
+    LOWER,
+    |l| measured(l.tpot_p50_ms),
+));
+
+pub static TPOT_P95_MS: LevelField = level(field(
+    "tpot_p95_ms",
+    "TPOT p95 (ms)",
+    "ms",
+    Precision::Decimals(1),
+    LOWER,
+    |l| measured(l.tpot_p95_ms),
+));
+
+pub static POWER_W: LevelField = level(field(
+    "power_w",
+    "GPU power (W)",
+    "W",
+    Precision::Decimals(0),
+    Role::Figure(Better::Neither),
+    |l| l.power_w.map(Value::Number),
+));
+
+pub static JOULES_PER_TOKEN: LevelField = level(field(
+    "joules_per_token",
+    "Energy (J/token)",
+    "J/token",
+    Precision::Decimals(3),
+    LOWER,
+    |l| l.joules_per_token.map(Value::Number),
+));
+
+/// Time per output token from the level's mean per-stream decode rate (1000 / rate), for
+/// limits on levels recorded before TPOT percentiles were. Not a field of the document.
+pub static TPOT_FROM_RATE_MS: LevelField = level(field(
+    "tpot_ms",
+    "1000 / per-stream rate (ms)",
+    "ms",
+    Precision::Decimals(1),
+    LOWER,
+    |l| {
+        l.decode_tok_s_per_stream
+            .filter(|&rate| rate > 0.0)
+            .map(|rate| Value::Number(1000.0 / rate))
+    },
+));
+
+/// Every field of a sweep level, in the order of the sweep-levels download and table.
+pub static ALL: [&LevelField; 17] = [
+    &CONCURRENCY,
+    &REQUESTS,
+    &SUCCEEDED,
+    &FAILED,
+    &STATUS,
+    &PROMPT_TOKENS,
+    &OUTPUT_TOKENS,
+    &TTFT_P50_S,
+    &TTFT_P95_S,
+    &DECODE_TOK_S_PER_STREAM,
+    &TOTAL_TOK_S,
+    &LATENCY_P50_S,
+    &LATENCY_P95_S,
+    &TPOT_P50_MS,
+    &TPOT_P95_MS,
+    &POWER_W,
+    &JOULES_PER_TOKEN,
+];
+
+/// The figures a latency limit (`[slo]`) may bound, by their key, in the order the limits
+/// form shows them.
+pub static LIMITS: [&LevelField; 7] = [
+    &TTFT_P50_S,
+    &TTFT_P95_S,
+    &TPOT_P50_MS,
+    &TPOT_P95_MS,
+    &TPOT_FROM_RATE_MS,
+    &LATENCY_P50_S,
+    &LATENCY_P95_S,
+];
+
+/// The pairs of a percentile and a higher one of the same figure: the first may not exceed
+/// the second.
+pub static PERCENTILE_PAIRS: [(&LevelField, &LevelField); 3] = [
+    (&TTFT_P50_S, &TTFT_P95_S),
+    (&LATENCY_P50_S, &LATENCY_P95_S),
+    (&TPOT_P50_MS, &TPOT_P95_MS),
+];
+
+/// The measured figures of a sweep level: those its charts draw and a successful level
+/// must have.
+pub fn measured_figures() -> impl Iterator<Item = &'static LevelField> {
+    ALL.iter().copied().filter(|f| !f.series.is_empty())
+}
+
+/// The limit figure of a `[slo]` key.
+pub fn limit(key: &str) -> Option<&'static LevelField> {
+    LIMITS.iter().copied().find(|f| f.field.key == key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::field::testing::{reads_its_key, schema_keys, seed};
+    use super::*;
+
+    #[test]
+    fn every_field_of_a_level_is_an_entry_and_reads_its_own_key() {
+        let mut keys: Vec<String> = ALL.iter().map(|f| f.field.key.to_owned()).collect();
+        keys.push("source".into());
+        keys.sort();
+        assert_eq!(keys, schema_keys("SweepLevel"));
+        let seed = seed();
+        let doc: crate::data::Results = serde_json::from_value(seed.clone()).unwrap();
+        let fields: Vec<&Field<SweepLevel>> = ALL.iter().map(|f| &f.field).collect();
+        for (sweep, json) in doc.sweeps.iter().zip(seed["sweeps"].as_array().unwrap()) {
+            for (level, json) in sweep.levels.iter().zip(json["levels"].as_array().unwrap()) {
+                reads_its_key(&fields, level, json);
+            }
+        }
+    }
+
+    #[test]
+    fn limits_are_the_slo_keys_and_read_per_stream_time_from_the_rate() {
+        let keys: Vec<&str> = LIMITS.iter().map(|f| f.field.key).collect();
+        assert_eq!(
+            keys,
+            [
+                "ttft_p50_s",
+                "ttft_p95_s",
+                "tpot_p50_ms",
+                "tpot_p95_ms",
+                "tpot_ms",
+                "latency_p50_s",
+                "latency_p95_s"
+            ]
+        );
+        let level: SweepLevel = serde_json::from_value(serde_json::json!({
+            "concurrency": 1, "requests": 1, "succeeded": 1, "failed": 0, "status": "ok",
+            "decode_tok_s_per_stream": 40.0
+        }))
+        .unwrap();
+        // 1000 ms / 40 tok/s = 25 ms per token.
+        assert_eq!(TPOT_FROM_RATE_MS.field.number_in(&level), Some(25.0));
+        assert!(limit("tpot_p99_ms").is_none());
+    }
+
+    #[test]
+    fn a_name_is_the_label_without_its_unit() {
+        assert_eq!(TTFT_P50_S.field.name(), "TTFT p50");
+        assert_eq!(TPOT_FROM_RATE_MS.field.name(), "1000 / per-stream rate");
+        // A label that does not end in its unit is its own name.
+        assert_eq!(TOTAL_TOK_S.field.name(), "Total tok/s");
+        assert_eq!(CONCURRENCY.field.name(), "Concurrency");
+    }
+}
