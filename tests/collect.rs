@@ -220,6 +220,7 @@ fn ttft_and_latency_of_one_request() {
             rounds: 1,
             ignore_eos: false,
             thinking: false,
+            min_requests: None,
         },
     );
     // The first request opens the connection; the second is timed alone.
@@ -253,6 +254,56 @@ fn ttft_and_latency_of_one_request() {
     ));
 }
 
+#[test]
+fn latency_ends_at_the_finish_reason_and_an_aborted_stream_failed() {
+    let _timed = timed();
+    // The last of 21 tokens is at 50 + 20 × 5 = 150 ms; the finish reason's chunk, as on a
+    // stop string, 100 ms later, at 250 ms. Request 3 is ended with `abort`.
+    let script = Script {
+        ttft: Duration::from_millis(50),
+        chunk_interval: Duration::from_millis(5),
+        tokens: 21,
+        finish: Some(("stop".into(), Duration::from_millis(100))),
+        abort: vec![3],
+        ..Script::default()
+    };
+    let server = FakeVllm::start(script);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let client =
+        benchsite::collect::Client::new(&server.url(), None, Duration::from_secs(10), None)
+            .unwrap();
+    let workload = data::Workload {
+        prompt_words: Some(1),
+        prompt_tokens: None,
+        output_tokens: 100,
+        rounds: 1,
+        ignore_eos: false,
+        thinking: false,
+        min_requests: None,
+    };
+    let body = benchsite::collect::request_body(
+        &benchsite::collect::Server::vllm(None),
+        "Fake-Model-7B",
+        "hello",
+        &workload,
+    );
+    let stream = || runtime.block_on(client.stream(benchsite::collect::Endpoint::Chat, &body));
+    stream().unwrap();
+    let timing = stream().unwrap();
+    assert_eq!(timing.finish_reason.as_deref(), Some("stop"));
+    let latency = timing.latency.as_secs_f64();
+    assert!((0.250..0.300).contains(&latency), "latency {latency} s");
+    // 20 tokens after the first over 250 − 50 = 200 ms: 100 tok/s, where ending at the last
+    // text (100 ms) would say 200.
+    let rate = timing.decode_rate().unwrap();
+    assert!((80.0..=100.5).contains(&rate), "{rate} tok/s");
+    let aborted = stream().unwrap_err();
+    assert_eq!(
+        aborted.to_string(),
+        "the server ended generation with finish reason \"abort\""
+    );
+}
+
 fn sweep_args<'a>(server: &'a str, label: &'a str, levels: &'a str) -> Vec<&'a str> {
     vec![
         "collect",
@@ -267,6 +318,11 @@ fn sweep_args<'a>(server: &'a str, label: &'a str, levels: &'a str) -> Vec<&'a s
         "50",
         "--rounds",
         "2",
+        // These tests count requests by number: every level exactly `rounds`, no warm-up.
+        "--min-requests",
+        "0",
+        "--warmup",
+        "0",
         "--ignore-eos",
         "--base-url",
         server,
@@ -308,7 +364,8 @@ fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
         assert_eq!(level.requests, level.concurrency * 2);
         assert_eq!((level.succeeded, level.failed), (level.requests, 0));
         assert_eq!(level.output_tokens, Some(50));
-        assert_eq!(level.prompt_tokens, Some(60));
+        // The fake counts a prompt's words and 10 more: 50 words and the sweep's nonce.
+        assert_eq!(level.prompt_tokens, Some(61));
         let sent = &traces[first..first + level.requests as usize];
         first += level.requests as usize;
         let of = |figure: fn(&fake_vllm::Trace) -> f64| -> Vec<f64> {
@@ -376,7 +433,7 @@ fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
         "{four:?} vs {sent_total} sent"
     );
     assert!(within(measured, 400.0 / (4.0 * latency), 0.1), "{four:?}");
-    assert_eq!(sweep.dimensions["prompt"], "60 tok");
+    assert_eq!(sweep.dimensions["prompt"], "61 tok");
     assert_eq!(sweep.workload.output_tokens, 50);
     check_is_clean(&project);
 }
@@ -2163,5 +2220,114 @@ fn llama_bench_of_another_model_or_with_no_tg_test_is_refused() {
         "{}",
         forced.overrides
     );
+    check_is_clean(&project);
+}
+
+#[test]
+fn a_sweep_warms_each_level_up_sends_at_least_twenty_and_isolates_the_cache() {
+    let _timed = timed();
+    let script = Script {
+        ttft: Duration::from_millis(5),
+        chunk_interval: Duration::from_millis(1),
+        tokens: 10,
+        cached_tokens: Some(3),
+        ..Script::default()
+    };
+    let server = FakeVllm::start(script);
+    let project = Project::copy_of_repo();
+    let url = server.url();
+    let sweep = |label: &str, words: &str| {
+        let output = project.run_with(
+            &[
+                "collect",
+                "sweep",
+                "--label",
+                label,
+                "--levels",
+                "1,4",
+                "--prompt-words",
+                words,
+                "--output-tokens",
+                "10",
+                "--base-url",
+                &url,
+            ],
+            &[],
+        );
+        output.assert_success();
+        output
+    };
+    let output = sweep("defaults", "20");
+    // Concurrency 1: 1 warm-up, then max(2, ⌈20 / 1⌉) = 20 rounds of 1; concurrency 4: 4
+    // warm-ups, then max(2, ⌈20 / 4⌉) = 5 rounds of 4 = 20. 45 requests in all.
+    assert_eq!(server.requests(), 45);
+    let doc = project.results();
+    let record = doc.sweeps.iter().find(|s| s.label == "defaults").unwrap();
+    let requests: Vec<u64> = record.levels.iter().map(|l| l.requests).collect();
+    assert_eq!(requests, [20, 20]);
+    assert_eq!(record.workload.min_requests, Some(20));
+    assert_eq!(record.workload.rounds, 2);
+    let method = record.method.as_ref().unwrap();
+    assert_eq!(method.version, 2);
+    assert_eq!(method.warmup, 1);
+    assert_eq!(method.cache, data::CacheIsolation::Nonce);
+    assert_eq!(
+        method.client,
+        format!("benchsite {}", env!("CARGO_PKG_VERSION"))
+    );
+    // Every prompt, warm-ups too, starts with the sweep's nonce, named in the record.
+    let first_words = |bodies: &[serde_json::Value]| -> Vec<String> {
+        bodies
+            .iter()
+            .map(|b| {
+                let text = b["messages"][0]["content"].as_str().unwrap();
+                text.split_whitespace().next().unwrap().to_owned()
+            })
+            .collect()
+    };
+    let nonces = first_words(&server.bodies());
+    assert!(
+        nonces.iter().all(|n| *n == nonces[0] && n.len() == 12),
+        "{nonces:?}"
+    );
+    assert!(method.prompt_source.contains(&nonces[0]));
+    // The cached prompt tokens each level's usage reported: 3 per measured request.
+    let cached: Vec<Option<u64>> = record
+        .levels
+        .iter()
+        .map(|l| l.cached_prompt_tokens)
+        .collect();
+    assert_eq!(cached, [Some(60), Some(60)]);
+    assert!(
+        output.stderr.contains(
+            "warning: concurrency 1: the server answered 60 prompt tokens from its prefix cache"
+        ),
+        "{}",
+        output.stderr
+    );
+    assert!(
+        record
+            .notes
+            .as_deref()
+            .unwrap()
+            .contains("60 prompt tokens from its prefix cache")
+    );
+    // A second sweep has its own nonce; the same prompts hash the same, other prompts not.
+    sweep("again", "20");
+    sweep("longer", "30");
+    let doc = project.results();
+    let of = |label: &str| {
+        doc.sweeps
+            .iter()
+            .find(|s| s.label == label)
+            .unwrap()
+            .method
+            .clone()
+            .unwrap()
+    };
+    let again = first_words(&server.bodies()[45..90]);
+    assert!(again.iter().all(|n| *n == again[0] && *n != nonces[0]));
+    assert_eq!(of("again").prompt_sha256, method.prompt_sha256);
+    assert_ne!(of("longer").prompt_sha256, method.prompt_sha256);
     check_is_clean(&project);
 }

@@ -170,6 +170,10 @@ fn run_and_sweep_against_llama_cpp_python() {
         "24",
         "--rounds",
         "2",
+        "--min-requests",
+        "0",
+        "--warmup",
+        "0",
         "--ignore-eos",
         "--base-url",
         &server.url,
@@ -259,6 +263,10 @@ fn a_sweep_says_why_llama_cpp_python_cut_its_answers() {
         "64",
         "--rounds",
         "2",
+        "--min-requests",
+        "0",
+        "--warmup",
+        "0",
         "--base-url",
         &server.url,
     ]);
@@ -512,8 +520,6 @@ fn the_real_llama_server_is_measured_whole_run_after_run() {
         "30",
         "--output-tokens",
         "16",
-        "--rounds",
-        "2",
         "--ignore-eos",
         "--base-url",
         &server.url,
@@ -530,15 +536,30 @@ fn the_real_llama_server_is_measured_whole_run_after_run() {
         .iter()
         .map(|l| (l.concurrency, l.succeeded, l.failed, l.output_tokens))
         .collect();
+    // The defaults: max(2, ⌈20 / concurrency⌉) rounds, so 20, 20, 20 and 3 × 8 = 24
+    // requests, each level after a discarded warm-up request per stream.
     assert_eq!(
         levels,
         [
-            (1, 2, 0, Some(16)),
-            (2, 4, 0, Some(16)),
-            (4, 8, 0, Some(16)),
-            (8, 16, 0, Some(16))
+            (1, 20, 0, Some(16)),
+            (2, 20, 0, Some(16)),
+            (4, 20, 0, Some(16)),
+            (8, 24, 0, Some(16))
         ]
     );
+    let method = record.method.as_ref().unwrap();
+    assert_eq!(
+        (method.warmup, method.cache),
+        (1, benchsite::data::CacheIsolation::Nonce)
+    );
+    // The server ends each stream with its finish reason; where its usage report counts
+    // cached prompt tokens, the record has them (the chat template before the nonce, at
+    // most, since every prompt starts with the sweep's nonce).
+    for level in &record.levels {
+        if let (Some(cached), Some(prompt)) = (level.cached_prompt_tokens, level.prompt_tokens) {
+            assert!(cached < prompt * level.succeeded / 2, "{level:?}");
+        }
+    }
     // Measured with the profile of another model, the run is refused before any request,
     // naming both; --force records it, saying so.
     project.write(

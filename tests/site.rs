@@ -207,8 +207,10 @@ fn the_seed_figures_are_on_the_right_pages() {
             .into_iter()
             .flatten()
             {
+                // A tail of too few requests is followed by its n, greyed.
                 assert!(
-                    row.contains(&format!(">{}<", shown(value))),
+                    row.contains(&format!(">{}<", shown(value)))
+                        || row.contains(&format!(">{} <small>(p95 of ", shown(value))),
                     "{} c={}: {} not in {row}",
                     sweep.label,
                     level.concurrency,
@@ -1262,7 +1264,7 @@ fn a_run_page_reached_by_a_link_says_what_it_is() {
         (mtp.kv_tokens, default.kv_tokens),
         (Some(111_009), Some(370_189))
     );
-    assert!(page.contains("<a href=\"/runs/qwen36-moe-default/\">+24% decode, −70% KV pool against qwen36-moe-default</a> <span class=\"note\">(SPEC_DECODE: 0 there, 1 here)</span>"));
+    assert!(page.contains("<a href=\"/runs/qwen36-moe-default/\">+24% decode (beyond both sample ranges), −70% KV pool against qwen36-moe-default</a> <span class=\"note\">(SPEC_DECODE: 0 there, 1 here)</span>"));
     // Link previews carry the headline figures.
     assert!(page.contains("<meta property=\"og:description\" content=\"Qwen3.6-35B-A3B with SPEC_DECODE=1 (qwen36-moe-mtp): 358.0 tok/s single-stream decode, 111,009 tokens of KV cache, on NVIDIA GeForce RTX 5090.\">"));
 }
@@ -1357,15 +1359,17 @@ fn sweep_comparison_and_failure_pages_reached_by_a_link_say_what_they_are() {
     assert!(sweep.contains(&format!(
         "<p class=\"lede\">Sweep of {summary}, on NVIDIA GeForce RTX 5090.</p>"
     )));
-    assert!(sweep.contains("<a href=\"/sweeps/qwen3-6-35b-a3b-baseline/\">+108% peak throughput against qwen3.6-35b-a3b baseline</a> <span class=\"note\">(seqs: 8 there, 32 here)</span>"));
+    assert!(sweep.contains("<a href=\"/sweeps/qwen3-6-35b-a3b-baseline/\">+108% peak throughput (one measurement each, no interval) against qwen3.6-35b-a3b baseline</a> <span class=\"note\">(seqs: 8 there, 32 here)</span>"));
     assert!(sweep.contains(&format!(
         "<meta property=\"og:description\" content=\"qwen3.6-35b-a3b max-num-seqs 32: {summary}, on NVIDIA GeForce RTX 5090.\">"
     )));
-    // A comparison: its mean KL against its sibling's, 0.100724 against 0.102945: −2%.
+    // A comparison: its mean KL against its sibling's, 0.100724 [0.092225, 0.110782] against
+    // 0.102945 [0.094588, 0.113446]: −2%, but d = −0.002221 with a lower half-width of
+    // √(0.008499² + 0.008357²) ≈ 0.0119: within noise.
     let cmp = project.page("quality/qwen3-8-fp8-nvfp4-fp8-kv/index.html");
     assert!(cmp.contains("<a href=\"/models/qwen3-8-27b/\">Qwen3.8-27B</a> › <a href=\"/quality/\">Quality</a> › <span aria-current=\"page\">Qwen3.8 FP8 → NVFP4 + fp8 KV</span>"));
     assert!(cmp.contains(
-        "<a href=\"/quality/qwen3-8-fp8-nvfp4/\">−2% mean KL against Qwen3.8 FP8 → NVFP4</a>"
+        "<a href=\"/quality/qwen3-8-fp8-nvfp4/\">mean KL within noise (95% intervals) against Qwen3.8 FP8 → NVFP4</a>"
     ));
     assert!(cmp.contains("Comparison of q38-nvfp4-kvfp8 against q38-fp8: mean KL divergence 0.100724 nats and top-1 agreement 0.89701 over 23,856 teacher-forced positions, on NVIDIA GeForce RTX 5090."));
     // A failure: its trail, what happened where, and its reason in the preview.
@@ -1442,7 +1446,106 @@ fn a_tpot_percentile_limit_holds_where_levels_measured_it() {
     // The sweep's levels table shows the percentiles; a sweep without them has no such columns.
     let page = project.page("sweeps/qwen3-6-35b-a3b-max-num-seqs-32/index.html");
     assert!(page.contains(">TPOT p95 (ms)</th>"));
-    assert!(row(&page, "c16").contains(">7.5</td><td class=\"num\" data-sort=\"8\">8.0<"));
+    assert!(
+        row(&page, "c16").contains(
+            ">7.5</td><td class=\"num\" data-sort=\"8\" title=\"p95 of 32 requests\">8.0<"
+        )
+    );
     let baseline = project.page("sweeps/qwen3-6-35b-a3b-baseline/index.html");
     assert!(!baseline.contains("TPOT p95"));
+}
+
+#[test]
+fn a_tail_percentile_of_too_few_requests_is_greyed_with_its_n_and_never_drawn() {
+    let project = built_seed(&[]);
+    let page = project.page("sweeps/qwen3-8-27b-default/index.html");
+    // The shipped sweep ran 2 rounds: concurrency 1 has 2 requests, 8 has 16, 16 has 32.
+    let c1 = row(&page, "c1");
+    assert!(
+        c1.contains(
+            "<td class=\"num weak\" data-sort=\"0.1211\" title=\"p95 of 2 requests\">0.1211 <small>(p95 of 2 requests)</small></td>"
+        ),
+        "{c1}"
+    );
+    assert!(c1.contains("title=\"p50 of 2 requests\""), "{c1}");
+    assert!(row(&page, "c8").contains("(p95 of 16 requests)"));
+    let c16 = row(&page, "c16");
+    assert!(
+        c16.contains(
+            "<td class=\"num\" data-sort=\"12.089\" title=\"p95 of 32 requests\">12.089</td>"
+        ),
+        "{c16}"
+    );
+    // The TTFT p95 line is drawn at 16 and 32 only; the p50 line at every level.
+    let option = |title: &str| {
+        let at = page
+            .find(title)
+            .unwrap_or_else(|| panic!("no chart {title}"));
+        let script = &page[at..];
+        let open = "<script type=\"application/json\">";
+        let start = script.find(open).unwrap() + open.len();
+        let end = script[start..].find("</script>").unwrap();
+        serde_json::from_str::<serde_json::Value>(&script[start..start + end]).unwrap()
+    };
+    let chart = option("Time to first token against concurrency");
+    let series = chart["series"].as_array().unwrap();
+    let points = |name: &str| -> Vec<f64> {
+        let s = series.iter().find(|s| s["name"] == name).unwrap();
+        s["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p[0].as_f64().or_else(|| p["value"][0].as_f64()).unwrap())
+            .collect()
+    };
+    assert_eq!(points("TTFT p95"), [16.0, 32.0]);
+    assert_eq!(points("TTFT p50"), [1.0, 2.0, 4.0, 8.0, 16.0, 32.0]);
+}
+
+#[test]
+fn the_fp8_kv_comparison_is_judged_against_its_floor_by_hand() {
+    let project = built_seed(&[]);
+    let page = project.page("quality/qwen3-6-bf16-kv-fp8-kv/index.html");
+    // fp8 KV: 0.004865 [0.004338, 0.005378]; its floor, the same server again (same
+    // reference q36-root): 0.004159 [0.003735, 0.004601]. d = 0.000706; its interval is
+    // d − √(0.000527² + 0.000442²) = 0.0000182 to d + √(0.000513² + 0.000424²) = 0.00137:
+    // above zero, so beyond noise, at 0.004865 / 0.004159 = 1.17 × the floor.
+    for words in [
+        "Beyond noise: 1.17 × its floor, Qwen3.6 bf16 KV → same server again",
+        "The difference, 0.000706 nats, has the 95% interval 0.0000182 – 0.00137, which leaves out zero.",
+        "the weaker test",
+    ] {
+        assert!(page.contains(words), "{words}");
+    }
+    let quality = project.page("quality/index.html");
+    assert!(row(&quality, "comparison-qwen3-6-bf16-kv-fp8-kv").contains(">1.2 × floor</td>"));
+    // Eager against the same floor: 0.004447 [0.003977, 0.004926]; d = 0.000288, low =
+    // 0.000288 − √(0.00047² + 0.000442²) < 0: within noise.
+    assert!(row(&quality, "comparison-qwen3-6-bf16-kv-eager").contains(">within noise</td>"));
+    // Qwen3.8 FP8's floor measured 0: nothing to judge against.
+    assert!(row(&quality, "comparison-qwen3-8-fp8-nvfp4").contains(">floor is 0</td>"));
+}
+
+#[test]
+fn a_run_and_the_sweep_of_its_set_up_name_each_other_with_their_methods() {
+    let project = built_seed(&[]);
+    let run = project.page("runs/qwen38-dense-mtp/index.html");
+    // The profile qwen3.8-27b with SPEC_DECODE=1 LANGUAGE_MODEL_ONLY=1 is 8 sequences,
+    // vision off, eager, MTP on: the sweep "qwen3.8-27b MTP, text-only".
+    for words in [
+        "<a href=\"/sweeps/qwen3-8-27b-mtp-text-only/\">",
+        "it sent generated prompts of 700 words (786 tokens as served), 256 output tokens, ignore_eos on",
+        "this run sent the report&#39;s decode method: single request, 300 output tokens cut from a longer answer (no ignore_eos",
+        "The run&#39;s decode is 53.1 tok/s; the sweep&#39;s per-stream decode at concurrency 1 is 75.5 tok/s.",
+    ] {
+        assert!(run.contains(words), "{words}");
+    }
+    let sweep = project.page("sweeps/qwen3-8-27b-mtp-text-only/index.html");
+    assert!(sweep.contains("<a href=\"/runs/qwen38-dense-mtp/\">"));
+    assert!(sweep.contains("none: each level&#39;s first requests are measured cold"));
+    // The default run is not the MTP sweep's set-up.
+    assert!(
+        !sweep
+            .contains("<a href=\"/runs/qwen38-dense-default/\">qwen38-dense-default</a> measures")
+    );
 }

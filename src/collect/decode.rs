@@ -107,7 +107,7 @@ pub async fn run(
     };
     let log = server_log(launched.as_ref(), options);
     drop(launched);
-    record(options, &doc, plan, measured, log.as_deref()).await
+    record(options, &doc, plan, measured, log.as_deref(), &prompt).await
 }
 
 /// What a run is known to be before the server is asked anything: its profile's settings
@@ -150,6 +150,7 @@ async fn record(
     plan: Planned,
     measured: Measured,
     log: Option<&str>,
+    prompt: &str,
 ) -> Result<Outcome<Run>, CollectError> {
     let Measured {
         target,
@@ -195,6 +196,7 @@ async fn record(
         warnings.push(gap);
     }
     let (vllm_version, server) = (target.vllm_version(), target.server.describe());
+    let (workload, method) = run_method(options, &samples, prompt, counted.is_empty());
     let record = Run {
         id: options.id.clone(),
         status: RunStatus::Ok,
@@ -234,6 +236,8 @@ async fn record(
         joules_per_token,
         source: None,
         forced,
+        workload: Some(workload),
+        method: Some(method),
         provenance: None,
     };
     Ok(Outcome::Measured { record, warnings })
@@ -571,6 +575,48 @@ fn metrics_gap(scrape: &Result<Metrics, String>, absent: &str) -> String {
 
 /// The decode request: the method's prompt through the chat template, thinking off, greedy,
 /// no ignore_eos (speculative decoding should see natural text).
+/// What a run's samples asked for and how it measured them: one stream, the prompt (its
+/// tokens as the server counted them), the cold request discarded, no cache isolation (every
+/// sample sends the same prompt).
+fn run_method(
+    options: &RunOptions,
+    samples: &[Timing],
+    prompt: &str,
+    usage_only: bool,
+) -> (data::Workload, data::RecordMethod) {
+    use sha2::Digest;
+    let workload = data::Workload {
+        prompt_words: None,
+        prompt_tokens: samples
+            .iter()
+            .find_map(|t| t.usage.and_then(|u| u.prompt_tokens)),
+        output_tokens: options.params.max_tokens,
+        rounds: options.params.samples as u64,
+        ignore_eos: false,
+        thinking: false,
+        min_requests: None,
+    };
+    let sha = sha2::Sha256::digest(format!("{prompt}\n").as_bytes());
+    let method = data::RecordMethod {
+        version: super::defaults::METHOD_VERSION,
+        client: super::defaults::CLIENT.to_owned(),
+        prompt_source: if options.params.prompt.is_some() {
+            "the prompt given with --prompt".into()
+        } else {
+            "the document's method.prompt".into()
+        },
+        prompt_sha256: sha.iter().map(|b| format!("{b:02x}")).collect(),
+        warmup: 1,
+        token_count: if usage_only {
+            "usage".into()
+        } else {
+            "usage where the server sent it, else counted as the notes say".into()
+        },
+        cache: data::CacheIsolation::None,
+    };
+    (workload, method)
+}
+
 pub(crate) fn decode_body(target: &Target, prompt: &str, max_tokens: u64) -> Value {
     target
         .server

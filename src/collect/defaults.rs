@@ -11,8 +11,20 @@ pub const RUN_MAX_TOKENS: u64 = 300;
 pub const SWEEP_PROMPT_WORDS: u64 = 700;
 /// `collect sweep`: tokens per answer.
 pub const SWEEP_OUTPUT_TOKENS: u64 = 256;
-/// `collect sweep`: requests per stream at each level.
+/// `collect sweep`: requests per stream at each level, at least.
 pub const SWEEP_ROUNDS: u64 = 2;
+/// `collect sweep`: the fewest requests a level sends; a level takes max(rounds, ⌈20 /
+/// concurrency⌉) rounds, so no percentile is of fewer than 20 requests.
+pub const SWEEP_MIN_REQUESTS: u64 = crate::data::figures::level::TAIL_MIN_N;
+/// `collect sweep`: requests per stream sent and discarded before each level.
+pub const SWEEP_WARMUP: u64 = 1;
+/// The version of the measurement definitions new records are measured by: bumped whenever
+/// one changes. 1 is everything before records said; 2 ends latency at the finish reason,
+/// fails `abort` and `error` finishes, warms up each sweep level, sends at least
+/// [`SWEEP_MIN_REQUESTS`] per level and isolates sweeps from the prefix cache with a nonce.
+pub const METHOD_VERSION: u64 = 2;
+/// What a record measured by this program names as its client.
+pub const CLIENT: &str = concat!("benchsite ", env!("CARGO_PKG_VERSION"));
 /// `collect capture`: tokens generated per prompt.
 pub const CAPTURE_MAX_TOKENS: u64 = 256;
 /// `collect capture`: requests in flight.

@@ -64,10 +64,19 @@ pub struct SweepParams {
     #[arg(long, default_value_t = defaults::SWEEP_OUTPUT_TOKENS)]
     #[serde(default = "sweep_output_tokens")]
     pub output_tokens: u64,
-    /// Requests per stream at each level.
+    /// Requests per stream at each level, at least.
     #[arg(long, default_value_t = defaults::SWEEP_ROUNDS)]
     #[serde(default = "sweep_rounds")]
     pub rounds: u64,
+    /// The fewest requests a level sends: it takes max(rounds, ⌈min-requests / concurrency⌉)
+    /// rounds; 0 for `rounds` at every level.
+    #[arg(long, default_value_t = defaults::SWEEP_MIN_REQUESTS)]
+    #[serde(default = "sweep_min_requests")]
+    pub min_requests: u64,
+    /// Requests per stream sent and discarded before each level.
+    #[arg(long, default_value_t = defaults::SWEEP_WARMUP)]
+    #[serde(default = "sweep_warmup")]
+    pub warmup: u64,
     /// Generate every output token even past the end of the answer.
     #[arg(long)]
     #[serde(default)]
@@ -178,6 +187,7 @@ impl SweepParams {
             rounds: self.rounds.max(1),
             ignore_eos: self.ignore_eos,
             thinking: self.thinking,
+            min_requests: (self.min_requests > 0).then_some(self.min_requests),
         }
     }
 }
@@ -223,6 +233,12 @@ fn sweep_output_tokens() -> u64 {
 }
 fn sweep_rounds() -> u64 {
     defaults::SWEEP_ROUNDS
+}
+fn sweep_min_requests() -> u64 {
+    defaults::SWEEP_MIN_REQUESTS
+}
+fn sweep_warmup() -> u64 {
+    defaults::SWEEP_WARMUP
 }
 
 /// The command-line words that give `params` to its `collect` command, in the order the
@@ -342,6 +358,8 @@ mod tests {
             prompt_words: 12,
             output_tokens: 34,
             rounds: 5,
+            min_requests: 17,
+            warmup: 3,
             ignore_eos: true,
             thinking: true,
         });

@@ -2,9 +2,12 @@
 //! read chunk by chunk, with the time each one arrived.
 //!
 //! TTFT is the first chunk that carries generated text (content, completion text or reasoning;
-//! never the chat endpoint's role-only first chunk), latency the last such chunk (the usage
-//! chunk does not move it), and the output token count comes from the usage report: one chunk
-//! can carry several tokens, so chunks are never counted as tokens.
+//! never the chat endpoint's role-only first chunk). Latency ends at the last such chunk, or at
+//! the chunk with the `finish_reason` when it comes later (as `vllm bench serve` ends it at the
+//! last chunk with choices: the tokens without text, end-of-sequence and stop strings, are
+//! counted in the usage report, so they are timed too); the usage chunk does not move it. The
+//! output token count comes from the usage report: one chunk can carry several tokens, so
+//! chunks are never counted as tokens. A stream whose finish reason is `abort` or `error` failed.
 
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
@@ -67,6 +70,24 @@ pub struct Usage {
     /// Generated tokens.
     #[serde(default)]
     pub completion_tokens: Option<u64>,
+    /// What the server says of the prompt's tokens, where it says.
+    #[serde(default)]
+    pub prompt_tokens_details: Option<PromptDetails>,
+}
+
+/// The usage report's `prompt_tokens_details`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct PromptDetails {
+    /// Prompt tokens answered from the prefix cache.
+    #[serde(default)]
+    pub cached_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// Prompt tokens the server answered from its prefix cache, where it says.
+    pub fn cached_tokens(&self) -> Option<u64> {
+        self.prompt_tokens_details?.cached_tokens
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -108,14 +129,21 @@ pub enum RequestError {
     /// The stream ended without a generated token.
     #[error("the stream carried no generated token")]
     NoToken,
+    /// The server ended generation with a failure's finish reason (`abort`, `error`).
+    #[error("the server ended generation with finish reason {0:?}")]
+    Ended(String),
 }
+
+/// The finish reasons that mean the server gave up on the request.
+const FAILED_REASONS: [&str; 2] = ["abort", "error"];
 
 /// A request that streamed to the end.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timing {
     /// Request sent → first chunk carrying generated text.
     pub ttft: Duration,
-    /// Request sent → last chunk carrying generated text.
+    /// Request sent → last chunk carrying generated text, or the finish reason's chunk when
+    /// it came later.
     pub latency: Duration,
     /// From the usage report, when the server sent one.
     pub usage: Option<Usage>,
@@ -220,9 +248,11 @@ impl Reader {
             ));
         }
         let before = self.text.len();
+        let mut finished = false;
         for choice in &chunk.choices {
             if let Some(reason) = &choice.finish_reason {
                 self.finish_reason = Some(reason.clone().into_owned());
+                finished = true;
             }
             if let Some(logprobs) = &choice.logprobs {
                 let entries = logprobs.content.as_ref().or(logprobs.tokens.as_ref());
@@ -244,6 +274,8 @@ impl Reader {
             self.first.get_or_insert(at);
             self.last = Some(at);
             self.text_chunks += 1;
+        } else if finished && self.first.is_some() {
+            self.last = Some(at);
         }
         if chunk.usage.is_some() {
             self.usage = chunk.usage;
@@ -258,6 +290,13 @@ impl Reader {
         self.take_events()?;
         if !self.done {
             return Err(RequestError::Cut);
+        }
+        if let Some(reason) = self
+            .finish_reason
+            .as_deref()
+            .filter(|reason| FAILED_REASONS.contains(reason))
+        {
+            return Err(RequestError::Ended(reason.to_owned()));
         }
         let (Some(first), Some(last)) = (self.first, self.last) else {
             return Err(RequestError::NoToken);
@@ -312,7 +351,7 @@ mod tests {
     }
 
     #[test]
-    fn the_role_chunk_does_not_start_the_clock_and_usage_does_not_stop_it() {
+    fn the_role_chunk_does_not_start_the_clock_the_finish_reason_stops_it_and_usage_does_not() {
         let start = Instant::now();
         let mut reader = Reader::new(start);
         let events = [
@@ -343,12 +382,13 @@ mod tests {
         }
         let timing = reader.finish().unwrap();
         assert_eq!(timing.ttft, Duration::from_millis(50));
-        assert_eq!(timing.latency, Duration::from_millis(60));
+        // The finish reason's chunk at 70 ms, after the last text at 60 ms, ends it.
+        assert_eq!(timing.latency, Duration::from_millis(70));
         assert_eq!(timing.output_tokens(), Some(5));
         assert_eq!(timing.text_chunks, 2);
         assert_eq!(timing.text, "Hm two tokens");
-        // 4 tokens after the first in 10 ms.
-        assert!((timing.decode_rate().unwrap() - 400.0).abs() < 1e-9);
+        // 4 tokens after the first in 20 ms.
+        assert!((timing.decode_rate().unwrap() - 200.0).abs() < 1e-9);
     }
 
     #[test]
@@ -421,5 +461,15 @@ mod tests {
             Err(RequestError::NoToken)
         );
         assert!(matches!(error(&["{nope"]), Err(RequestError::BadChunk(_))));
+        // A stream the server ended with a failure's reason failed, even with text and [DONE].
+        for reason in ["abort", "error"] {
+            let chunk = format!(r#"{{"choices":[{{"text":"a","finish_reason":"{reason}"}}]}}"#);
+            assert_eq!(
+                error(&[&chunk, "[DONE]"]),
+                Err(RequestError::Ended(reason.into()))
+            );
+        }
+        let chunk = r#"{"choices":[{"text":"a","finish_reason":"stop"}]}"#;
+        assert!(error(&[chunk, "[DONE]"]).is_ok());
     }
 }

@@ -1,6 +1,9 @@
-//! `collect sweep`: for each concurrency level, `concurrency × rounds` requests with exactly
-//! `concurrency` in flight, each with its own deterministic prompt; a failed request is
-//! counted and never stops the sweep, and Ctrl-C keeps the levels already finished.
+//! `collect sweep`: for each concurrency level, `warmup` requests per stream sent and
+//! discarded, then `concurrency × rounds` requests (rounds: max(`--rounds`, ⌈`--min-requests` /
+//! concurrency⌉)) with exactly `concurrency` in flight, each with its own deterministic prompt
+//! after the sweep's nonce, so no earlier measurement's prefix cache answers for the server; a
+//! failed request is counted and never stops the sweep, and Ctrl-C keeps the levels already
+//! finished.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -179,6 +182,11 @@ impl Level {
         let succeeded = answered.len() as u64;
         let mut level = counted(concurrency, succeeded, requests - succeeded);
         figures(&mut level, &answered);
+        level.cached_prompt_tokens = self
+            .timings
+            .iter()
+            .filter_map(|t| t.usage.and_then(|u| u.cached_tokens()))
+            .reduce(|a, b| a + b);
         let total_output: f64 = answered.iter().filter_map(|r| r.output).sum();
         let wall = self.wall.as_secs_f64();
         level.total_tok_s = (!answered.is_empty() && wall > 0.0 && total_output > 0.0)
@@ -225,6 +233,7 @@ pub(super) fn counted(concurrency: u64, succeeded: u64, failed: u64) -> SweepLev
         source: None,
         power_w: None,
         joules_per_token: None,
+        cached_prompt_tokens: None,
     }
 }
 
@@ -303,13 +312,14 @@ pub async fn sweep(
     let mut target = connect(&options.server).await?;
     progress.line(&format!("measuring {}", target.server.describe()));
     let workload = &options.params.workload();
+    let nonce = nonce();
     let Levels {
         levels,
         stopped,
         mut notes,
         counted,
         uncounted,
-    } = match measure_levels(&mut target, options, launched.as_mut(), progress).await {
+    } = match measure_levels(&mut target, options, &nonce, launched.as_mut(), progress).await {
         Ok(measured) => measured,
         Err(diagnosis) => return failed_launch(diagnosis),
     };
@@ -329,7 +339,8 @@ pub async fn sweep(
         &mut notes,
         progress,
     );
-    let record = record(
+    let method = method_of(options, workload, &levels, &nonce, counted.is_empty());
+    let mut record = record(
         options,
         &target,
         workload,
@@ -337,6 +348,7 @@ pub async fn sweep(
         notes,
         effective.as_ref(),
     );
+    record.method = Some(method);
     Ok(match stopped {
         Some(why) => Outcome::Partial { record, why },
         None => Outcome::Measured {
@@ -363,6 +375,7 @@ struct Levels {
 async fn measure_levels(
     target: &mut Target,
     options: &SweepOptions,
+    nonce: &str,
     mut launched: Option<&mut Launched>,
     progress: &Progress,
 ) -> Result<Levels, Diagnosis> {
@@ -372,10 +385,15 @@ async fn measure_levels(
     let mut notes: Vec<String> = options.notes.iter().cloned().collect();
     let mut counted = Vec::new();
     let mut uncounted = false;
+    let sending = Sending {
+        workload,
+        nonce,
+        warmup: options.params.warmup,
+    };
     for (index, &concurrency) in options.params.levels.iter().enumerate() {
-        let requests = concurrency * workload.rounds;
+        let requests = concurrency * data::rules::rounds_at(workload, concurrency);
         progress.step(&format!("concurrency {concurrency}: {requests} requests"));
-        let Some(mut level) = send_level(target, index, concurrency, workload, progress).await
+        let Some(mut level) = send_level(target, index, concurrency, &sending, progress).await
         else {
             stopped = Some(format!("{INTERRUPTED} during concurrency {concurrency}"));
             break;
@@ -384,6 +402,13 @@ async fn measure_levels(
         uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none());
         let summary = level.summary(concurrency, requests);
         note_failures(target, &level, concurrency, requests, &mut notes, progress);
+        if let Some(cached) = summary.cached_prompt_tokens.filter(|&n| n > 0) {
+            let cached = format!(
+                "concurrency {concurrency}: the server answered {cached} prompt tokens from its prefix cache"
+            );
+            progress.line(&format!("warning: {cached}"));
+            notes.push(super::target::sentence(&cached));
+        }
         progress.line(&level_line(&summary));
         let all_failed = summary.status == LevelStatus::Failed;
         levels.push(summary);
@@ -410,29 +435,80 @@ async fn measure_levels(
     })
 }
 
-/// One level's requests sent `concurrency` at a time; a level every request of which was
-/// refused over one optional field is sent again without it. `None` when Ctrl-C stopped it.
+/// What every level of a sweep sends besides its own prompts.
+struct Sending<'a> {
+    workload: &'a Workload,
+    /// Starts every prompt, so no earlier measurement's prefix cache answers.
+    nonce: &'a str,
+    /// Requests per stream sent and discarded before the level.
+    warmup: u64,
+}
+
+/// The prompt of request `n` of level `index` (the warm-up's from `WARMUP_SEEDS` on), before
+/// the nonce.
+fn level_prompt(workload: &Workload, index: usize, n: u64) -> String {
+    prompt(
+        workload.prompt_words.unwrap_or(1),
+        (index as u64 + 1) * 1_000_000 + n,
+    )
+}
+
+/// Where the warm-up requests' prompt numbers start: never a measured request's.
+const WARMUP_SEEDS: u64 = 900_000;
+
+/// A sweep's own nonce: the clock and the process, hashed.
+fn nonce() -> String {
+    use sha2::Digest;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let seed = format!("{} {}", now.as_nanos(), std::process::id());
+    let digest = sha2::Sha256::digest(seed.as_bytes());
+    digest[..6].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// sha256 of the measured prompts of the first `levels` levels, in order, each followed by a
+/// newline, before the nonce.
+fn prompts_sha256(workload: &Workload, concurrencies: &[u64]) -> String {
+    use sha2::Digest;
+    let mut hash = sha2::Sha256::new();
+    for (index, &concurrency) in concurrencies.iter().enumerate() {
+        for n in 0..concurrency * data::rules::rounds_at(workload, concurrency) {
+            hash.update(level_prompt(workload, index, n).as_bytes());
+            hash.update(b"\n");
+        }
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// One level's requests sent `concurrency` at a time, after its warm-up; a level every
+/// request of which was refused over one optional field is sent again without it. `None` when
+/// Ctrl-C stopped it.
 async fn send_level(
     target: &mut Target,
     index: usize,
     concurrency: u64,
-    workload: &Workload,
+    sending: &Sending<'_>,
     progress: &Progress,
 ) -> Option<Level> {
-    let requests = concurrency * workload.rounds;
+    let workload = sending.workload;
+    let requests = concurrency * data::rules::rounds_at(workload, concurrency);
+    let body = |target: &Target, n: u64| {
+        let text = format!("{} {}", sending.nonce, level_prompt(workload, index, n));
+        target.accepted(request_body(&target.server, &target.model, &text, workload))
+    };
     loop {
-        let bodies: Vec<Value> = (0..requests)
-            .map(|n| {
-                let seed = (index as u64 + 1) * 1_000_000 + n;
-                let body = request_body(
-                    &target.server,
-                    &target.model,
-                    &prompt(workload.prompt_words.unwrap_or(1), seed),
-                    workload,
-                );
-                target.accepted(body)
-            })
+        let warmup: Vec<Value> = (0..concurrency * sending.warmup)
+            .map(|n| body(target, WARMUP_SEEDS + n))
             .collect();
+        if !warmup.is_empty() {
+            let quiet = Progress::hidden();
+            tokio::select! {
+                _ = run_level(&target.client, Endpoint::Chat, warmup, concurrency as usize, &quiet) => {}
+                () = interrupted() => return None,
+            }
+        }
+        let bodies: Vec<Value> = (0..requests).map(|n| body(target, n)).collect();
         let probe = bodies[0].clone();
         let sampler = Sampler::start(power::INTERVAL);
         let level = tokio::select! {
@@ -566,7 +642,36 @@ fn record(
         levels,
         notes: (!notes.is_empty()).then(|| notes.join(" ")),
         source: None,
+        method: None,
         provenance: None,
+    }
+}
+
+/// How the sweep measured: the definitions' version, the prompts and their hash, the warm-up,
+/// how tokens were counted and the cache's isolation.
+fn method_of(
+    options: &SweepOptions,
+    workload: &Workload,
+    levels: &[SweepLevel],
+    nonce: &str,
+    usage_only: bool,
+) -> data::RecordMethod {
+    let concurrencies: Vec<u64> = levels.iter().map(|l| l.concurrency).collect();
+    data::RecordMethod {
+        version: super::defaults::METHOD_VERSION,
+        client: super::defaults::CLIENT.to_owned(),
+        prompt_source: format!(
+            "generated text of {} words per request, one per level and request number, after the sweep's nonce ({nonce})",
+            workload.prompt_words.unwrap_or(1)
+        ),
+        prompt_sha256: prompts_sha256(workload, &concurrencies),
+        warmup: options.params.warmup,
+        token_count: if usage_only {
+            "usage".into()
+        } else {
+            "usage where the server sent it, else counted as the notes say".into()
+        },
+        cache: data::CacheIsolation::Nonce,
     }
 }
 
@@ -630,7 +735,6 @@ pub(super) fn dimensions(
     effective: Option<&profiles::Effective>,
     given: &[(String, String)],
 ) -> Dimensions {
-    let on = |yes: bool| crate::format::switch(yes).to_owned();
     let mut dims = Dimensions::new();
     dims.insert("model".into(), model.to_owned());
     if let Some(tokens) = prompt_tokens {
@@ -638,15 +742,8 @@ pub(super) fn dimensions(
     }
     dims.insert("output".into(), format!("{} tok", workload.output_tokens));
     if let Some(effective) = effective {
-        if let Some(seqs) = effective.get("MAX_NUM_SEQS") {
-            dims.insert("seqs".into(), seqs.to_owned());
-        }
-        dims.insert("vision".into(), on(data::rules::vision(effective)));
-        dims.insert("graphs".into(), on(data::rules::cuda_graphs(effective)));
-        dims.insert("mtp".into(), on(data::rules::spec_decode(effective)));
-        let gpus = data::rules::gpus(effective);
-        if gpus > 1 {
-            dims.insert("gpus".into(), gpus.to_string());
+        for (key, value) in data::rules::server_dimensions(effective) {
+            dims.insert(key.into(), value);
         }
     }
     for (key, value) in given {

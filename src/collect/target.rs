@@ -129,6 +129,7 @@ impl Target {
         timing.usage = Some(Usage {
             prompt_tokens: None,
             completion_tokens: Some(tokens),
+            prompt_tokens_details: None,
         });
         Some(counted)
     }

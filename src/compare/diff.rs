@@ -121,6 +121,9 @@ impl Diff {
 struct Facts {
     figures: Vec<Figure>,
     settings: Vec<(String, Option<Value>)>,
+    /// The version of the definitions it was measured by (1: before records said), for a
+    /// record benchsite measures; a figure measured by another is never a regression.
+    method: Option<u64>,
 }
 
 /// One figure of a record.
@@ -237,8 +240,10 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
             (Better::Lower, Some(d)) => d > 0.0,
             _ => false,
         };
-        // From zero any bad move is beyond every threshold.
-        let regression = worse && percent.is_none_or(|p| p.abs() > threshold);
+        // From zero any bad move is beyond every threshold; across a change of method, no
+        // move is a regression (the method change is listed with the settings).
+        let regression =
+            worse && percent.is_none_or(|p| p.abs() > threshold) && old.method == new.method;
         changes.push(Change {
             what: before.name.clone(),
             of: Of::Figure,
@@ -283,9 +288,16 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
     changes
 }
 
+/// The method version of a record benchsite measured (1 when it predates `method`).
+fn method_version(method: Option<&crate::data::RecordMethod>) -> u64 {
+    method.map_or(1, |m| m.version)
+}
+
 fn run_facts(run: &Run) -> Facts {
     let mut f = Facts::default();
     f.fields(run::ALL, run, str::to_owned);
+    f.method = Some(method_version(run.method.as_ref()));
+    f.setting("method_version", f.method);
     f
 }
 
@@ -308,6 +320,8 @@ fn sweep_facts(sweep: &Sweep) -> Facts {
     f.setting("max_model_len", sweep.max_model_len);
     f.setting("workload", &sweep.workload);
     f.setting("dimensions", &sweep.dimensions);
+    f.method = Some(method_version(sweep.method.as_ref()));
+    f.setting("method_version", f.method);
     f
 }
 
@@ -394,5 +408,10 @@ mod tests {
         let lower = |old, new| changes(&facts(old, Better::Lower), &facts(new, Better::Lower), 5.0);
         assert!(lower(0.0, 2.0)[0].regression, "from zero, any rise");
         assert!(!lower(2.0, 0.0)[0].regression);
+        // Across a change of method a bad move is listed, never a regression.
+        let (mut old, mut new) = (facts(100.0, Better::Higher), facts(50.0, Better::Higher));
+        (old.method, new.method) = (Some(1), Some(2));
+        let change = &changes(&old, &new, 5.0)[0];
+        assert_eq!((change.percent, change.regression), (Some(-50.0), false));
     }
 }

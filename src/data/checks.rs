@@ -168,14 +168,22 @@ fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
             ));
         }
         previous = Some(level.concurrency);
-        let requests = level.concurrency * sweep.workload.rounds;
+        let rounds = super::rules::rounds_at(&sweep.workload, level.concurrency);
+        let requests = level.concurrency * rounds;
         // An imported sweep's request counts are its tool's (`--num-prompts`), not rounds'.
         if sweep.source.is_none() && level.requests != requests {
+            let least = match sweep.workload.min_requests {
+                Some(least) => format!(
+                    " (max({}, ⌈{least} / {}⌉) rounds)",
+                    sweep.workload.rounds, level.concurrency
+                ),
+                None => String::new(),
+            };
             out.push(Problem::new(
                 format!("{at}/requests"),
                 format!(
-                    "concurrency × rounds = {} × {} = {requests}",
-                    level.concurrency, sweep.workload.rounds
+                    "concurrency × rounds = {} × {rounds} = {requests}{least}",
+                    level.concurrency
                 ),
                 level.requests.to_string(),
             ));

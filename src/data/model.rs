@@ -123,6 +123,55 @@ pub struct Method {
     pub acceptance: Option<String>,
 }
 
+/// How a run or a sweep was measured, recorded with it from method version 2 on; records
+/// without it were measured before it was kept (version 1, the document's `method` in words).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordMethod {
+    /// The version of the definitions it was measured by, bumped whenever one changes (the
+    /// versions are listed on the method page).
+    #[schemars(range(min = 2))]
+    pub version: u64,
+    /// What sent the requests and measured them (`benchsite 0.1.0`).
+    #[schemars(length(min = 1))]
+    pub client: String,
+    /// Where the prompts came from, in words.
+    #[schemars(length(min = 1))]
+    pub prompt_source: String,
+    /// sha256 of the prompts sent, in order, each followed by a newline, before any nonce.
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
+    pub prompt_sha256: String,
+    /// Requests sent first and discarded, per stream (a sweep: before each level).
+    pub warmup: u64,
+    /// How output tokens were counted (`usage`: the server's usage report).
+    #[schemars(length(min = 1))]
+    pub token_count: String,
+    /// How the server's prefix cache was kept from answering for it.
+    pub cache: CacheIsolation,
+}
+
+/// How a measurement kept the server's prefix cache from answering for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheIsolation {
+    /// Nothing: a prompt sent again may be answered from the cache.
+    None,
+    /// Every prompt starts with a nonce of its own measurement.
+    Nonce,
+}
+
+impl CacheIsolation {
+    /// In words, for pages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            CacheIsolation::None => {
+                "none (a prompt sent again may be answered from the prefix cache)"
+            }
+            CacheIsolation::Nonce => "each prompt starts with a nonce of its own measurement",
+        }
+    }
+}
+
 /// The status of a measured run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -234,6 +283,13 @@ pub struct Run {
     /// holds what was served, and `check` accepts each field named here against its profile.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forced: Vec<Forced>,
+    /// What each sample asked for (from method version 2): the prompt's tokens as measured,
+    /// the output tokens asked for, and as `rounds` the samples after the cold request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<Workload>,
+    /// How it was measured (from method version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<RecordMethod>,
     /// Where and by what it was measured, when benchsite recorded that.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
@@ -386,6 +442,9 @@ pub struct Sweep {
     /// What distinguishes this sweep: model, prompt, output, seqs, vision, graphs, mtp, ...
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub dimensions: Dimensions,
+    /// How it was measured (from method version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<RecordMethod>,
     /// Where and by what it was measured, when benchsite recorded that.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
@@ -413,6 +472,11 @@ pub struct Workload {
     pub ignore_eos: bool,
     /// Whether the chat template's thinking was on.
     pub thinking: bool,
+    /// The fewest requests a level sends: it takes max(rounds, ⌈min_requests / concurrency⌉)
+    /// rounds (absent: every level `rounds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub min_requests: Option<u64>,
 }
 
 /// Whether a sweep level produced figures.
@@ -442,7 +506,8 @@ pub struct SweepLevel {
     /// Requests in flight.
     #[schemars(range(min = 1))]
     pub concurrency: u64,
-    /// concurrency × rounds.
+    /// concurrency × the level's rounds (see `Workload::min_requests`); warm-up requests are
+    /// not counted.
     pub requests: u64,
     /// Requests that completed.
     pub succeeded: u64,
@@ -501,6 +566,10 @@ pub struct SweepLevel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
     pub joules_per_token: Option<f64>,
+    /// Prompt tokens the server answered from its prefix cache, over the level's requests
+    /// (the usage report's `prompt_tokens_details.cached_tokens`), where it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_prompt_tokens: Option<u64>,
 }
 
 impl Sweep {

@@ -1,7 +1,7 @@
 //! The rules of the model that more than one layer needs: what a configuration's profile
 //! says about it, the KV pool's concurrency and which failures concern a model.
 
-use super::model::{Failure, Results, Sweep};
+use super::model::{Failure, Results, Sweep, Workload};
 use crate::profiles::Effective;
 
 /// Whether the vision tower is loaded under these settings.
@@ -30,6 +30,33 @@ pub fn gpus(effective: &Effective) -> u64 {
     .iter()
     .map(|key| effective.number(key).unwrap_or(1).max(1))
     .product()
+}
+
+/// The server set-up these settings give, as a sweep's dimensions name it: its sequences,
+/// vision, CUDA graphs, MTP, and its GPUs where more than one.
+pub fn server_dimensions(effective: &Effective) -> Vec<(&'static str, String)> {
+    let on = |yes: bool| crate::format::switch(yes).to_owned();
+    let mut dims = Vec::new();
+    if let Some(seqs) = effective.get("MAX_NUM_SEQS") {
+        dims.push(("seqs", seqs.to_owned()));
+    }
+    dims.push(("vision", on(vision(effective))));
+    dims.push(("graphs", on(cuda_graphs(effective))));
+    dims.push(("mtp", on(spec_decode(effective))));
+    let gpus = gpus(effective);
+    if gpus > 1 {
+        dims.push(("gpus", gpus.to_string()));
+    }
+    dims
+}
+
+/// The rounds a level of `workload` sends at `concurrency`: max(rounds, ⌈min_requests /
+/// concurrency⌉).
+pub fn rounds_at(workload: &Workload, concurrency: u64) -> u64 {
+    let floor = workload
+        .min_requests
+        .map_or(0, |least| least.div_ceil(concurrency.max(1)));
+    workload.rounds.max(floor)
 }
 
 /// The GPUs a sweep ran on: its `gpus` dimension (`collect sweep` writes it from the profile

@@ -84,10 +84,14 @@ impl Table {
                 .chain(std::iter::repeat(false));
             for (cell, numeric) in row.cells.iter().zip(numeric) {
                 html.push_str("<td");
-                if numeric {
-                    html.push_str(" class=\"num\"");
+                match (numeric, cell.weak.is_some()) {
+                    (true, true) => html.push_str(" class=\"num weak\""),
+                    (true, false) => html.push_str(" class=\"num\""),
+                    (false, true) => html.push_str(" class=\"weak\""),
+                    (false, false) => {}
                 }
                 attribute(&mut html, "data-sort", &cell.sort);
+                attribute(&mut html, "title", &cell.title);
                 html.push('>');
                 let text = super::escape::escape(&cell.text);
                 match cell.href.as_deref().filter(|h| !h.is_empty()) {
@@ -96,6 +100,12 @@ impl Table {
                         super::escape::escape(href)
                     )),
                     None => html.push_str(&text),
+                }
+                if let Some(weak) = cell.weak.as_deref() {
+                    html.push_str(&format!(
+                        " <small>({})</small>",
+                        super::escape::escape(weak)
+                    ));
                 }
                 if let Some(warning) = cell.warning.as_deref().filter(|w| !w.is_empty()) {
                     let warning = super::escape::escape(warning);
@@ -201,6 +211,10 @@ pub struct Cell {
     pub sort: Option<String>,
     /// A warning shown beside the text.
     pub warning: Option<String>,
+    /// What the value is of, shown on hover (`p50 of 16 requests`).
+    pub title: Option<String>,
+    /// Why the value is weak, shown after it and greying it (`p95 of 2 requests`).
+    pub weak: Option<String>,
 }
 
 impl Cell {
@@ -248,6 +262,18 @@ impl Cell {
     /// The cell with a warning beside it.
     pub fn warn(mut self, warning: Option<&String>) -> Self {
         self.warning = warning.cloned();
+        self
+    }
+
+    /// The cell with what its value is of, on hover.
+    pub fn titled(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The cell greyed, with why its value is weak after it.
+    pub fn weakened(mut self, why: impl Into<String>) -> Self {
+        self.weak = Some(why.into());
         self
     }
 }

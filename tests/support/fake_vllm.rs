@@ -79,6 +79,13 @@ pub struct Script {
     /// `/health` answers 503 while this file is missing: the server of a stand-in launcher,
     /// ready once it started and gone once it stopped.
     pub ready_file: Option<PathBuf>,
+    /// A last chunk without text carrying this finish reason, this long after the last text
+    /// chunk (as vLLM ends on a stop string); none when `None`.
+    pub finish: Option<(String, Duration)>,
+    /// Request numbers whose finish chunk says `abort` instead.
+    pub abort: Vec<u64>,
+    /// Prompt tokens the usage report says came from the prefix cache, per request.
+    pub cached_tokens: Option<u64>,
 }
 
 impl Default for Script {
@@ -110,6 +117,9 @@ impl Default for Script {
             llama_server: None,
             metrics_text: None,
             ready_file: None,
+            finish: None,
+            abort: Vec::new(),
+            cached_tokens: None,
         }
     }
 }
@@ -604,9 +614,30 @@ async fn chat(
                 return finish(&shared);
             }
         }
+        let reason = if script.abort.contains(&number) {
+            Some(("abort".to_owned(), Duration::ZERO))
+        } else {
+            script.finish.clone()
+        };
+        if let Some((reason, after)) = reason {
+            let last =
+                start + script.ttft + script.chunk_interval * chunks.saturating_sub(1) as u32;
+            tokio::time::sleep_until(last + after).await;
+            let mut end = delta("");
+            end["choices"][0]["finish_reason"] = json!(reason);
+            if chat {
+                end["choices"][0]["delta"] = json!({});
+            }
+            if send.send((event(&end), false)).await.is_err() {
+                return finish(&shared);
+            }
+        }
         if script.usage {
-            let usage = json!({"id": "x", "object": "chat.completion.chunk", "model": script.model, "choices": [],
+            let mut usage = json!({"id": "x", "object": "chat.completion.chunk", "model": script.model, "choices": [],
                                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": tokens, "total_tokens": prompt_tokens + tokens}});
+            if let Some(cached) = script.cached_tokens {
+                usage["usage"]["prompt_tokens_details"] = json!({"cached_tokens": cached});
+            }
             let _ = send.send((event(&usage), false)).await;
         }
         let _ = send.send((Bytes::from("data: [DONE]\n\n"), false)).await;

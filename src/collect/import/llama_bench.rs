@@ -528,6 +528,8 @@ fn run(
         joules_per_token: None,
         forced: Vec::new(),
         source: Some(format!("llama-bench {build} {}: {}", row.format, row.file)),
+        workload: None,
+        method: None,
         provenance: None,
     };
     Ok((record, warnings))

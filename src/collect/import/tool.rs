@@ -84,6 +84,7 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
         rounds: 1,
         ignore_eos: false,
         thinking: false,
+        min_requests: None,
     };
     let dimensions = super::super::sweep::dimensions(
         &model,
@@ -123,6 +124,7 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
             files.join(", ")
         )),
         dimensions,
+        method: None,
         provenance: None,
     })
 }

@@ -15,7 +15,15 @@ pub struct LevelField {
     pub series: &'static str,
     /// The title of its overlay of every sweep (`Time to first token p50`), when it has one.
     pub overlay: Option<&'static str>,
+    /// The percentile it is over the level's succeeded requests (50 for a median), when it is
+    /// one.
+    pub percentile: Option<u8>,
 }
+
+/// The fewest requests a tail percentile (above the median) is shown as one from: below it,
+/// a p95 is the largest value or an interpolation between the two largest, and pages grey it
+/// and name its n. `collect sweep` sends at least this many per level.
+pub const TAIL_MIN_N: u64 = 20;
 
 const fn level(field: Field<SweepLevel>) -> LevelField {
     LevelField {
@@ -23,6 +31,32 @@ const fn level(field: Field<SweepLevel>) -> LevelField {
         field,
         series: "",
         overlay: None,
+        percentile: None,
+    }
+}
+
+const fn percentile(field: LevelField, percentile: u8) -> LevelField {
+    LevelField {
+        percentile: Some(percentile),
+        ..field
+    }
+}
+
+impl LevelField {
+    /// What a level's value of it is of, when it is a percentile (`p95 of 16 requests`).
+    pub fn of_n(&self, level: &SweepLevel) -> Option<String> {
+        let p = self.percentile?;
+        let n = level.succeeded;
+        Some(format!(
+            "p{p} of {n} request{}",
+            if n == 1 { "" } else { "s" }
+        ))
+    }
+
+    /// Whether a level's value of it is a tail percentile of fewer than [`TAIL_MIN_N`]
+    /// requests: shown greyed with its n, never drawn as a tail.
+    pub fn weak_tail(&self, level: &SweepLevel) -> bool {
+        self.percentile.is_some_and(|p| p > 50) && level.succeeded < TAIL_MIN_N
     }
 }
 
@@ -111,30 +145,36 @@ pub static OUTPUT_TOKENS: LevelField = LevelField {
     ))
 };
 
-pub static TTFT_P50_S: LevelField = chart(
-    field(
-        "ttft_p50_s",
-        "TTFT p50 (s)",
-        "s",
-        Precision::Decimals(3),
-        LOWER,
-        |l| measured(l.ttft_p50_s),
+pub static TTFT_P50_S: LevelField = percentile(
+    chart(
+        field(
+            "ttft_p50_s",
+            "TTFT p50 (s)",
+            "s",
+            Precision::Decimals(3),
+            LOWER,
+            |l| measured(l.ttft_p50_s),
+        ),
+        "TTFT p50",
+        Some("Time to first token p50"),
     ),
-    "TTFT p50",
-    Some("Time to first token p50"),
+    50,
 );
 
-pub static TTFT_P95_S: LevelField = chart(
-    field(
-        "ttft_p95_s",
-        "TTFT p95 (s)",
-        "s",
-        Precision::Decimals(3),
-        LOWER,
-        |l| measured(l.ttft_p95_s),
+pub static TTFT_P95_S: LevelField = percentile(
+    chart(
+        field(
+            "ttft_p95_s",
+            "TTFT p95 (s)",
+            "s",
+            Precision::Decimals(3),
+            LOWER,
+            |l| measured(l.ttft_p95_s),
+        ),
+        "TTFT p95",
+        Some("Time to first token p95"),
     ),
-    "TTFT p95",
-    Some("Time to first token p95"),
+    95,
 );
 
 pub static DECODE_TOK_S_PER_STREAM: LevelField = chart(
@@ -163,49 +203,61 @@ pub static TOTAL_TOK_S: LevelField = chart(
     Some("Total throughput"),
 );
 
-pub static LATENCY_P50_S: LevelField = chart(
-    field(
-        "latency_p50_s",
-        "Latency p50 (s)",
-        "s",
-        Precision::Decimals(2),
-        LOWER,
-        |l| measured(l.latency_p50_s),
+pub static LATENCY_P50_S: LevelField = percentile(
+    chart(
+        field(
+            "latency_p50_s",
+            "Latency p50 (s)",
+            "s",
+            Precision::Decimals(2),
+            LOWER,
+            |l| measured(l.latency_p50_s),
+        ),
+        "latency p50",
+        None,
     ),
-    "latency p50",
-    None,
+    50,
 );
 
-pub static LATENCY_P95_S: LevelField = chart(
-    field(
-        "latency_p95_s",
-        "Latency p95 (s)",
-        "s",
-        Precision::Decimals(2),
-        LOWER,
-        |l| measured(l.latency_p95_s),
+pub static LATENCY_P95_S: LevelField = percentile(
+    chart(
+        field(
+            "latency_p95_s",
+            "Latency p95 (s)",
+            "s",
+            Precision::Decimals(2),
+            LOWER,
+            |l| measured(l.latency_p95_s),
+        ),
+        "latency p95",
+        None,
     ),
-    "latency p95",
-    None,
+    95,
 );
 
-pub static TPOT_P50_MS: LevelField = level(field(
-    "tpot_p50_ms",
-    "TPOT p50 (ms)",
-    "ms",
-    Precision::Decimals(1),
-    LOWER,
-    |l| measured(l.tpot_p50_ms),
-));
+pub static TPOT_P50_MS: LevelField = percentile(
+    level(field(
+        "tpot_p50_ms",
+        "TPOT p50 (ms)",
+        "ms",
+        Precision::Decimals(1),
+        LOWER,
+        |l| measured(l.tpot_p50_ms),
+    )),
+    50,
+);
 
-pub static TPOT_P95_MS: LevelField = level(field(
-    "tpot_p95_ms",
-    "TPOT p95 (ms)",
-    "ms",
-    Precision::Decimals(1),
-    LOWER,
-    |l| measured(l.tpot_p95_ms),
-));
+pub static TPOT_P95_MS: LevelField = percentile(
+    level(field(
+        "tpot_p95_ms",
+        "TPOT p95 (ms)",
+        "ms",
+        Precision::Decimals(1),
+        LOWER,
+        |l| measured(l.tpot_p95_ms),
+    )),
+    95,
+);
 
 pub static POWER_W: LevelField = level(field(
     "power_w",
@@ -225,6 +277,15 @@ pub static JOULES_PER_TOKEN: LevelField = level(field(
     |l| l.joules_per_token.map(Value::Number),
 ));
 
+pub static CACHED_PROMPT_TOKENS: LevelField = level(field(
+    "cached_prompt_tokens",
+    "Cached prompt tokens",
+    "tokens",
+    Precision::Exact,
+    Role::Detail,
+    |l| l.cached_prompt_tokens.map(Value::Count),
+));
+
 /// Time per output token from the level's mean per-stream decode rate (1000 / rate), for
 /// limits on levels recorded before TPOT percentiles were. Not a field of the document.
 pub static TPOT_FROM_RATE_MS: LevelField = level(field(
@@ -241,7 +302,7 @@ pub static TPOT_FROM_RATE_MS: LevelField = level(field(
 ));
 
 /// Every field of a sweep level, in the order of the sweep-levels download and table.
-pub static ALL: [&LevelField; 17] = [
+pub static ALL: [&LevelField; 18] = [
     &CONCURRENCY,
     &REQUESTS,
     &SUCCEEDED,
@@ -259,6 +320,7 @@ pub static ALL: [&LevelField; 17] = [
     &TPOT_P95_MS,
     &POWER_W,
     &JOULES_PER_TOKEN,
+    &CACHED_PROMPT_TOKENS,
 ];
 
 /// The figures a latency limit (`[slo]`) may bound, by their key, in the order the limits

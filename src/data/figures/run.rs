@@ -279,6 +279,8 @@ mod tests {
                 "notes",
                 "quality",
                 "forced",
+                "workload",
+                "method",
                 "provenance",
             ]
             .map(String::from),

@@ -7,7 +7,9 @@ mod facets;
 mod frontier;
 mod links;
 mod machines;
+mod noise;
 mod records;
+mod setups;
 
 pub use frontier::{Group, Point, per_watt, within, workload};
 pub use links::Related;

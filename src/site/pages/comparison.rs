@@ -8,7 +8,7 @@ use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::routes;
 use super::super::views::{Cell, Chart, Column, Fact, Link, Row, Table};
-use super::head::{Head, change};
+use super::head::{Head, judged_change};
 use super::page::{Page, View};
 use super::shared::opt;
 use crate::compare::Kind;
@@ -23,7 +23,10 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
     let statistics = statistics(d);
     let profile_chart = profile_chart(d);
     let categories = categories(c, d);
-    let facts = facts(d);
+    let mut facts = facts(d);
+    if let Some(judged) = c.judged(d) {
+        facts.insert(0, Fact::new("Against noise", judged.sentence));
+    }
     ComparisonPage {
         head: Head::of::<Divergence>(
             c,
@@ -32,8 +35,17 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
             &[&d.model],
             &routes::QUALITY,
             |other| {
-                let theirs = c.doc.divergence[other].teacher_forced.kld_mean;
-                (theirs > 0.0).then(|| format!("{} mean KL", change(tf.kld_mean, theirs)))
+                let theirs = &c.doc.divergence[other].teacher_forced;
+                let interval =
+                    |tf: &crate::data::TeacherForced| (tf.kld_mean_ci95[0], tf.kld_mean_ci95[1]);
+                (theirs.kld_mean > 0.0).then(|| {
+                    judged_change(
+                        "mean KL",
+                        (tf.kld_mean, Some(interval(tf))),
+                        (theirs.kld_mean, Some(interval(theirs))),
+                        "95% intervals",
+                    )
+                })
             },
         ),
         summary: format!(

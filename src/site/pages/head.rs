@@ -108,6 +108,40 @@ fn siblings(
         .collect()
 }
 
+/// A change judged against both sides' noise: `+24% decode` where the two intervals set it
+/// apart (`stats::noise`), `decode within noise` where they do not, and `+24% decode (no
+/// interval)` where a side has none; `intervals` names them (`sample ranges`).
+pub fn judged_change(
+    what: &str,
+    (now, now_range): (f64, Option<(f64, f64)>),
+    (before, before_range): (f64, Option<(f64, f64)>),
+    intervals: &str,
+) -> String {
+    use crate::stats::noise::{self, Interval, Verdict};
+    let (Some((now_low, now_high)), Some((before_low, before_high))) = (now_range, before_range)
+    else {
+        return format!("{} {what} (no interval)", change(now, before));
+    };
+    let verdict = noise::difference(
+        Interval {
+            value: now,
+            low: now_low,
+            high: now_high,
+        },
+        Interval {
+            value: before,
+            low: before_low,
+            high: before_high,
+        },
+    );
+    match verdict {
+        Verdict::Beyond { .. } => {
+            format!("{} {what} (beyond both {intervals})", change(now, before))
+        }
+        Verdict::Within { .. } => format!("{what} within noise ({intervals})"),
+    }
+}
+
 /// A change as a signed whole percentage: +24%, −70%.
 pub fn change(now: f64, before: f64) -> String {
     let percent = ((now - before) / before * 100.0).round();

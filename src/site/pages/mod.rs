@@ -15,6 +15,7 @@ pub mod history;
 pub mod home;
 mod kinds;
 pub mod machine;
+mod measured;
 pub mod model;
 pub mod models;
 mod page;

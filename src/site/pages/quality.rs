@@ -277,6 +277,7 @@ pub fn comparisons_table_of<'r>(
             Column::text("Kind"),
             Column::number(divergence::KLD_MEAN.label),
             Column::text("95% interval"),
+            Column::text("Against its floor"),
             Column::number(divergence::TOP1_AGREE.label),
             Column::number(divergence::IDENTICAL_RATE.label),
             Column::number("First divergence p50"),
@@ -299,6 +300,10 @@ pub fn comparisons_table_of<'r>(
                             figure(tf.kld_mean_ci95[0]),
                             figure(tf.kld_mean_ci95[1])
                         )),
+                        match c.judged(d) {
+                            Some(judged) => Cell::text(judged.short).titled(judged.sentence),
+                            None => Cell::text("a floor"),
+                        },
                         Cell::number(figure(tf.top1_agree), tf.top1_agree),
                         Cell::number(
                             format!(

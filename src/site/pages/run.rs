@@ -6,7 +6,7 @@ use super::super::catalog::{Catalog, Related};
 use super::super::error::SiteError;
 use super::super::routes;
 use super::super::views::{Cell, Column, Fact, Link, Row, Table};
-use super::head::{Head, change};
+use super::head::{Head, change, judged_change};
 use super::page::{Page, View};
 use super::shared::opt;
 use crate::compare::Kind;
@@ -106,9 +106,11 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
             &routes::RUNS,
             |other| {
                 let other = &c.doc.runs[other];
-                let mut words = vec![format!(
-                    "{} decode",
-                    change(run.decode_tok_s, other.decode_tok_s)
+                let mut words = vec![judged_change(
+                    "decode",
+                    (run.decode_tok_s, sample_range(run)),
+                    (other.decode_tok_s, sample_range(other)),
+                    "sample ranges",
                 )];
                 if let (Some(own), Some(theirs)) = (run.kv_tokens, other.kv_tokens) {
                     words.push(format!("{} KV pool", change(own as f64, theirs as f64)));
@@ -147,6 +149,7 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
         ),
         ablations: c.ablation_links(Kind::Run, index),
         quality: run_quality(c, run),
+        measured: super::measured::of_run(c, run),
         failures: Related::pick(
             model.failures.iter().map(|&i| (false, None, i)).collect(),
             |i| {
@@ -164,12 +167,35 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
     }
 }
 
+/// The lowest and highest of a run's decode samples, when it has two or more.
+fn sample_range(run: &Run) -> Option<(f64, f64)> {
+    let samples = &run.decode_samples;
+    (samples.len() >= 2).then(|| {
+        samples
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &s| {
+                (lo.min(s), hi.max(s))
+            })
+    })
+}
+
 /// What a run measured and what it is, as facts: its figures first, then its settings.
 fn facts(run: &Run) -> Vec<Fact> {
     let mut figures = vec![Fact::new(
         "Decode speed",
         format!("{} tok/s", figure(run.decode_tok_s)),
     )];
+    if let Some((low, high)) = sample_range(run) {
+        figures.push(Fact::new(
+            "Its samples",
+            format!(
+                "{}, from {} to {} tok/s: the decode speed is their median",
+                run.decode_samples.len(),
+                figure(low),
+                figure(high)
+            ),
+        ));
+    }
     if let Some(cold) = run.decode_cold_sample {
         figures.push(Fact::new(
             "Cold first request (discarded)",
@@ -364,6 +390,8 @@ fn kv_fits(kv_tokens: u64, max_model_len: u64) -> Table {
 pub struct RunPage {
     /// Where it was measured.
     pub provenance: Vec<Fact>,
+    /// How it was measured, and the sweeps of its server set-up.
+    pub measured: super::measured::Measured,
     /// The run id.
     pub id: String,
     /// The page title: the model and the settings that tell the run from its model's others.

@@ -36,11 +36,13 @@ pub fn level_value(field: &LevelField, level: &SweepLevel) -> Option<f64> {
     (field.field.get)(level).and_then(|v| v.number())
 }
 
-/// The (concurrency, value) points of one figure of a sweep.
+/// The (concurrency, value) points of one figure of a sweep; a tail percentile of too few
+/// requests is never drawn.
 pub fn points(sweep: &Sweep, field: &LevelField) -> Vec<(f64, f64)> {
     sweep
         .levels
         .iter()
+        .filter(|level| !field.weak_tail(level))
         .filter_map(|level| level_value(field, level).map(|v| (level.concurrency as f64, v)))
         .collect()
 }

@@ -7,13 +7,13 @@ use super::super::charts::LineSeries;
 use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::routes;
-use super::super::views::{Chart, Column, Fact, Link, Row, Table};
+use super::super::views::{Cell, Chart, Column, Fact, Link, Row, Table};
 use super::head::{Head, change};
 use super::page::{Page, View};
 use super::shared::{opt, points, value_cell};
 use crate::compare::Kind;
-use crate::data::Sweep;
 use crate::data::figures::{LevelField, level};
+use crate::data::{Sweep, SweepLevel};
 use crate::format::{MISSING, count, figure, switch};
 
 /// The fields of a level the levels table shows.
@@ -67,7 +67,11 @@ pub const CHARTS: &[SweepChart] = &[
 
 /// The figures a levels table shows where some level of the sweep has them, after the
 /// latency.
-static WHERE_MEASURED: [&LevelField; 2] = [&level::TPOT_P50_MS, &level::TPOT_P95_MS];
+static WHERE_MEASURED: [&LevelField; 3] = [
+    &level::TPOT_P50_MS,
+    &level::TPOT_P95_MS,
+    &level::CACHED_PROMPT_TOKENS,
+];
 
 /// The levels table of one sweep.
 pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
@@ -81,7 +85,11 @@ pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
         .filter(|field| sweep.levels.iter().any(|l| (field.field.get)(l).is_some()));
     fields.splice(at..at, measured);
     Table {
-        caption: format!("Concurrency levels of {}", sweep.label),
+        caption: format!(
+            "Concurrency levels of {}: each percentile is of the level's succeeded requests; a p95 of fewer than {} is greyed",
+            sweep.label,
+            level::TAIL_MIN_N
+        ),
         columns: fields
             .iter()
             .map(|f| Column::number(f.field.label))
@@ -92,13 +100,23 @@ pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
             .map(|level| Row {
                 id: Some(format!("c{}", level.concurrency)),
                 class: (level.failed > 0).then(|| "failed".to_owned()),
-                cells: fields
-                    .iter()
-                    .map(|f| value_cell((f.field.get)(level)))
-                    .collect(),
+                cells: fields.iter().map(|f| level_cell(f, level)).collect(),
             })
             .collect(),
         csv: Some(c.urls.page(&downloads::path(downloads::SWEEP_LEVELS))),
+    }
+}
+
+/// A level's cell of a figure: a percentile says on hover what it is of, and a tail of too
+/// few requests is greyed with its n.
+fn level_cell(field: &LevelField, level: &SweepLevel) -> Cell {
+    let cell = value_cell((field.field.get)(level));
+    match field.of_n(level) {
+        Some(of) if field.weak_tail(level) && (field.field.get)(level).is_some() => {
+            cell.titled(of.clone()).weakened(of)
+        }
+        Some(of) => cell.titled(of),
+        None => cell,
     }
 }
 
@@ -131,7 +149,7 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
         Fact::new(
             "Workload",
             format!(
-                "{}, {} output tokens{}, {} round{} per level, thinking {}",
+                "{}, {} output tokens{}, {}, thinking {}",
                 match (w.prompt_words, w.prompt_tokens) {
                     (Some(words), _) => format!("{} prompt words", count(words)),
                     (None, Some(tokens)) => format!("{} prompt tokens", count(tokens)),
@@ -139,8 +157,7 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
                 },
                 count(w.output_tokens),
                 if w.ignore_eos { " (ignore_eos)" } else { "" },
-                w.rounds,
-                if w.rounds == 1 { "" } else { "s" },
+                super::measured::rounds(w),
                 switch(w.thinking)
             ),
         ),
@@ -181,12 +198,16 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
             &routes::SWEEPS,
             |other| {
                 let (own, theirs) = (peak(sweep)?, peak(&c.doc.sweeps[other])?);
-                Some(format!("{} peak throughput", change(own.1, theirs.1)))
+                Some(format!(
+                    "{} peak throughput (one measurement each, no interval)",
+                    change(own.1, theirs.1)
+                ))
             },
         ),
         summary: summary(sweep),
         history: index.and_then(|i| super::history::of_record(c, Kind::Sweep, i)),
         provenance: super::shared::provenance_facts(sweep.provenance.as_ref()),
+        measured: super::measured::of_sweep(c, sweep),
         slug: sweep.slug(),
         title: sweep.label.clone(),
         facts,
@@ -252,6 +273,8 @@ pub struct SweepPage {
     pub summary: String,
     /// Its configuration's peak throughput over every measurement of it, when measured again.
     pub history: Option<super::history::RecordHistory>,
+    /// How it was measured, and the runs of its server set-up.
+    pub measured: super::measured::Measured,
     /// Where it was measured.
     pub provenance: Vec<Fact>,
     /// The permalink slug.
