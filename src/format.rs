@@ -35,6 +35,16 @@ pub fn figure(value: f64) -> String {
     if negative { format!("-{body}") } else { body }
 }
 
+/// A figure to `decimals` places, thousands separated as [`figure`] does: 10.438 to 2 is
+/// 10.44, 1,860.77 to 1 is 1,860.8.
+pub fn fixed(value: f64, decimals: usize) -> String {
+    let text = format!("{value:.decimals$}");
+    match text.strip_prefix('-') {
+        Some(rest) => format!("-{}", group_integer_part(rest)),
+        None => group_integer_part(&text),
+    }
+}
+
 /// A whole count with thousands separated: 1,497,245.
 pub fn count(value: u64) -> String {
     group(&value.to_string())
@@ -115,6 +125,15 @@ mod tests {
             shown,
             ["850 µs", "15.0 ms", "999.4 ms", "1.23 s", "2 min 5 s"]
         );
+    }
+
+    #[test]
+    fn fixed_rounds_to_its_places_and_groups_long_integers() {
+        assert_eq!(fixed(10.438, 2), "10.44");
+        assert_eq!(fixed(0.0679, 3), "0.068");
+        assert_eq!(fixed(12_345.67, 1), "12,345.7");
+        assert_eq!(fixed(-0.5, 0), "-0");
+        assert_eq!(fixed(2546.4, 1), "2546.4");
     }
 
     #[test]

@@ -124,7 +124,7 @@ fn the_same_configuration_on_two_machines_is_a_pair_with_the_machine_as_its_knob
     let levels = seed.sweeps[0].levels.len();
     let total_row = section
         .split("<tr")
-        .find(|row| row.contains("<td>total tok/s, B / A</td>"))
+        .find(|row| row.contains("<td>output tok/s, all streams, B / A</td>"))
         .unwrap_or_else(|| panic!("no total row in {section}"));
     assert_eq!(total_row.matches(">2.0<").count(), levels, "{total_row}");
     // Each machine page links to its pairs.

@@ -196,25 +196,35 @@ fn the_seed_figures_are_on_the_right_pages() {
                     )
                 });
             let row = &table[row_start..row_start + table[row_start..].find("</tr>").unwrap()];
-            for value in [
-                level.ttft_p50_s,
-                level.ttft_p95_s,
-                level.decode_tok_s_per_stream,
-                level.total_tok_s,
-                level.latency_p50_s,
-                level.latency_p95_s,
+            // Each figure to its precision (seconds of TTFT to the millisecond, latency to
+            // the hundredth, rates to a tenth), sorted by the value as recorded.
+            for (value, decimals) in [
+                (level.ttft_p50_s, 3),
+                (level.ttft_p95_s, 3),
+                (level.decode_tok_s_per_stream, 1),
+                (level.total_tok_s, 1),
+                (level.latency_p50_s, 2),
+                (level.latency_p95_s, 2),
             ]
             .into_iter()
-            .flatten()
+            .filter_map(|(value, decimals)| Some((value?, decimals)))
             {
+                // (The seed's figures are all under 10,000, where grouping starts.)
+                assert!(value < 10_000.0);
+                let text = format!("{value:.decimals$}");
+                assert!(
+                    row.contains(&format!("data-sort=\"{value}\"")),
+                    "{} c={}: {value} not sorted by in {row}",
+                    sweep.label,
+                    level.concurrency
+                );
                 // A tail of too few requests is followed by its n, greyed.
                 assert!(
-                    row.contains(&format!(">{}<", shown(value)))
-                        || row.contains(&format!(">{} <small>(p95 of ", shown(value))),
-                    "{} c={}: {} not in {row}",
+                    row.contains(&format!(">{text}<"))
+                        || row.contains(&format!(">{text} <small>(p95 of ")),
+                    "{} c={}: {text} not in {row}",
                     sweep.label,
                     level.concurrency,
-                    shown(value)
                 );
             }
         }
@@ -1355,7 +1365,7 @@ fn sweep_comparison_and_failure_pages_reached_by_a_link_say_what_they_are() {
     // (c32), the baseline at 1,223.0 (c8): 2546.4 / 1223.0 = 2.082, +108%.
     let sweep = project.page("sweeps/qwen3-6-35b-a3b-max-num-seqs-32/index.html");
     assert!(sweep.contains("<nav class=\"breadcrumb\" aria-label=\"Breadcrumb\"><a href=\"/models/qwen3-6-35b-a3b/\">Qwen3.6-35B-A3B</a> › <a href=\"/sweeps/\">Sweeps</a> › <span aria-current=\"page\">qwen3.6-35b-a3b max-num-seqs 32</span></nav>"));
-    let summary = "concurrency 1 to 32, at most 2546.4 tok/s in total (at concurrency 32), 276.6 tok/s per stream at concurrency 1";
+    let summary = "concurrency 1 to 32, at most 2546.4 output tok/s over all streams (at concurrency 32), 276.6 tok/s per stream at concurrency 1";
     assert!(sweep.contains(&format!(
         "<p class=\"lede\">Sweep of {summary}, on NVIDIA GeForce RTX 5090.</p>"
     )));
@@ -1401,7 +1411,7 @@ fn a_sweep_measured_again_has_a_history_diffed_level_by_level() {
     let history = project.page("history/index.html");
     // By hand: c8's total throughput 1223.0 → 1100.0 is −10.1%, past the 5% threshold; no
     // other figure moved. The peak, 1223.0 at c8 before, is 1210.9 at c16 after.
-    assert!(history.contains("<tr class=\"regression\"><td>c = 8: Total tok/s</td><td class=\"num\" data-sort=\"1223\">1223.0</td><td class=\"num\" data-sort=\"1100\">1100.0</td><td class=\"num\" data-sort=\"-10.057236304170074\">−10.1%</td></tr>"), "{history}");
+    assert!(history.contains("<tr class=\"regression\"><td>c = 8: Output tok/s, all streams</td><td class=\"num\" data-sort=\"1223\">1223.0</td><td class=\"num\" data-sort=\"1100\">1100.0</td><td class=\"num\" data-sort=\"-10.057236304170074\">−10.1%</td></tr>"), "{history}");
     assert_eq!(history.matches("<tr class=\"regression\">").count(), 1);
     // Both sweeps' pages show the trend of the peak and link to the comparison.
     for slug in [
@@ -1463,11 +1473,11 @@ fn a_tail_percentile_of_too_few_requests_is_greyed_with_its_n_and_never_drawn() 
     let c1 = row(&page, "c1");
     assert!(
         c1.contains(
-            "<td class=\"num weak\" data-sort=\"0.1211\" title=\"p95 of 2 requests\">0.1211 <small>(p95 of 2 requests)</small></td>"
+            "<td class=\"num weak\" data-sort=\"0.1211\" title=\"p95 of 2 requests; recorded 0.1211\">0.121 <small>(p95 of 2 requests)</small></td>"
         ),
         "{c1}"
     );
-    assert!(c1.contains("title=\"p50 of 2 requests\""), "{c1}");
+    assert!(c1.contains("title=\"p50 of 2 requests"), "{c1}");
     assert!(row(&page, "c8").contains("(p95 of 16 requests)"));
     let c16 = row(&page, "c16");
     assert!(

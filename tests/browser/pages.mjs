@@ -372,7 +372,7 @@ try {
     await history.goto(`${origin}${basePath}history/`, { waitUntil: 'load' });
     const cases = [
       ['run-qwen36-moe-default', 'Decode tok/s', '−6.6%', '+7.0%'],
-      ['sweep-qwen3-6-35b-a3b-baseline', 'c = 8: Total tok/s', '−10.1%', '+11.2%'],
+      ['sweep-qwen3-6-35b-a3b-baseline', 'c = 8: Output tok/s, all streams', '−10.1%', '+11.2%'],
     ];
     for (const [id, figure, worse, better] of cases) {
       const section = history.locator(`section.history[id="${id}"]`);

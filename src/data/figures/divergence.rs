@@ -283,6 +283,24 @@ mod tests {
     }
 
     #[test]
+    fn significant_digits_follow_the_magnitude() {
+        // Three significant digits: 0.004865 → 0.00487 (5 places), 2.54301 → 2.54 (2).
+        assert_eq!(KLD_MEAN.precision.decimals_for(0.004865), Some(5));
+        assert_eq!(
+            KLD_MEAN.shown(&crate::data::figures::Value::Number(0.004865)),
+            "0.00487"
+        );
+        assert_eq!(
+            KLD_MEAN.shown(&crate::data::figures::Value::Number(2.54301)),
+            "2.54"
+        );
+        assert_eq!(
+            KLD_MEAN.shown(&crate::data::figures::Value::Number(0.0)),
+            "0"
+        );
+    }
+
+    #[test]
     fn a_key_has_one_label_on_every_record() {
         assert_eq!(JITTER_KLD_MEAN.label, KLD_MEAN.label);
         assert_eq!(CATEGORY_KLD_MEAN.label, KLD_MEAN.label);

@@ -78,6 +78,21 @@ pub enum Precision {
     Exact,
 }
 
+impl Precision {
+    /// The decimals `value` is shown with; `None` for as recorded.
+    pub fn decimals_for(self, value: f64) -> Option<usize> {
+        match self {
+            Precision::Decimals(d) => Some(usize::from(d)),
+            Precision::Significant(_) if value == 0.0 || !value.is_finite() => Some(0),
+            Precision::Significant(n) => {
+                let magnitude = value.abs().log10().floor() as i32;
+                Some((i32::from(n) - 1 - magnitude).max(0) as usize)
+            }
+            Precision::Exact => None,
+        }
+    }
+}
+
 /// One field of a record of type `R`.
 pub struct Field<R> {
     /// The JSON key.
@@ -108,6 +123,20 @@ impl<R> Field<R> {
     /// Its number in a record, when it has one.
     pub fn number_in(&self, record: &R) -> Option<f64> {
         (self.get)(record).and_then(|value| value.number())
+    }
+
+    /// A value of it as a reader sees it: a number to its precision (the recorded value in
+    /// full is the download's and the tooltip's), a count grouped, text as written.
+    pub fn shown(&self, value: &Value) -> String {
+        match value {
+            Value::Number(x) => match self.precision.decimals_for(*x) {
+                Some(decimals) => crate::format::fixed(*x, decimals),
+                None => crate::format::figure(*x),
+            },
+            Value::Count(n) => crate::format::count(*n),
+            Value::Bool(on) => crate::format::switch(*on).to_owned(),
+            other => other.raw(),
+        }
     }
 
     /// Which way the figure is better; `None` for what is not a measured figure.

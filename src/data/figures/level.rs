@@ -193,14 +193,14 @@ pub static DECODE_TOK_S_PER_STREAM: LevelField = chart(
 pub static TOTAL_TOK_S: LevelField = chart(
     field(
         "total_tok_s",
-        "Total tok/s",
+        "Output tok/s, all streams",
         "tok/s",
         Precision::Decimals(1),
         HIGHER,
         |l| measured(l.total_tok_s),
     ),
-    "total tok/s",
-    Some("Total throughput"),
+    "output tok/s, all streams",
+    Some("Output throughput, all streams"),
 );
 
 pub static LATENCY_P50_S: LevelField = percentile(
@@ -405,7 +405,7 @@ mod tests {
         assert_eq!(TTFT_P50_S.field.name(), "TTFT p50");
         assert_eq!(TPOT_FROM_RATE_MS.field.name(), "1000 / per-stream rate");
         // A label that does not end in its unit is its own name.
-        assert_eq!(TOTAL_TOK_S.field.name(), "Total tok/s");
+        assert_eq!(TOTAL_TOK_S.field.name(), "Output tok/s, all streams");
         assert_eq!(CONCURRENCY.field.name(), "Concurrency");
     }
 }

@@ -40,8 +40,17 @@ pub struct Group {
 }
 
 /// A sweep's workload in words: its prompt (as measured, in tokens, or in words) and output
-/// lengths; sweeps of different workloads never share an axis.
+/// lengths, and the method it was measured by where it recorded one; sweeps of different
+/// workloads or methods never share an axis.
 pub fn workload(sweep: &Sweep) -> String {
+    match &sweep.method {
+        Some(method) => format!("{}, method {}", lengths(sweep), method.version),
+        None => lengths(sweep),
+    }
+}
+
+/// A sweep's prompt and output lengths in words.
+fn lengths(sweep: &Sweep) -> String {
     let prompt = sweep
         .dimensions
         .get("prompt")

@@ -191,7 +191,7 @@ pub fn trend(c: &Catalog, history: &History) -> Chart {
         .collect();
     let (name, unit) = match kind {
         Kind::Run => ("Decode tok/s", "tok/s"),
-        _ => ("Peak total tok/s", "tok/s"),
+        _ => ("Peak output tok/s", "tok/s"),
     };
     let values: Vec<Option<f64>> = history
         .members

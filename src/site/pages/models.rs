@@ -73,7 +73,7 @@ pub fn table(c: &Catalog) -> Table {
         columns: vec![
             Column::text("Model"),
             Column::number("Best decode tok/s"),
-            Column::number("Peak total tok/s"),
+            Column::number("Peak output tok/s"),
             Column::number("Runs"),
             Column::number("Sweeps"),
             Column::number("Comparisons"),

@@ -9,7 +9,7 @@ use super::super::error::SiteError;
 use super::super::filters::{self, FilteredTable};
 use super::super::views::{Cell, Chart, Column, Fact, Row, Table};
 use super::page::{Page, View};
-use super::shared::{most_recent, value_cell};
+use super::shared::{field_cell, most_recent};
 use crate::data::Run;
 use crate::data::figures::{Field, run};
 use crate::format::{figure, switch};
@@ -49,7 +49,7 @@ fn cell(c: &Catalog, run: &Run, field: &Field<Run>) -> Cell {
             }
             None => Cell::number(switch(run.spec_decode), 0.0),
         },
-        _ => value_cell((field.get)(run)),
+        _ => field_cell(field, run),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Helpers the page kinds share: cells, a sweep's points, the most recent records, a
 //! record's provenance.
 
-use crate::data::figures::{LevelField, Value};
+use crate::data::figures::{Field, LevelField, Value};
 use crate::data::{self, Sweep, SweepLevel};
 use crate::format::{MISSING, count, figure, switch};
 
@@ -28,6 +28,24 @@ pub fn value_cell(value: Option<Value>) -> Cell {
         Some(Value::Count(n)) => Cell::number(count(n), n as f64),
         Some(Value::Bool(on)) => Cell::text(switch(on)),
         Some(other) => Cell::text(other.raw()),
+    }
+}
+
+/// A record's value of a registry field as a table cell: a number to its precision, sorted by
+/// the recorded value, which the tooltip gives in full where the two differ.
+pub fn field_cell<R>(field: &Field<R>, record: &R) -> Cell {
+    match (field.get)(record) {
+        Some(Value::Number(x)) => {
+            let shown = field.shown(&Value::Number(x));
+            let recorded = figure(x);
+            let cell = Cell::number(shown.clone(), x);
+            if shown == recorded {
+                cell
+            } else {
+                cell.titled(format!("recorded {recorded}"))
+            }
+        }
+        value => value_cell(value),
     }
 }
 

@@ -10,7 +10,7 @@ use super::super::routes;
 use super::super::views::{Cell, Chart, Column, Fact, Link, Row, Table};
 use super::head::{Head, change};
 use super::page::{Page, View};
-use super::shared::{opt, points, value_cell};
+use super::shared::{field_cell, opt, points};
 use crate::compare::Kind;
 use crate::data::figures::{LevelField, level};
 use crate::data::{Sweep, SweepLevel};
@@ -110,13 +110,18 @@ pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
 /// A level's cell of a figure: a percentile says on hover what it is of, and a tail of too
 /// few requests is greyed with its n.
 fn level_cell(field: &LevelField, level: &SweepLevel) -> Cell {
-    let cell = value_cell((field.field.get)(level));
-    match field.of_n(level) {
+    let mut cell = field_cell(&field.field, level);
+    let recorded = cell.title.take();
+    let of = field.of_n(level);
+    let title: Vec<String> = [of.clone(), recorded].into_iter().flatten().collect();
+    if !title.is_empty() {
+        cell = cell.titled(title.join("; "));
+    }
+    match of {
         Some(of) if field.weak_tail(level) && (field.field.get)(level).is_some() => {
-            cell.titled(of.clone()).weakened(of)
+            cell.weakened(of)
         }
-        Some(of) => cell.titled(of),
-        None => cell,
+        _ => cell,
     }
 }
 
@@ -247,7 +252,7 @@ fn summary(sweep: &Sweep) -> String {
     };
     if let Some((at, total)) = peak(sweep) {
         words.push_str(&format!(
-            ", at most {} tok/s in total (at concurrency {})",
+            ", at most {} output tok/s over all streams (at concurrency {})",
             figure(total),
             count(at)
         ));

@@ -100,7 +100,7 @@ pub fn table_of(c: &Catalog, records: impl IntoIterator<Item = usize>) -> Table 
                 Column::number("Prompt (words)"),
                 Column::number("Output (tokens)"),
                 Column::number("Levels"),
-                Column::number("Peak total tok/s"),
+                Column::number("Peak output tok/s"),
                 Column::number("At concurrency"),
                 Column::number("Failed requests"),
             ])

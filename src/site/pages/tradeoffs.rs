@@ -245,7 +245,7 @@ fn within_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) 
         Column::text("Model"),
         Column::text("Workload"),
         Column::number("Highest concurrency within"),
-        Column::number("Total tok/s there"),
+        Column::number("Output tok/s there"),
         Column::number("tok/s per GPU"),
     ];
     columns.extend(extra_columns(c, energy));
