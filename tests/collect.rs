@@ -2265,6 +2265,24 @@ fn a_sweep_warms_each_level_up_sends_at_least_twenty_and_isolates_the_cache() {
     let record = doc.sweeps.iter().find(|s| s.label == "defaults").unwrap();
     let requests: Vec<u64> = record.levels.iter().map(|l| l.requests).collect();
     assert_eq!(requests, [20, 20]);
+    // 20 requests each: every percentile has its bootstrap interval, around its value.
+    for level in &record.levels {
+        let keys: Vec<&str> = level.ci95.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "latency_p50_s",
+                "latency_p95_s",
+                "tpot_p50_ms",
+                "tpot_p95_ms",
+                "ttft_p50_s",
+                "ttft_p95_s"
+            ]
+        );
+        let [low, high] = level.ci95["ttft_p50_s"];
+        let value = level.ttft_p50_s.unwrap();
+        assert!(low <= value && value <= high, "{low} {value} {high}");
+    }
     assert_eq!(record.workload.min_requests, Some(20));
     assert_eq!(record.workload.rounds, 2);
     let method = record.method.as_ref().unwrap();

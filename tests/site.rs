@@ -1559,3 +1559,59 @@ fn a_run_and_the_sweep_of_its_set_up_name_each_other_with_their_methods() {
             .contains("<a href=\"/runs/qwen38-dense-default/\">qwen38-dense-default</a> measures")
     );
 }
+
+#[test]
+fn a_percentile_with_an_interval_shows_how_far_it_could_move() {
+    let project = Project::copy_of_repo();
+    let mut doc = seed();
+    let sweep = doc
+        .sweeps
+        .iter_mut()
+        .find(|s| s.label == "qwen3.8-27b default")
+        .unwrap();
+    let c16 = sweep
+        .levels
+        .iter_mut()
+        .find(|l| l.concurrency == 16)
+        .unwrap();
+    c16.ci95.insert("ttft_p50_s".into(), [5.9, 6.3]);
+    project.write("data/results.json", &data::to_json(&doc));
+    build(&project, &[]).assert_success();
+    let page = project.page("sweeps/qwen3-8-27b-default/index.html");
+    let value = c16_ttft_p50(&doc);
+    // TTFT to the millisecond: 5.900–6.300, and the interval as recorded on hover.
+    let cell = format!(
+        "title=\"p50 of 32 requests; 95% interval 5.9 – 6.3\">{value:.3} <small>5.900–6.300</small></td>"
+    );
+    assert!(
+        row(&page, "c16").contains(&cell),
+        "{cell} in {}",
+        row(&page, "c16")
+    );
+    // A key that is not a percentile of the level is refused by check.
+    let mut bad = doc.clone();
+    bad.sweeps[0].levels[0]
+        .ci95
+        .insert("total_tok_s".into(), [1.0, 2.0]);
+    project.write("data/results.json", &data::to_json(&bad));
+    let check = project.run(&["check"]);
+    assert!(!check.status.success());
+    assert!(
+        check.stderr.contains("/sweeps/0/levels/0/ci95/total_tok_s"),
+        "{}",
+        check.stderr
+    );
+}
+
+fn c16_ttft_p50(doc: &Results) -> f64 {
+    doc.sweeps
+        .iter()
+        .find(|s| s.label == "qwen3.8-27b default")
+        .unwrap()
+        .levels
+        .iter()
+        .find(|l| l.concurrency == 16)
+        .unwrap()
+        .ttft_p50_s
+        .unwrap()
+}

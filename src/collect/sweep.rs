@@ -234,6 +234,7 @@ pub(super) fn counted(concurrency: u64, succeeded: u64, failed: u64) -> SweepLev
         power_w: None,
         joules_per_token: None,
         cached_prompt_tokens: None,
+        ci95: std::collections::BTreeMap::new(),
     }
 }
 
@@ -265,6 +266,31 @@ pub(super) fn figures(level: &mut SweepLevel, answered: &[Request]) {
     level.tpot_p95_ms = q(&tpot, 0.95);
     level.output_tokens = median_count(&output);
     level.prompt_tokens = median_count(&prompt);
+    let per_request = [
+        (&level::TTFT_P50_S, &ttft),
+        (&level::TTFT_P95_S, &ttft),
+        (&level::LATENCY_P50_S, &latency),
+        (&level::LATENCY_P95_S, &latency),
+        (&level::TPOT_P50_MS, &tpot),
+        (&level::TPOT_P95_MS, &tpot),
+    ];
+    for (figure, values) in per_request {
+        let Some(percentile) = figure.percentile else {
+            continue;
+        };
+        if (values.len() as u64) < level::TAIL_MIN_N {
+            continue;
+        }
+        let at = f64::from(percentile) / 100.0;
+        let resamples = stats::divergence::BOOTSTRAP_RESAMPLES;
+        let seed = stats::divergence::BOOTSTRAP_SEED;
+        if let Some([low, high]) = stats::quantile_ci95(values, at, resamples, seed) {
+            level.ci95.insert(
+                figure.field.key.to_owned(),
+                [stats::round(low, 4), stats::round(high, 4)],
+            );
+        }
+    }
 }
 
 /// Runs the sweep; see the module documentation.

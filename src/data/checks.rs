@@ -228,6 +228,19 @@ fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
         for (low, high) in level::PERCENTILE_PAIRS {
             ordered(out, &at, &numbers(&[&low.field, &high.field], level));
         }
+        for (key, [low, high]) in &level.ci95 {
+            let figure = level::ALL
+                .iter()
+                .find(|f| f.field.key == key && f.percentile.is_some());
+            let value = figure.and_then(|f| f.field.number_in(level));
+            if value.is_none() || low > high {
+                out.push(Problem::new(
+                    format!("{at}/ci95/{}", pointer_segment(key)),
+                    "the [low, high] interval of a percentile figure the level has",
+                    format!("[{}, {}]", num(*low), num(*high)),
+                ));
+            }
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! The typed results document (schema version 1). These types are the single source of the
 //! document's shape: the JSON Schema is derived from them (see `schema.rs`).
 
+use std::collections::BTreeMap;
+
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -570,6 +572,11 @@ pub struct SweepLevel {
     /// (the usage report's `prompt_tokens_details.cached_tokens`), where it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_prompt_tokens: Option<u64>,
+    /// The 95% percentile-bootstrap interval of each percentile figure, by its key, where the
+    /// level has at least 20 of the figure's requests (1000 resamples, seeded, so they can be
+    /// recomputed).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub ci95: BTreeMap<String, [f64; 2]>,
 }
 
 impl Sweep {

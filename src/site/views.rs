@@ -101,6 +101,9 @@ impl Table {
                     )),
                     None => html.push_str(&text),
                 }
+                if let Some(aside) = cell.aside.as_deref() {
+                    html.push_str(&format!(" <small>{}</small>", super::escape::escape(aside)));
+                }
                 if let Some(weak) = cell.weak.as_deref() {
                     html.push_str(&format!(
                         " <small>({})</small>",
@@ -215,6 +218,8 @@ pub struct Cell {
     pub title: Option<String>,
     /// Why the value is weak, shown after it and greying it (`p95 of 2 requests`).
     pub weak: Option<String>,
+    /// How far the value could move, shown after it (`0.110–0.130`).
+    pub aside: Option<String>,
 }
 
 impl Cell {
@@ -268,6 +273,12 @@ impl Cell {
     /// The cell with what its value is of, on hover.
     pub fn titled(mut self, title: impl Into<String>) -> Self {
         self.title = Some(title.into());
+        self
+    }
+
+    /// The cell with how far its value could move after it.
+    pub fn beside(mut self, aside: impl Into<String>) -> Self {
+        self.aside = Some(aside.into());
         self
     }
 

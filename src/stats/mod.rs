@@ -9,4 +9,4 @@ mod pareto;
 mod summary;
 
 pub use pareto::pareto;
-pub use summary::{mean, median, quantile, quantile_sorted, round};
+pub use summary::{mean, median, quantile, quantile_ci95, quantile_sorted, round};

@@ -94,6 +94,8 @@ pub struct Catalog<'a> {
     pub(super) run_quality: std::sync::OnceLock<Vec<Option<usize>>>,
     /// Each model's noise floor.
     pub(super) floors: std::sync::OnceLock<std::collections::HashMap<String, f64>>,
+    /// The runs and sweeps of each server set-up, found when a page first needs them.
+    pub(super) setups: std::sync::OnceLock<super::setups::Setups>,
     /// The failures' server logs the project has, by their path in the project.
     pub(super) logs: std::collections::BTreeSet<&'a str>,
     /// The latency limits of `[slo]`.
@@ -130,6 +132,7 @@ impl<'a> Catalog<'a> {
             comparison_keys: std::sync::OnceLock::new(),
             run_quality: std::sync::OnceLock::new(),
             floors: std::sync::OnceLock::new(),
+            setups: std::sync::OnceLock::new(),
             logs: std::collections::BTreeSet::new(),
             slo: crate::config::Slo::default(),
             cost: None,

@@ -1,13 +1,68 @@
 //! A run and the sweeps of the same server set-up: the same model, and the sequences, vision,
 //! CUDA graphs, MTP and GPUs the run's profile settings give equal to the sweep's dimensions
 //! (`data::rules::server_dimensions`, which `collect sweep` writes them from). They measure one
-//! server two ways, so each page names the other and how their methods differ.
+//! server two ways, so each page names the other and how their methods differ. The set-ups
+//! are indexed once, so a page finds its counterparts without reading every record.
+
+use std::collections::HashMap;
 
 use super::records::Catalog;
 use crate::data::{Run, Sweep, rules};
 use crate::profiles;
 
+/// The dimensions that make a server set-up, in the order its key names them.
+const SETUP: [&str; 5] = ["seqs", "vision", "graphs", "mtp", "gpus"];
+
+/// The runs and sweeps of each server set-up, by its key.
+#[derive(Default)]
+pub struct Setups {
+    by_key: HashMap<String, (Vec<usize>, Vec<usize>)>,
+    /// Each run's key, where its profile is in the project.
+    run_keys: Vec<Option<String>>,
+    /// Each sweep's key.
+    sweep_keys: Vec<String>,
+}
+
+/// A set-up's key: the model and its set-up dimensions, as `name=value` lines.
+fn key<'v>(model: &str, value: impl Fn(&str) -> Option<&'v str>) -> String {
+    let mut key = model.to_owned();
+    for name in SETUP {
+        if let Some(v) = value(name) {
+            key.push_str(&format!("\n{name}={v}"));
+        }
+    }
+    key
+}
+
 impl Catalog<'_> {
+    fn setups(&self) -> &Setups {
+        self.setups.get_or_init(|| {
+            let mut setups = Setups::default();
+            for (i, run) in self.doc.runs.iter().enumerate() {
+                let dims = self.setup_of(run);
+                let key = dims.map(|dims| {
+                    key(&run.model, |name| {
+                        dims.iter()
+                            .find(|(n, _)| *n == name)
+                            .map(|(_, v)| v.as_str())
+                    })
+                });
+                if let Some(key) = &key {
+                    setups.by_key.entry(key.clone()).or_default().0.push(i);
+                }
+                setups.run_keys.push(key);
+            }
+            for (i, sweep) in self.doc.sweeps.iter().enumerate() {
+                let key = key(&sweep.model, |name| {
+                    sweep.dimensions.get(name).map(String::as_str)
+                });
+                setups.by_key.entry(key.clone()).or_default().1.push(i);
+                setups.sweep_keys.push(key);
+            }
+            setups
+        })
+    }
+
     /// The server set-up a run's profile and overrides give, as sweep dimensions; `None` when
     /// its profile is not in the project.
     fn setup_of(&self, run: &Run) -> Option<Vec<(&'static str, String)>> {
@@ -16,34 +71,26 @@ impl Catalog<'_> {
         Some(rules::server_dimensions(&profile.effective(&overrides)))
     }
 
-    fn same_setup(setup: &[(&'static str, String)], run: &Run, sweep: &Sweep) -> bool {
-        sweep.model == run.model
-            && setup
-                .iter()
-                .all(|(key, value)| sweep.dimensions.get(*key) == Some(value))
-    }
-
     /// The sweeps of a run's server set-up, in document order.
     pub fn sweeps_of_setup(&self, run: &Run) -> Vec<&Sweep> {
-        let Some(setup) = self.setup_of(run) else {
-            return Vec::new();
-        };
-        self.doc
-            .sweeps
-            .iter()
-            .filter(|sweep| Self::same_setup(&setup, run, sweep))
-            .collect()
+        let setups = self.setups();
+        let index = super::records::index_in(&self.doc.runs, run);
+        index
+            .and_then(|i| setups.run_keys[i].as_ref())
+            .and_then(|key| setups.by_key.get(key))
+            .map_or_else(Vec::new, |(_, sweeps)| {
+                sweeps.iter().map(|&i| &self.doc.sweeps[i]).collect()
+            })
     }
 
     /// The runs of a sweep's server set-up, in document order.
     pub fn runs_of_setup(&self, sweep: &Sweep) -> Vec<&Run> {
-        self.doc
-            .runs
-            .iter()
-            .filter(|run| {
-                self.setup_of(run)
-                    .is_some_and(|setup| Self::same_setup(&setup, run, sweep))
+        let setups = self.setups();
+        let index = super::records::index_in(&self.doc.sweeps, sweep);
+        index
+            .and_then(|i| setups.by_key.get(&setups.sweep_keys[i]))
+            .map_or_else(Vec::new, |(runs, _)| {
+                runs.iter().map(|&i| &self.doc.runs[i]).collect()
             })
-            .collect()
     }
 }

@@ -14,8 +14,33 @@ use crate::format::{count, switch};
 #[derive(Debug, Serialize)]
 pub struct Measured {
     facts: Vec<Fact>,
-    /// The records of the same server set-up measured the other way.
+    /// The records of the same server set-up measured the other way: the most recent
+    /// [`COUNTERPARTS`].
     others: Vec<Other>,
+    /// How many more there are, when there are.
+    more: Option<String>,
+}
+
+/// At most this many counterparts on a page, the most recent: a page does not grow with how
+/// often its set-up was measured.
+pub const COUNTERPARTS: usize = 3;
+
+/// The most recent [`COUNTERPARTS`] of `records`, each made an [`Other`], and how many were
+/// left out, in words.
+fn bounded<'r, T>(
+    records: Vec<&'r T>,
+    date: impl Fn(&T) -> &str,
+    noun: &str,
+    other: impl Fn(&'r T) -> Other,
+) -> (Vec<Other>, Option<String>) {
+    let all = records.len();
+    let (kept, cut) = super::shared::most_recent(records, date, COUNTERPARTS);
+    let more = cut.then(|| {
+        format!(
+            "The {COUNTERPARTS} most recent of {all} {noun}s of this set-up; its model's page lists them all."
+        )
+    });
+    (kept.into_iter().map(other).collect(), more)
 }
 
 /// A record of the same server set-up, and how it was measured differently.
@@ -152,10 +177,11 @@ pub fn of_run(c: &Catalog, run: &Run) -> Measured {
             ),
         ));
     }
-    let others = c
-        .sweeps_of_setup(run)
-        .into_iter()
-        .map(|sweep| Other {
+    let (others, more) = bounded(
+        c.sweeps_of_setup(run),
+        |s| s.generated.as_str(),
+        "sweep",
+        |sweep| Other {
             link: c.link_sweep(sweep),
             differs: format!(
                 "measures the same server set-up as a sweep: it sent {}; this run sent {}.{}",
@@ -163,9 +189,13 @@ pub fn of_run(c: &Catalog, run: &Run) -> Measured {
                 run_sends(c, run),
                 speeds(run, sweep)
             ),
-        })
-        .collect();
-    Measured { facts, others }
+        },
+    );
+    Measured {
+        facts,
+        others,
+        more,
+    }
 }
 
 /// How a sweep was measured, and the runs of its server set-up.
@@ -194,10 +224,11 @@ pub fn of_sweep(c: &Catalog, sweep: &Sweep) -> Measured {
             (None, None) => "none: each level's first requests are measured cold".to_owned(),
         },
     ));
-    let others = c
-        .runs_of_setup(sweep)
-        .into_iter()
-        .map(|run| Other {
+    let (others, more) = bounded(
+        c.runs_of_setup(sweep),
+        |r| r.generated.as_str(),
+        "run",
+        |run| Other {
             link: c.link_run(run),
             differs: format!(
                 "measures the same server set-up as a run: it sent {}; this sweep sent {}.{}",
@@ -205,7 +236,11 @@ pub fn of_sweep(c: &Catalog, sweep: &Sweep) -> Measured {
                 sweep_sends(sweep),
                 speeds(run, sweep)
             ),
-        })
-        .collect();
-    Measured { facts, others }
+        },
+    );
+    Measured {
+        facts,
+        others,
+        more,
+    }
 }

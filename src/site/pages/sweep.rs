@@ -86,7 +86,7 @@ pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
     fields.splice(at..at, measured);
     Table {
         caption: format!(
-            "Concurrency levels of {}: each percentile is of the level's succeeded requests; a p95 of fewer than {} is greyed",
+            "Concurrency levels of {}: each percentile is of the level's succeeded requests, with its 95% bootstrap interval where there are at least {1}; a p95 of fewer than {1} is greyed",
             sweep.label,
             level::TAIL_MIN_N
         ),
@@ -113,9 +113,26 @@ fn level_cell(field: &LevelField, level: &SweepLevel) -> Cell {
     let mut cell = field_cell(&field.field, level);
     let recorded = cell.title.take();
     let of = field.of_n(level);
-    let title: Vec<String> = [of.clone(), recorded].into_iter().flatten().collect();
+    let interval = level.ci95.get(field.field.key).map(|[low, high]| {
+        let shown = |x: f64| field.field.shown(&crate::data::figures::Value::Number(x));
+        (
+            format!("{}–{}", shown(*low), shown(*high)),
+            format!("95% interval {low} – {high}"),
+        )
+    });
+    let title: Vec<String> = [
+        of.clone(),
+        recorded,
+        interval.as_ref().map(|(_, t)| t.clone()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     if !title.is_empty() {
         cell = cell.titled(title.join("; "));
+    }
+    if let Some((aside, _)) = interval {
+        cell = cell.beside(aside);
     }
     match of {
         Some(of) if field.weak_tail(level) && (field.field.get)(level).is_some() => {
