@@ -103,9 +103,9 @@ fn the_command_flags_regressions_and_fails_on_them_when_asked() {
     let output = run_benchsite(&["diff", old, new]);
     output.assert_success();
     assert!(
-        output
-            .stdout
-            .contains("  decode_tok_s: 289.0 → 260.1 (−28.9, −10.0%)  REGRESSION"),
+        output.stdout.contains(
+            "  decode_tok_s: 289.0 → 260.1 (−28.9, −10.0%)  REGRESSION, beyond both intervals"
+        ),
         "{}",
         output.stdout
     );

@@ -72,7 +72,8 @@ pub fn run(root: &Path, args: DiffArgs) -> Outcome {
     })
 }
 
-/// `decode_tok_s: 289.0 → 260.1 (−28.9, −10.0%)  REGRESSION`
+/// `decode_tok_s: 289.0 → 260.1 (−28.9, −10.0%)  REGRESSION, beyond both intervals`; a bad
+/// move within both records' noise says so instead.
 pub fn line(change: &Change) -> String {
     let mut text = format!(
         "{}: {} → {}",
@@ -84,7 +85,9 @@ pub fn line(change: &Change) -> String {
         text.push_str(&format!(" ({delta})"));
     }
     if change.regression {
-        text.push_str("  REGRESSION");
+        text.push_str(&format!("  REGRESSION, {}", change.noise.words()));
+    } else if change.noise == benchsite::compare::Noise::Within {
+        text.push_str("  within noise");
     }
     text
 }

@@ -33,8 +33,33 @@ pub struct Change {
     pub delta: Option<f64>,
     /// The delta in percent of the old value, when the old value is not 0.
     pub percent: Option<f64>,
-    /// A move in the bad direction beyond the threshold.
+    /// A move in the bad direction beyond the threshold, beyond both records' intervals
+    /// where they have them, and measured by one method.
     pub regression: bool,
+    /// What the two records' own intervals say of the move, for a figure on both sides.
+    pub noise: Noise,
+}
+
+/// What two records' own intervals say of a figure's move (`stats::noise`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Noise {
+    /// A side has no interval: only the threshold judges it.
+    Unknown,
+    /// The move is within both records' noise: never a regression.
+    Within,
+    /// The move is beyond both records' noise.
+    Beyond,
+}
+
+impl Noise {
+    /// The words after a flagged or unflagged move.
+    pub fn words(self) -> &'static str {
+        match self {
+            Noise::Unknown => "no interval",
+            Noise::Within => "within noise",
+            Noise::Beyond => "beyond both intervals",
+        }
+    }
 }
 
 impl Change {
@@ -131,6 +156,8 @@ struct Figure {
     name: String,
     value: Option<Value>,
     better: Better,
+    /// Its 95% interval or its samples' range, where the record has one.
+    interval: Option<(f64, f64)>,
 }
 
 impl Facts {
@@ -139,6 +166,7 @@ impl Facts {
             name: name.into(),
             value: value.map(Value::Number),
             better,
+            interval: None,
         });
     }
 
@@ -166,6 +194,7 @@ impl Facts {
                     name: name(field.key),
                     value,
                     better,
+                    interval: None,
                 }),
                 Role::Setting => self.settings.push((name(field.key), value)),
                 Role::Key | Role::Detail => {}
@@ -218,6 +247,23 @@ fn compare<R: Record>(
     }
 }
 
+/// What a figure's two intervals say of its move.
+fn noise_of(before: &Figure, after: Option<&Figure>) -> Noise {
+    use crate::stats::noise::{self, Interval, Verdict};
+    let interval = |figure: &Figure| {
+        let value = figure.value.as_ref()?.number()?;
+        let (low, high) = figure.interval?;
+        Some(Interval { value, low, high })
+    };
+    match (interval(before), after.and_then(interval)) {
+        (Some(a), Some(b)) => match noise::difference(b, a) {
+            Verdict::Within { .. } => Noise::Within,
+            Verdict::Beyond { .. } => Noise::Beyond,
+        },
+        _ => Noise::Unknown,
+    }
+}
+
 fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
     let mut changes = Vec::new();
     let find =
@@ -240,10 +286,14 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
             (Better::Lower, Some(d)) => d > 0.0,
             _ => false,
         };
+        let noise = noise_of(before, find(new, &before.name).map(|at| &new.figures[at]));
         // From zero any bad move is beyond every threshold; across a change of method, no
-        // move is a regression (the method change is listed with the settings).
-        let regression =
-            worse && percent.is_none_or(|p| p.abs() > threshold) && old.method == new.method;
+        // move is a regression (the method change is listed with the settings), nor one
+        // within both records' intervals.
+        let regression = worse
+            && percent.is_none_or(|p| p.abs() > threshold)
+            && old.method == new.method
+            && noise != Noise::Within;
         changes.push(Change {
             what: before.name.clone(),
             of: Of::Figure,
@@ -252,6 +302,7 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
             delta,
             percent,
             regression,
+            noise,
         });
     }
     for after in &new.figures {
@@ -264,6 +315,7 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
                 delta: None,
                 percent: None,
                 regression: false,
+                noise: Noise::Unknown,
             });
         }
     }
@@ -282,6 +334,7 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
                 delta: None,
                 percent: None,
                 regression: false,
+                noise: Noise::Unknown,
             });
         }
     }
@@ -296,6 +349,18 @@ fn method_version(method: Option<&crate::data::RecordMethod>) -> u64 {
 fn run_facts(run: &Run) -> Facts {
     let mut f = Facts::default();
     f.fields(run::ALL, run, str::to_owned);
+    // The decode speed moves within its samples' range.
+    let samples = &run.decode_samples;
+    if samples.len() >= 2
+        && let Some(decode) = f
+            .figures
+            .iter_mut()
+            .find(|figure| figure.name == run::DECODE_TOK_S.key)
+    {
+        let low = samples.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = samples.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        decode.interval = Some((low, high));
+    }
     f.method = Some(method_version(run.method.as_ref()));
     f.setting("method_version", f.method);
     f
@@ -311,6 +376,7 @@ fn sweep_facts(sweep: &Sweep) -> Facts {
                     name,
                     value: (field.get)(level),
                     better,
+                    interval: level.ci95.get(field.key).map(|[low, high]| (*low, *high)),
                 });
             }
         }
@@ -408,6 +474,17 @@ mod tests {
         let lower = |old, new| changes(&facts(old, Better::Lower), &facts(new, Better::Lower), 5.0);
         assert!(lower(0.0, 2.0)[0].regression, "from zero, any rise");
         assert!(!lower(2.0, 0.0)[0].regression);
+        // A bad move within both records' intervals is not a regression: 100 [90, 110] to
+        // 93 [85, 101] moves −7, and √(10² + 8²) ≈ 12.8 > 7.
+        let (mut old, mut new) = (facts(100.0, Better::Higher), facts(93.0, Better::Higher));
+        (old.figures[0].interval, new.figures[0].interval) =
+            (Some((90.0, 110.0)), Some((85.0, 101.0)));
+        let change = &changes(&old, &new, 5.0)[0];
+        assert_eq!((change.noise, change.regression), (Noise::Within, false));
+        new.figures[0].interval = Some((92.5, 93.5));
+        old.figures[0].interval = Some((99.5, 100.5));
+        let change = &changes(&old, &new, 5.0)[0];
+        assert_eq!((change.noise, change.regression), (Noise::Beyond, true));
         // Across a change of method a bad move is listed, never a regression.
         let (mut old, mut new) = (facts(100.0, Better::Higher), facts(50.0, Better::Higher));
         (old.method, new.method) = (Some(1), Some(2));

@@ -7,5 +7,5 @@ mod diff;
 mod history;
 
 pub use ablations::{Ablation, Kind, MACHINE, ablations, ablations_across};
-pub use diff::{Change, Diff, Of, RecordChanges, diff};
+pub use diff::{Change, Diff, Noise, Of, RecordChanges, diff};
 pub use history::{History, VERSIONED, histories};

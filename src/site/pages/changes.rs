@@ -73,9 +73,13 @@ pub fn machine_changes(diff: &compare::Diff, baseline: &str, threshold: f64) -> 
                         .changes
                         .iter()
                         .map(|change| {
-                            let flag = change
-                                .regression
-                                .then(|| format!("regression beyond {}%", figure(threshold)));
+                            let flag = change.regression.then(|| {
+                                format!(
+                                    "regression beyond {}% ({})",
+                                    figure(threshold),
+                                    change.noise.words()
+                                )
+                            });
                             Row {
                                 id: None,
                                 class: change.regression.then(|| "regression".to_owned()),
