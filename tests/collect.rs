@@ -2282,6 +2282,14 @@ fn a_sweep_warms_each_level_up_sends_at_least_twenty_and_isolates_the_cache() {
         let [low, high] = level.ci95["ttft_p50_s"];
         let value = level.ttft_p50_s.unwrap();
         assert!(low <= value && value <= high, "{low} {value} {high}");
+        // The fake counts 20 words, the nonce and 10 more as the prompt: 31 prompt tokens to
+        // 10 output tokens, so prompt and output together run 4.1 × the output alone (both
+        // rounded to a tenth).
+        let (output, both) = (
+            level.total_tok_s.unwrap(),
+            level.prompt_and_output_tok_s.unwrap(),
+        );
+        assert!((both - 4.1 * output).abs() < 0.5, "{both} against {output}");
     }
     assert_eq!(record.workload.min_requests, Some(20));
     assert_eq!(record.workload.rounds, 2);

@@ -191,6 +191,10 @@ impl Level {
         let wall = self.wall.as_secs_f64();
         level.total_tok_s = (!answered.is_empty() && wall > 0.0 && total_output > 0.0)
             .then(|| stats::round(total_output / wall, 1));
+        let prompts: Option<Vec<f64>> = answered.iter().map(|r| r.prompt).collect();
+        let total_prompt: f64 = prompts.iter().flatten().sum();
+        level.prompt_and_output_tok_s = (prompts.is_some() && level.total_tok_s.is_some())
+            .then(|| stats::round((total_prompt + total_output) / wall, 1));
         (level.power_w, level.joules_per_token) = super::decode::energy(self.power, total_output);
         level
     }
@@ -233,6 +237,7 @@ pub(super) fn counted(concurrency: u64, succeeded: u64, failed: u64) -> SweepLev
         source: None,
         power_w: None,
         joules_per_token: None,
+        prompt_and_output_tok_s: None,
         cached_prompt_tokens: None,
         ci95: std::collections::BTreeMap::new(),
     }

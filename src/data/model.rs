@@ -539,6 +539,11 @@ pub struct SweepLevel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
     pub total_tok_s: Option<f64>,
+    /// Prompt and output tokens over the level's wall time, tok/s: `vllm bench serve`'s
+    /// "Total token throughput", where every answer's usage counted its prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub prompt_and_output_tok_s: Option<f64>,
     /// Median request latency, seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]

@@ -203,6 +203,15 @@ pub static TOTAL_TOK_S: LevelField = chart(
     Some("Output throughput, all streams"),
 );
 
+pub static PROMPT_AND_OUTPUT_TOK_S: LevelField = level(field(
+    "prompt_and_output_tok_s",
+    "Prompt + output tok/s, all streams",
+    "tok/s",
+    Precision::Decimals(1),
+    HIGHER,
+    |l| measured(l.prompt_and_output_tok_s),
+));
+
 pub static LATENCY_P50_S: LevelField = percentile(
     chart(
         field(
@@ -302,7 +311,7 @@ pub static TPOT_FROM_RATE_MS: LevelField = level(field(
 ));
 
 /// Every field of a sweep level, in the order of the sweep-levels download and table.
-pub static ALL: [&LevelField; 18] = [
+pub static ALL: [&LevelField; 19] = [
     &CONCURRENCY,
     &REQUESTS,
     &SUCCEEDED,
@@ -314,6 +323,7 @@ pub static ALL: [&LevelField; 18] = [
     &TTFT_P95_S,
     &DECODE_TOK_S_PER_STREAM,
     &TOTAL_TOK_S,
+    &PROMPT_AND_OUTPUT_TOK_S,
     &LATENCY_P50_S,
     &LATENCY_P95_S,
     &TPOT_P50_MS,

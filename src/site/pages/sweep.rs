@@ -67,7 +67,8 @@ pub const CHARTS: &[SweepChart] = &[
 
 /// The figures a levels table shows where some level of the sweep has them, after the
 /// latency.
-static WHERE_MEASURED: [&LevelField; 3] = [
+static WHERE_MEASURED: [&LevelField; 4] = [
+    &level::PROMPT_AND_OUTPUT_TOK_S,
     &level::TPOT_P50_MS,
     &level::TPOT_P95_MS,
     &level::CACHED_PROMPT_TOKENS,
