@@ -1615,3 +1615,44 @@ fn c16_ttft_p50(doc: &Results) -> f64 {
         .ttft_p50_s
         .unwrap()
 }
+
+#[test]
+fn a_change_of_method_is_said_and_never_marked_a_regression() {
+    let project = Project::copy_of_repo();
+    let mut doc = seed();
+    let mut rerun = doc.sweeps[0].clone();
+    rerun.label = "qwen3.6-35b-a3b baseline, method 2".into();
+    rerun.generated = data::Date::new("2026-10-01").unwrap();
+    rerun.method = Some(data::RecordMethod {
+        version: 2,
+        client: "benchsite 0.1.0".into(),
+        prompt_source: "generated text".into(),
+        prompt_sha256: "0".repeat(64),
+        warmup: 1,
+        token_count: "usage".into(),
+        cache: data::CacheIsolation::Nonce,
+    });
+    let c8 = rerun
+        .levels
+        .iter_mut()
+        .find(|l| l.concurrency == 8)
+        .unwrap();
+    c8.total_tok_s = Some(1100.0);
+    doc.sweeps.push(rerun);
+    project.write("data/results.json", &data::to_json(&doc));
+    build(&project, &[]).assert_success();
+    let history = project.page("history/index.html");
+    // The same −10.1% as measured by one method is listed, not marked: the definitions moved.
+    assert!(history.contains(
+        "<td>c = 8: Output tok/s, all streams</td><td class=\"num\" data-sort=\"1223\">1223.0</td>"
+    ));
+    assert_eq!(history.matches("<tr class=\"regression\">").count(), 0);
+    assert!(
+        history
+            .contains("measured by methods 1 and 2, whose definitions differ, so no row is marked")
+    );
+    // The sweep page says how it was measured.
+    let page = project.page("sweeps/qwen3-6-35b-a3b-baseline-method-2/index.html");
+    assert!(page.contains("version 2, measured by benchsite 0.1.0"));
+    assert!(page.contains("1 request per stream before each level, discarded"));
+}

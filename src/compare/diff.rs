@@ -341,27 +341,18 @@ fn changes(old: &Facts, new: &Facts, threshold: f64) -> Vec<Change> {
     changes
 }
 
-/// The method version of a record benchsite measured (1 when it predates `method`).
-fn method_version(method: Option<&crate::data::RecordMethod>) -> u64 {
-    method.map_or(1, |m| m.version)
-}
-
 fn run_facts(run: &Run) -> Facts {
     let mut f = Facts::default();
     f.fields(run::ALL, run, str::to_owned);
     // The decode speed moves within its samples' range.
-    let samples = &run.decode_samples;
-    if samples.len() >= 2
-        && let Some(decode) = f
-            .figures
-            .iter_mut()
-            .find(|figure| figure.name == run::DECODE_TOK_S.key)
+    if let Some(decode) = f
+        .figures
+        .iter_mut()
+        .find(|figure| figure.name == run::DECODE_TOK_S.key)
     {
-        let low = samples.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = samples.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        decode.interval = Some((low, high));
+        decode.interval = crate::data::rules::decode_range(run);
     }
-    f.method = Some(method_version(run.method.as_ref()));
+    f.method = Some(crate::data::rules::method_version(run.method.as_ref()));
     f.setting("method_version", f.method);
     f
 }
@@ -386,7 +377,7 @@ fn sweep_facts(sweep: &Sweep) -> Facts {
     f.setting("max_model_len", sweep.max_model_len);
     f.setting("workload", &sweep.workload);
     f.setting("dimensions", &sweep.dimensions);
-    f.method = Some(method_version(sweep.method.as_ref()));
+    f.method = Some(crate::data::rules::method_version(sweep.method.as_ref()));
     f.setting("method_version", f.method);
     f
 }

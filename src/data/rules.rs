@@ -1,7 +1,7 @@
 //! The rules of the model that more than one layer needs: what a configuration's profile
 //! says about it, the KV pool's concurrency and which failures concern a model.
 
-use super::model::{Failure, Results, Sweep, Workload};
+use super::model::{Failure, RecordMethod, Results, Run, Sweep, Workload};
 use crate::profiles::Effective;
 
 /// Whether the vision tower is loaded under these settings.
@@ -57,6 +57,25 @@ pub fn rounds_at(workload: &Workload, concurrency: u64) -> u64 {
         .min_requests
         .map_or(0, |least| least.div_ceil(concurrency.max(1)));
     workload.rounds.max(floor)
+}
+
+/// The lowest and highest of a run's decode samples, when it has two or more: how far its
+/// decode speed moves from sample to sample.
+pub fn decode_range(run: &Run) -> Option<(f64, f64)> {
+    let samples = &run.decode_samples;
+    (samples.len() >= 2).then(|| {
+        samples
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(low, high), &s| {
+                (low.min(s), high.max(s))
+            })
+    })
+}
+
+/// The version of the definitions a record was measured by: its method's, or 1 for one from
+/// before records said.
+pub fn method_version(method: Option<&RecordMethod>) -> u64 {
+    method.map_or(1, |m| m.version)
 }
 
 /// The GPUs a sweep ran on: its `gpus` dimension (`collect sweep` writes it from the profile

@@ -13,6 +13,7 @@ use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::page::{Page, View};
 use crate::compare::{History, Kind};
 use crate::data::figures::{Better, Value, level, run};
+use crate::data::rules;
 use crate::format::figure;
 
 /// The history page's content.
@@ -36,9 +37,18 @@ pub struct Series {
     data: String,
 }
 
-/// One comparable figure of a record: its label, value, better direction and whether it is
-/// a whole count.
-type Figure = (String, f64, Better, bool);
+/// One comparable figure of a record: its label, value, better direction, whether it is a
+/// whole count, and how far it could move (a run's samples' range, a level's bootstrap
+/// interval), where the record says.
+type Figure = (String, f64, Better, bool, Option<(f64, f64)>);
+
+/// The version of the definitions a record was measured by.
+fn method(c: &Catalog, kind: Kind, index: usize) -> u64 {
+    match kind {
+        Kind::Run => rules::method_version(c.doc.runs[index].method.as_ref()),
+        _ => rules::method_version(c.doc.sweeps[index].method.as_ref()),
+    }
+}
 
 /// What a measurement is called: the server's version and the date.
 fn version(c: &Catalog, kind: Kind, index: usize) -> String {
@@ -77,9 +87,19 @@ fn figures_of(c: &Catalog, kind: Kind, index: usize) -> Vec<Figure> {
         Kind::Run => run::ALL
             .iter()
             .filter_map(|f| {
-                let value = (f.get)(&c.doc.runs[index])?;
+                let run = &c.doc.runs[index];
+                let value = (f.get)(run)?;
                 let whole = matches!(value, Value::Count(_));
-                Some((f.label.to_owned(), value.number()?, f.better()?, whole))
+                let interval = (f.key == run::DECODE_TOK_S.key)
+                    .then(|| rules::decode_range(run))
+                    .flatten();
+                Some((
+                    f.label.to_owned(),
+                    value.number()?,
+                    f.better()?,
+                    whole,
+                    interval,
+                ))
             })
             .collect(),
         _ => c.doc.sweeps[index]
@@ -94,6 +114,7 @@ fn figures_of(c: &Catalog, kind: Kind, index: usize) -> Vec<Figure> {
                         value.number()?,
                         f.field.better()?,
                         whole,
+                        level.ci95.get(f.field.key).map(|[low, high]| (*low, *high)),
                     ))
                 })
             })
@@ -113,10 +134,37 @@ fn headline(c: &Catalog, kind: Kind, index: usize) -> Option<f64> {
     }
 }
 
-/// Whether moving from `from` to `to` is a regression beyond `threshold` percent.
-fn regression(from: f64, to: f64, better: Better, threshold: f64) -> bool {
+/// Whether moving from `from` to `to` is a regression beyond `threshold` percent; never one
+/// within both measurements' intervals (`stats::noise`), where they have them.
+fn regression(
+    (from, from_range): (f64, Option<(f64, f64)>),
+    (to, to_range): (f64, Option<(f64, f64)>),
+    better: Better,
+    threshold: f64,
+) -> bool {
+    use crate::stats::noise::{self, Interval, Verdict};
     if from == 0.0 {
         return false;
+    }
+    if let (Some((from_low, from_high)), Some((to_low, to_high))) = (from_range, to_range) {
+        let within = matches!(
+            noise::difference(
+                Interval {
+                    value: to,
+                    low: to_low,
+                    high: to_high
+                },
+                Interval {
+                    value: from,
+                    low: from_low,
+                    high: from_high
+                },
+            ),
+            Verdict::Within { .. }
+        );
+        if within {
+            return false;
+        }
     }
     let change = (to - from) / from * 100.0;
     match better {
@@ -126,13 +174,15 @@ fn regression(from: f64, to: f64, better: Better, threshold: f64) -> bool {
     }
 }
 
-/// The figures of two measurements side by side, regressions marked.
+/// The figures of two measurements side by side, regressions marked: a bad move beyond the
+/// threshold and both measurements' intervals, between measurements of one method.
 pub fn diff(c: &Catalog, kind: Kind, from: usize, to: usize) -> Table {
     let (a, b) = (figures_of(c, kind, from), figures_of(c, kind, to));
+    let methods = (method(c, kind, from), method(c, kind, to));
     let rows = a
         .iter()
-        .filter_map(|(label, old, better, whole)| {
-            let (_, new, _, _) = b.iter().find(|(l, _, _, _)| l == label)?;
+        .filter_map(|(label, old, better, whole, old_range)| {
+            let (_, new, _, _, new_range) = b.iter().find(|(l, ..)| l == label)?;
             let shown = |v: f64| {
                 if *whole {
                     crate::format::count(v as u64)
@@ -147,8 +197,9 @@ pub fn diff(c: &Catalog, kind: Kind, from: usize, to: usize) -> Table {
             };
             Some(Row {
                 id: None,
-                class: regression(*old, *new, *better, c.threshold)
-                    .then(|| "regression".to_owned()),
+                class: (methods.0 == methods.1
+                    && regression((*old, *old_range), (*new, *new_range), *better, c.threshold))
+                .then(|| "regression".to_owned()),
                 cells: vec![
                     Cell::text(label),
                     Cell::number(shown(*old), *old),
@@ -164,12 +215,22 @@ pub fn diff(c: &Catalog, kind: Kind, from: usize, to: usize) -> Table {
         })
         .collect();
     Table {
-        caption: format!(
-            "{} against {}; marked rows moved the bad way by more than {}%",
-            version(c, kind, to),
-            version(c, kind, from),
-            figure(c.threshold)
-        ),
+        caption: if methods.0 == methods.1 {
+            format!(
+                "{} against {}; marked rows moved the bad way by more than {}% and beyond both measurements' intervals, where they have them",
+                version(c, kind, to),
+                version(c, kind, from),
+                figure(c.threshold)
+            )
+        } else {
+            format!(
+                "{} against {}: measured by methods {} and {}, whose definitions differ, so no row is marked",
+                version(c, kind, to),
+                version(c, kind, from),
+                methods.0,
+                methods.1
+            )
+        },
         columns: vec![
             Column::text("Figure"),
             Column::number("Before"),
@@ -289,6 +350,20 @@ pub fn anchor(c: &Catalog, history: &History) -> String {
     format!("{kind}-{}", crate::data::slugify(&key))
 }
 
+/// A figure for the page's script: `[label, value, better, whole]`, then `low, high` where it
+/// has an interval.
+fn figure_data((label, value, better, whole, range): Figure) -> serde_json::Value {
+    let better = match better {
+        Better::Higher => 1,
+        Better::Lower => -1,
+        Better::Neither => 0,
+    };
+    match range {
+        Some((low, high)) => serde_json::json!([label, value, better, whole, low, high]),
+        None => serde_json::json!([label, value, better, whole]),
+    }
+}
+
 /// A record's configuration over its measurements, for the record's own page.
 #[derive(Debug, Serialize)]
 pub struct RecordHistory {
@@ -323,12 +398,8 @@ pub fn page(c: &Catalog) -> HistoryPage {
                 "threshold": c.threshold,
                 "members": members.iter().map(|&i| serde_json::json!({
                     "version": version(c, kind, i),
-                    "figures": figures_of(c, kind, i).into_iter().map(|(label, value, better, whole)| serde_json::json!([
-                        label,
-                        value,
-                        match better { Better::Higher => 1, Better::Lower => -1, Better::Neither => 0 },
-                        whole,
-                    ])).collect::<Vec<_>>(),
+                    "method": method(c, kind, i),
+                    "figures": figures_of(c, kind, i).into_iter().map(figure_data).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
             });
             Series {
@@ -358,10 +429,27 @@ mod tests {
 
     #[test]
     fn a_regression_is_a_bad_move_beyond_the_threshold() {
-        assert!(regression(100.0, 94.0, Better::Higher, 5.0));
-        assert!(!regression(100.0, 96.0, Better::Higher, 5.0));
-        assert!(regression(1.0, 1.06, Better::Lower, 5.0));
-        assert!(!regression(1.0, 0.5, Better::Lower, 5.0));
-        assert!(!regression(1.0, 9.0, Better::Neither, 5.0));
+        let plain = |from, to, better| regression((from, None), (to, None), better, 5.0);
+        assert!(plain(100.0, 94.0, Better::Higher));
+        assert!(!plain(100.0, 96.0, Better::Higher));
+        assert!(plain(1.0, 1.06, Better::Lower));
+        assert!(!plain(1.0, 0.5, Better::Lower));
+        assert!(!plain(1.0, 9.0, Better::Neither));
+        // −6% within samples that overlap: 100 [95, 105] to 94 [90, 98], d = −6 against
+        // √(4² + 5²) ≈ 6.4: within noise, not a regression; with tight samples, one.
+        let wide = regression(
+            (100.0, Some((95.0, 105.0))),
+            (94.0, Some((90.0, 98.0))),
+            Better::Higher,
+            5.0,
+        );
+        assert!(!wide);
+        let tight = regression(
+            (100.0, Some((99.5, 100.5))),
+            (94.0, Some((93.5, 94.5))),
+            Better::Higher,
+            5.0,
+        );
+        assert!(tight);
     }
 }

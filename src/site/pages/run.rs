@@ -108,8 +108,8 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
                 let other = &c.doc.runs[other];
                 let mut words = vec![judged_change(
                     "decode",
-                    (run.decode_tok_s, sample_range(run)),
-                    (other.decode_tok_s, sample_range(other)),
+                    (run.decode_tok_s, rules::decode_range(run)),
+                    (other.decode_tok_s, rules::decode_range(other)),
                     "sample ranges",
                 )];
                 if let (Some(own), Some(theirs)) = (run.kv_tokens, other.kv_tokens) {
@@ -167,25 +167,13 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
     }
 }
 
-/// The lowest and highest of a run's decode samples, when it has two or more.
-fn sample_range(run: &Run) -> Option<(f64, f64)> {
-    let samples = &run.decode_samples;
-    (samples.len() >= 2).then(|| {
-        samples
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &s| {
-                (lo.min(s), hi.max(s))
-            })
-    })
-}
-
 /// What a run measured and what it is, as facts: its figures first, then its settings.
 fn facts(run: &Run) -> Vec<Fact> {
     let mut figures = vec![Fact::new(
         "Decode speed",
         format!("{} tok/s", figure(run.decode_tok_s)),
     )];
-    if let Some((low, high)) = sample_range(run) {
+    if let Some((low, high)) = rules::decode_range(run) {
         figures.push(Fact::new(
             "Its samples",
             format!(

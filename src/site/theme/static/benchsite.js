@@ -363,7 +363,15 @@
   }
 
   // History: any two measurements of a configuration compared figure by figure, a move the
-  // bad way beyond the threshold marked (the build's site::pages::history::diff).
+  // bad way beyond the threshold and both measurements' intervals marked, and none across a
+  // change of method (the build's site::pages::history::diff and stats::noise).
+  function withinNoise(old, oldLow, oldHigh, now, nowLow, nowHigh) {
+    var d = now - old;
+    var low = d - Math.hypot(now - nowLow, oldHigh - old);
+    var high = d + Math.hypot(nowHigh - now, old - oldLow);
+    return low <= 0 && high >= 0;
+  }
+
   function startVersions() {
     document.querySelectorAll('section.history').forEach(function (section) {
       var form = section.querySelector('form.versions');
@@ -374,20 +382,27 @@
         var from = data.members[form.elements.from.value];
         var to = data.members[form.elements.to.value];
         var after = {};
-        to.figures.forEach(function (f) { after[f[0]] = f[1]; });
+        to.figures.forEach(function (f) { after[f[0]] = f; });
+        var sameMethod = from.method === to.method;
         table.tBodies[0].innerHTML = from.figures.filter(function (f) { return f[0] in after; }).map(function (f) {
           var old = f[1];
-          var now = after[f[0]];
+          var g = after[f[0]];
+          var now = g[1];
           var change = old === 0 ? null : (now - old) / old * 100;
-          var bad = change !== null && ((f[2] > 0 && change < -data.threshold) || (f[2] < 0 && change > data.threshold));
+          var noisy = f.length > 4 && g.length > 4 && withinNoise(old, f[4], f[5], now, g[4], g[5]);
+          var bad = sameMethod && !noisy && change !== null &&
+            ((f[2] > 0 && change < -data.threshold) || (f[2] < 0 && change > data.threshold));
           var shownChange = change === null ? '—' : (change >= 0 ? '+' : '−') + Math.abs(change).toFixed(1) + '%';
           var write = f[3] ? count : shown;
           return '<tr' + (bad ? ' class="regression"' : '') + '><td>' + escapeHtml(f[0]) + '</td><td class="num" data-sort="' + old + '">' +
             write(old) + '</td><td class="num" data-sort="' + now + '">' + write(now) + '</td><td class="num" data-sort="' +
             (change === null ? '' : change) + '">' + shownChange + '</td></tr>';
         }).join('\n') + '\n';
-        table.caption.firstChild.textContent = to.version + ' against ' + from.version +
-          '; marked rows moved the bad way by more than ' + data.threshold + '%';
+        table.caption.firstChild.textContent = sameMethod
+          ? to.version + ' against ' + from.version + '; marked rows moved the bad way by more than ' +
+            data.threshold + "% and beyond both measurements' intervals, where they have them"
+          : to.version + ' against ' + from.version + ': measured by methods ' + from.method + ' and ' +
+            to.method + ', whose definitions differ, so no row is marked';
       }
       form.addEventListener('change', compare);
       form.hidden = false;
