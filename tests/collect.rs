@@ -163,6 +163,9 @@ fn chunks_of_several_tokens_and_the_acceptance_from_counter_deltas() {
         // The cold request accepts far less: counted, it would pull the figure to
         // (20 + 3 × 150) / (200 + 3 × 200) = 0.5875.
         first_spec: Some((200, 20)),
+        // 100 draft steps of 2 tokens per request; each sample accepts 90 at the first
+        // position and 60 at the second (150 in all), the cold one 20 and 0.
+        spec_steps: Some((100, vec![20, 0], vec![90, 60])),
         ..Script::default()
     };
     // By hand: 100 chunks of 3 tokens 9 ms apart; 299 tokens after the first in 99 × 9 ms.
@@ -190,6 +193,10 @@ fn chunks_of_several_tokens_and_the_acceptance_from_counter_deltas() {
         run.decode_tok_s
     );
     assert_eq!(run.spec_acceptance, Some(0.75));
+    // Over the 3 samples: 1 + 450 accepted ÷ 300 steps = 2.5 tokens per step; 270 ÷ 300 = 0.9
+    // at the first position, 180 ÷ 300 = 0.6 at the second.
+    assert_eq!(run.spec_acceptance_length, Some(2.5));
+    assert_eq!(run.spec_acceptance_per_position, [0.9, 0.6]);
     assert!(run.spec_decode);
     assert_eq!(run.overrides, "SPEC_DECODE=1");
     check_is_clean(&project);

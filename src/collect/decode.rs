@@ -181,7 +181,7 @@ async fn record(
         .ok_or_else(|| CollectError::Server(NO_CONTEXT.into()))?;
     let kv_tokens = kv_tokens(&target, &after, log, &mut notes, &mut gaps).await;
     let spec_decode = data::rules::spec_decode(effective);
-    let spec_acceptance = spec_decode
+    let acceptance = spec_decode
         .then(|| spec_acceptance(&before, &after, &mut gaps))
         .flatten();
     let (weights_gb, weights_source) = weights(options.weights_gb, log, &mut warnings);
@@ -224,14 +224,11 @@ async fn record(
         max_concurrency: kv_tokens
             .map(|tokens| data::rules::max_concurrency(tokens, max_model_len)),
         kv_cache_dtype: effective.get("KV_CACHE_DTYPE").map(str::to_owned),
-        spec_acceptance,
+        spec_acceptance: acceptance.as_ref().map(|a| a.rate),
+        spec_acceptance_length: acceptance.as_ref().and_then(|a| a.length),
+        spec_acceptance_per_position: acceptance.map(|a| a.per_position).unwrap_or_default(),
         notes: (!notes.is_empty()).then(|| notes.join(" ")),
-        // The author's link to the comparison that measures this configuration stays.
-        quality: doc
-            .runs
-            .iter()
-            .find(|run| run.id == options.id)
-            .and_then(|run| run.quality.clone()),
+        quality: kept_quality(doc, &options.id),
         power_w,
         joules_per_token,
         source: None,
@@ -513,20 +510,24 @@ fn spec_acceptance(
     before: &Result<Metrics, String>,
     after: &Result<Metrics, String>,
     gaps: &mut Vec<String>,
-) -> Option<f64> {
+) -> Option<metrics::Acceptance> {
     let acceptance = before
         .as_ref()
         .ok()
-        .and_then(|m| m.spec)
-        .zip(after.as_ref().ok().and_then(|m| m.spec))
-        .and_then(|(before, after)| before.acceptance_until(&after));
+        .and_then(|m| m.spec.as_ref())
+        .zip(after.as_ref().ok().and_then(|m| m.spec.as_ref()))
+        .and_then(|(before, after)| before.acceptance_until(after));
     if acceptance.is_none() {
         gaps.push(format!(
             "{}; spec_acceptance is left out",
             metrics_gap(after, "reports no speculative-decoding counters")
         ));
     }
-    acceptance.map(|value| stats::round(value, 3))
+    acceptance.map(|a| metrics::Acceptance {
+        rate: stats::round(a.rate, 3),
+        length: a.length.map(|l| stats::round(l, 3)),
+        per_position: a.per_position.iter().map(|r| stats::round(*r, 3)).collect(),
+    })
 }
 
 /// The weights' size and where it comes from: given, or read from vLLM's load report in the
@@ -573,8 +574,14 @@ fn metrics_gap(scrape: &Result<Metrics, String>, absent: &str) -> String {
     }
 }
 
-/// The decode request: the method's prompt through the chat template, thinking off, greedy,
-/// no ignore_eos (speculative decoding should see natural text).
+/// The author's link to the comparison that measures the run being replaced, which stays.
+fn kept_quality(doc: &Results, id: &Id) -> Option<data::QualityLink> {
+    doc.runs
+        .iter()
+        .find(|run| &run.id == id)
+        .and_then(|run| run.quality.clone())
+}
+
 /// What a run's samples asked for and how it measured them: one stream, the prompt (its
 /// tokens as the server counted them), the cold request discarded, no cache isolation (every
 /// sample sends the same prompt).
@@ -617,6 +624,8 @@ fn run_method(
     (workload, method)
 }
 
+/// The decode request: the method's prompt through the chat template, thinking off, greedy,
+/// no ignore_eos (speculative decoding should see natural text).
 pub(crate) fn decode_body(target: &Target, prompt: &str, max_tokens: u64) -> Value {
     target
         .server

@@ -35,20 +35,57 @@ pub enum KvSource {
 }
 
 /// The speculative-decoding counters, summed over engines.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SpecCounters {
     /// Draft tokens proposed.
     pub drafted: f64,
     /// Draft tokens accepted.
     pub accepted: f64,
+    /// Draft steps (`num_drafts`), where the server counts them.
+    pub drafts: Option<f64>,
+    /// Tokens accepted at each draft position (`num_accepted_tokens_per_pos`), by position.
+    pub per_position: Vec<f64>,
+}
+
+/// How a speculative decoder did between two scrapes, by vLLM's definitions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Acceptance {
+    /// Accepted over drafted tokens.
+    pub rate: f64,
+    /// Tokens per step: 1 + accepted ÷ draft steps, where the steps are counted.
+    pub length: Option<f64>,
+    /// Accepted at each position ÷ draft steps, where both are counted.
+    pub per_position: Vec<f64>,
 }
 
 impl SpecCounters {
-    /// Accepted over drafted between `self` (before) and `after`; `None` when nothing was
-    /// drafted in between.
-    pub fn acceptance_until(&self, after: &SpecCounters) -> Option<f64> {
+    /// The acceptance between `self` (before) and `after`; `None` when nothing was drafted
+    /// in between.
+    pub fn acceptance_until(&self, after: &SpecCounters) -> Option<Acceptance> {
         let drafted = after.drafted - self.drafted;
-        (drafted > 0.0).then(|| (after.accepted - self.accepted) / drafted)
+        if drafted <= 0.0 {
+            return None;
+        }
+        let accepted = after.accepted - self.accepted;
+        let steps = after
+            .drafts
+            .zip(self.drafts)
+            .map(|(after, before)| after - before)
+            .filter(|&steps| steps > 0.0);
+        let per_position = match steps {
+            Some(steps) if after.per_position.len() == self.per_position.len() => after
+                .per_position
+                .iter()
+                .zip(&self.per_position)
+                .map(|(after, before)| (after - before) / steps)
+                .collect(),
+            _ => Vec::new(),
+        };
+        Some(Acceptance {
+            rate: accepted / drafted,
+            length: steps.map(|steps| 1.0 + accepted / steps),
+            per_position,
+        })
     }
 }
 
@@ -229,6 +266,8 @@ pub fn parse(text: &str) -> Metrics {
     };
     let mut drafted = None::<f64>;
     let mut accepted = None::<f64>;
+    let mut drafts = None::<f64>;
+    let mut per_position: Vec<f64> = Vec::new();
     for sample in &samples {
         // prometheus_client's OpenMetrics output writes `vllm:` as `vllm_` (its legacy
         // escaping): both spellings are the same metric.
@@ -258,10 +297,26 @@ pub fn parse(text: &str) -> Metrics {
             *drafted.get_or_insert(0.0) += sample.value;
         } else if name.ends_with("_spec_decode_num_accepted_tokens_total") {
             *accepted.get_or_insert(0.0) += sample.value;
+        } else if name.ends_with("_spec_decode_num_drafts_total") {
+            *drafts.get_or_insert(0.0) += sample.value;
+        } else if name.ends_with("_spec_decode_num_accepted_tokens_per_pos_total")
+            && let Some(position) = sample
+                .label("position")
+                .and_then(|p| p.parse::<usize>().ok())
+        {
+            if per_position.len() <= position {
+                per_position.resize(position + 1, 0.0);
+            }
+            per_position[position] += sample.value;
         }
     }
     if let (Some(drafted), Some(accepted)) = (drafted, accepted) {
-        metrics.spec = Some(SpecCounters { drafted, accepted });
+        metrics.spec = Some(SpecCounters {
+            drafted,
+            accepted,
+            drafts,
+            per_position,
+        });
     }
     metrics
 }
@@ -302,16 +357,41 @@ vllm:time_to_first_token_seconds_sum{engine="0",model_name="Q"} 0.2
         let before = SpecCounters {
             drafted: 1000.0,
             accepted: 700.0,
+            ..SpecCounters::default()
         };
         assert_eq!(
             metrics.spec,
             Some(SpecCounters {
                 drafted: 2000.0,
-                accepted: 1500.0
+                accepted: 1500.0,
+                drafts: None,
+                per_position: Vec::new(),
             })
         );
-        assert_eq!(before.acceptance_until(&metrics.spec.unwrap()), Some(0.8));
+        let acceptance = before.acceptance_until(&metrics.spec.unwrap()).unwrap();
+        assert_eq!((acceptance.rate, acceptance.length), (0.8, None));
         assert_eq!(before.acceptance_until(&before), None);
+    }
+
+    #[test]
+    fn draft_steps_and_the_acceptance_at_each_position() {
+        // Two engines, two positions: 300 + 200 steps, 400 + 250 accepted, 250 + 150 of them
+        // at the first position and 150 + 100 at the second.
+        let text = "vllm:spec_decode_num_draft_tokens_total{engine=\"0\"} 600\nvllm:spec_decode_num_draft_tokens_total{engine=\"1\"} 400\nvllm:spec_decode_num_accepted_tokens_total{engine=\"0\"} 400\nvllm:spec_decode_num_accepted_tokens_total{engine=\"1\"} 250\nvllm:spec_decode_num_drafts_total{engine=\"0\"} 300\nvllm:spec_decode_num_drafts_total{engine=\"1\"} 200\nvllm:spec_decode_num_accepted_tokens_per_pos_total{engine=\"0\",position=\"0\"} 250\nvllm:spec_decode_num_accepted_tokens_per_pos_total{engine=\"0\",position=\"1\"} 150\nvllm:spec_decode_num_accepted_tokens_per_pos_total{engine=\"1\",position=\"0\"} 150\nvllm:spec_decode_num_accepted_tokens_per_pos_total{engine=\"1\",position=\"1\"} 100\n";
+        let after = parse(text).spec.unwrap();
+        assert_eq!(after.drafts, Some(500.0));
+        assert_eq!(after.per_position, [400.0, 250.0]);
+        let before = SpecCounters {
+            drafts: Some(0.0),
+            per_position: vec![0.0, 0.0],
+            ..SpecCounters::default()
+        };
+        // 650 of 1000 drafted accepted over 500 steps: 1 + 650 / 500 = 2.3 tokens a step;
+        // 400 / 500 and 250 / 500 by position.
+        let acceptance = before.acceptance_until(&after).unwrap();
+        assert_eq!(acceptance.rate, 0.65);
+        assert_eq!(acceptance.length, Some(2.3));
+        assert_eq!(acceptance.per_position, [0.8, 0.5]);
     }
 
     #[test]
@@ -352,7 +432,8 @@ vllm:time_to_first_token_seconds_sum{engine="0",model_name="Q"} 0.2
                 metrics.spec,
                 Some(SpecCounters {
                     drafted: 2000.0,
-                    accepted: 1500.0
+                    accepted: 1500.0,
+                    ..SpecCounters::default()
                 })
             );
         }

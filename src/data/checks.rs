@@ -144,6 +144,24 @@ fn check_run(out: &mut Vec<Problem>, at: &str, run: &Run) {
             num(run.spec_acceptance.unwrap_or_default()),
         ));
     }
+    if run.spec_acceptance_length.is_some() && !run.spec_decode {
+        out.push(Problem::new(
+            format!("{at}/spec_acceptance_length"),
+            "no spec_acceptance_length, since spec_decode is false",
+            num(run.spec_acceptance_length.unwrap_or_default()),
+        ));
+    }
+    if let Some(rate) = run
+        .spec_acceptance_per_position
+        .iter()
+        .find(|r| !(0.0..=1.0).contains(*r))
+    {
+        out.push(Problem::new(
+            format!("{at}/spec_acceptance_per_position"),
+            "rates from 0 to 1",
+            num(*rate),
+        ));
+    }
 }
 
 fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {

@@ -264,6 +264,15 @@ pub struct Run {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub spec_acceptance: Option<f64>,
+    /// Tokens per draft step, vLLM's mean acceptance length: 1 + accepted ÷ draft steps, over
+    /// the samples, where the server counts the steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1.0))]
+    pub spec_acceptance_length: Option<f64>,
+    /// The rate at each draft position: tokens accepted there ÷ draft steps, first position
+    /// first, where the server counts them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spec_acceptance_per_position: Vec<f64>,
     /// Anything a reader should know about the measurement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,

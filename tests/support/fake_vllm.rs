@@ -86,6 +86,10 @@ pub struct Script {
     pub abort: Vec<u64>,
     /// Prompt tokens the usage report says came from the prefix cache, per request.
     pub cached_tokens: Option<u64>,
+    /// With `spec`: draft steps per request, and the tokens accepted at each draft position by
+    /// the first request and by each later one (vLLM's `num_drafts` and
+    /// `num_accepted_tokens_per_pos` counters).
+    pub spec_steps: Option<(u64, Vec<u64>, Vec<u64>)>,
 }
 
 impl Default for Script {
@@ -120,6 +124,7 @@ impl Default for Script {
             finish: None,
             abort: Vec::new(),
             cached_tokens: None,
+            spec_steps: None,
         }
     }
 }
@@ -338,6 +343,13 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
         };
         text.push_str(&format!("# HELP vllm:spec_decode_num_draft_tokens_total Draft tokens.\n# TYPE vllm:spec_decode_num_draft_tokens_total counter\nvllm:spec_decode_num_draft_tokens_total{{engine=\"0\",model_name=\"m\"}} {:.1}\n", total(first_drafted, drafted)));
         text.push_str(&format!("# HELP vllm:spec_decode_num_accepted_tokens_total Accepted tokens.\n# TYPE vllm:spec_decode_num_accepted_tokens_total counter\nvllm:spec_decode_num_accepted_tokens_total{{engine=\"0\",model_name=\"m\"}} {:.1}\n", total(first_accepted, accepted)));
+        if let Some((steps, first, each)) = &script.spec_steps {
+            text.push_str(&format!("# HELP vllm:spec_decode_num_drafts_total Draft steps.\n# TYPE vllm:spec_decode_num_drafts_total counter\nvllm:spec_decode_num_drafts_total{{engine=\"0\",model_name=\"m\"}} {:.1}\n", total(*steps, *steps)));
+            text.push_str("# HELP vllm:spec_decode_num_accepted_tokens_per_pos_total Accepted tokens per position.\n# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter\n");
+            for (position, (first, each)) in first.iter().zip(each).enumerate() {
+                text.push_str(&format!("vllm:spec_decode_num_accepted_tokens_per_pos_total{{engine=\"0\",model_name=\"m\",position=\"{position}\"}} {:.1}\n", total(*first, *each)));
+            }
+        }
     }
     text.into_response()
 }

@@ -434,6 +434,17 @@ fn part(row: &Row, key: &str) -> String {
     }
 }
 
+/// The served model's name: the profile's, else the GGUF file's name without `.gguf`.
+fn model_name(effective: &profiles::Effective, file: &str) -> String {
+    effective
+        .get("SERVED_MODEL_NAME")
+        .map(str::to_owned)
+        .unwrap_or_else(|| {
+            let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+            name.strip_suffix(".gguf").unwrap_or(name).to_owned()
+        })
+}
+
 /// The run of one `tg` row, with its prompt speed from the `pp` rows of the same settings.
 fn run(
     row: &Row,
@@ -487,13 +498,7 @@ fn run(
         status: RunStatus::Ok,
         profile: options.profile.clone(),
         overrides: overrides_text(&overrides),
-        model: effective
-            .get("SERVED_MODEL_NAME")
-            .map(str::to_owned)
-            .unwrap_or_else(|| {
-                let name = file.rsplit(['/', '\\']).next().unwrap_or(&file);
-                name.strip_suffix(".gguf").unwrap_or(name).to_owned()
-            }),
+        model: model_name(&effective, &file),
         checkpoint: checkpoint.to_owned(),
         shape,
         precision,
@@ -528,6 +533,8 @@ fn run(
         joules_per_token: None,
         forced: Vec::new(),
         source: Some(format!("llama-bench {build} {}: {}", row.format, row.file)),
+        spec_acceptance_length: None,
+        spec_acceptance_per_position: Vec::new(),
         workload: None,
         method: None,
         provenance: None,

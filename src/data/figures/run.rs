@@ -178,6 +178,27 @@ pub static SPEC_ACCEPTANCE: Field<Run> = field(
     |r| r.spec_acceptance.map(Value::Number),
 );
 
+pub static SPEC_ACCEPTANCE_LENGTH: Field<Run> = field(
+    "spec_acceptance_length",
+    "Speculative acceptance length (tokens per step)",
+    "tokens per step",
+    Precision::Decimals(2),
+    Role::Figure(Better::Higher),
+    |r| r.spec_acceptance_length.map(Value::Number),
+);
+
+pub static SPEC_ACCEPTANCE_PER_POSITION: Field<Run> = field(
+    "spec_acceptance_per_position",
+    "Speculative acceptance per position",
+    "",
+    Precision::Decimals(3),
+    Role::Detail,
+    |r| {
+        (!r.spec_acceptance_per_position.is_empty())
+            .then(|| Value::Numbers(r.spec_acceptance_per_position.clone()))
+    },
+);
+
 pub static VLLM_VERSION: Field<Run> = field(
     "vllm_version",
     "vLLM",
@@ -233,7 +254,7 @@ pub static GENERATED: Field<Run> = field(
 );
 
 /// Every field of a run, in the order of the runs download.
-pub static ALL: [&Field<Run>; 27] = [
+pub static ALL: [&Field<Run>; 29] = [
     &ID,
     &MODEL,
     &CHECKPOINT,
@@ -255,6 +276,8 @@ pub static ALL: [&Field<Run>; 27] = [
     &MAX_CONCURRENCY,
     &KV_CACHE_DTYPE,
     &SPEC_ACCEPTANCE,
+    &SPEC_ACCEPTANCE_LENGTH,
+    &SPEC_ACCEPTANCE_PER_POSITION,
     &VLLM_VERSION,
     &SERVER,
     &POWER_W,

@@ -95,13 +95,23 @@ pub struct Catalog<'a> {
     /// Each model's noise floor.
     pub(super) floors: std::sync::OnceLock<std::collections::HashMap<String, f64>>,
     /// The runs and sweeps of each server set-up, found when a page first needs them.
-    pub(super) setups: std::sync::OnceLock<super::setups::Setups>,
+    pub(super) setups: std::sync::OnceLock<Setups>,
     /// The failures' server logs the project has, by their path in the project.
     pub(super) logs: std::collections::BTreeSet<&'a str>,
     /// The latency limits of `[slo]`.
     pub slo: crate::config::Slo,
     /// The price of a GPU-hour, `[cost]`.
     pub cost: Option<crate::config::Cost>,
+}
+
+/// The runs and sweeps of each server set-up, by its key (`setups.rs` finds them).
+#[derive(Default)]
+pub struct Setups {
+    pub(super) by_key: std::collections::HashMap<String, (Vec<usize>, Vec<usize>)>,
+    /// Each run's key, where its profile is in the project.
+    pub(super) run_keys: Vec<Option<String>>,
+    /// Each sweep's key.
+    pub(super) sweep_keys: Vec<String>,
 }
 
 /// A document `/changes/` compares a machine's against.

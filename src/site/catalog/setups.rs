@@ -4,24 +4,12 @@
 //! server two ways, so each page names the other and how their methods differ. The set-ups
 //! are indexed once, so a page finds its counterparts without reading every record.
 
-use std::collections::HashMap;
-
-use super::records::Catalog;
+use super::records::{Catalog, Setups};
 use crate::data::{Run, Sweep, rules};
 use crate::profiles;
 
 /// The dimensions that make a server set-up, in the order its key names them.
 const SETUP: [&str; 5] = ["seqs", "vision", "graphs", "mtp", "gpus"];
-
-/// The runs and sweeps of each server set-up, by its key.
-#[derive(Default)]
-pub struct Setups {
-    by_key: HashMap<String, (Vec<usize>, Vec<usize>)>,
-    /// Each run's key, where its profile is in the project.
-    run_keys: Vec<Option<String>>,
-    /// Each sweep's key.
-    sweep_keys: Vec<String>,
-}
 
 /// A set-up's key: the model and its set-up dimensions, as `name=value` lines.
 fn key<'v>(model: &str, value: impl Fn(&str) -> Option<&'v str>) -> String {

@@ -209,6 +209,22 @@ fn facts(run: &Run) -> Vec<Fact> {
             ),
         ));
     }
+    if let Some(length) = run.spec_acceptance_length {
+        let positions = &run.spec_acceptance_per_position;
+        let by_position = if positions.is_empty() {
+            String::new()
+        } else {
+            let rates: Vec<String> = positions.iter().map(|r| percent(*r)).collect();
+            format!("; accepted at each draft position: {}", rates.join(", "))
+        };
+        figures.push(Fact::new(
+            "Acceptance length",
+            format!(
+                "{} tokens per step (vLLM's 1 + accepted ÷ draft steps){by_position}",
+                figure(length)
+            ),
+        ));
+    }
     if let Some(watts) = run.power_w {
         let energy = run.joules_per_token.map_or(String::new(), |j| {
             format!(", {} J per output token", figure(j))
