@@ -249,16 +249,13 @@ fn compare<R: Record>(
 
 /// What a figure's two intervals say of its move.
 fn noise_of(before: &Figure, after: Option<&Figure>) -> Noise {
-    use crate::stats::noise::{self, Interval, Verdict};
-    let interval = |figure: &Figure| {
-        let value = figure.value.as_ref()?.number()?;
-        let (low, high) = figure.interval?;
-        Some(Interval { value, low, high })
-    };
-    match (interval(before), after.and_then(interval)) {
-        (Some(a), Some(b)) => match noise::difference(b, a) {
-            Verdict::Within { .. } => Noise::Within,
-            Verdict::Beyond { .. } => Noise::Beyond,
+    use crate::stats::noise::{self, Verdict};
+    let side = |figure: &Figure| Some((figure.value.as_ref()?.number()?, figure.interval));
+    match (side(before), after.and_then(side)) {
+        (Some(a), Some(b)) => match noise::judge(b, a) {
+            Some(Verdict::Within { .. }) => Noise::Within,
+            Some(Verdict::Beyond { .. }) => Noise::Beyond,
+            None => Noise::Unknown,
         },
         _ => Noise::Unknown,
     }

@@ -46,6 +46,27 @@ pub fn difference(a: Interval, b: Interval) -> Verdict {
     }
 }
 
+/// [`difference`] of two values each with its optional `(low, high)` interval; `None` when
+/// either has none.
+pub fn judge(
+    (a, a_range): (f64, Option<(f64, f64)>),
+    (b, b_range): (f64, Option<(f64, f64)>),
+) -> Option<Verdict> {
+    let ((a_low, a_high), (b_low, b_high)) = (a_range?, b_range?);
+    Some(difference(
+        Interval {
+            value: a,
+            low: a_low,
+            high: a_high,
+        },
+        Interval {
+            value: b,
+            low: b_low,
+            high: b_high,
+        },
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

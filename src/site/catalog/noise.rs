@@ -5,6 +5,7 @@
 
 use super::records::Catalog;
 use crate::data::Divergence;
+use crate::data::figures::Precision;
 use crate::format::figure;
 use crate::stats::noise::{self, Interval, Verdict};
 
@@ -22,7 +23,7 @@ fn sig3(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
         return figure(x);
     }
-    let decimals = (2 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    let decimals = Precision::Significant(3).decimals_for(x).unwrap_or(0);
     format!("{x:.decimals$}")
 }
 
@@ -40,13 +41,19 @@ const WEAKER: &str = "Judged from the two records' 95% intervals, the weaker tes
                       per-prompt sums to pair over the same prompts.";
 
 impl Catalog<'_> {
-    /// The floor a comparison is judged against: the other floor comparison of the same
-    /// reference capture (`a`).
-    pub fn floor_for(&self, d: &Divergence) -> Option<&Divergence> {
-        self.doc
-            .divergence
-            .iter()
-            .find(|f| f.is_floor() && f.a == d.a && !std::ptr::eq(*f, d))
+    /// The floor a comparison that is not one itself is judged against: the first floor
+    /// comparison of the same reference capture (`a`), found through an index built once.
+    fn floor_for(&self, d: &Divergence) -> Option<&Divergence> {
+        let floors = self.reference_floors.get_or_init(|| {
+            let mut floors = std::collections::HashMap::new();
+            for (i, f) in self.doc.divergence.iter().enumerate() {
+                if f.is_floor() {
+                    floors.entry(f.a.to_string()).or_insert(i);
+                }
+            }
+            floors
+        });
+        floors.get(d.a.as_str()).map(|&i| &self.doc.divergence[i])
     }
 
     /// A comparison's mean KL against its floor; `None` for a floor itself.

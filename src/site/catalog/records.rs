@@ -96,6 +96,8 @@ pub struct Catalog<'a> {
     pub(super) floors: std::sync::OnceLock<std::collections::HashMap<String, f64>>,
     /// The runs and sweeps of each server set-up, found when a page first needs them.
     pub(super) setups: std::sync::OnceLock<Setups>,
+    /// The first floor comparison of each reference capture, by its id.
+    pub(super) reference_floors: std::sync::OnceLock<std::collections::HashMap<String, usize>>,
     /// The failures' server logs the project has, by their path in the project.
     pub(super) logs: std::collections::BTreeSet<&'a str>,
     /// The latency limits of `[slo]`.
@@ -143,6 +145,7 @@ impl<'a> Catalog<'a> {
             run_quality: std::sync::OnceLock::new(),
             floors: std::sync::OnceLock::new(),
             setups: std::sync::OnceLock::new(),
+            reference_floors: std::sync::OnceLock::new(),
             logs: std::collections::BTreeSet::new(),
             slo: crate::config::Slo::default(),
             cost: None,

@@ -113,32 +113,16 @@ fn siblings(
 /// interval)` where a side has none; `intervals` names them (`sample ranges`).
 pub fn judged_change(
     what: &str,
-    (now, now_range): (f64, Option<(f64, f64)>),
-    (before, before_range): (f64, Option<(f64, f64)>),
+    now: (f64, Option<(f64, f64)>),
+    before: (f64, Option<(f64, f64)>),
     intervals: &str,
 ) -> String {
-    use crate::stats::noise::{self, Interval, Verdict};
-    let (Some((now_low, now_high)), Some((before_low, before_high))) = (now_range, before_range)
-    else {
-        return format!("{} {what} (no interval)", change(now, before));
-    };
-    let verdict = noise::difference(
-        Interval {
-            value: now,
-            low: now_low,
-            high: now_high,
-        },
-        Interval {
-            value: before,
-            low: before_low,
-            high: before_high,
-        },
-    );
-    match verdict {
-        Verdict::Beyond { .. } => {
-            format!("{} {what} (beyond both {intervals})", change(now, before))
-        }
-        Verdict::Within { .. } => format!("{what} within noise ({intervals})"),
+    use crate::stats::noise::{self, Verdict};
+    let change = change(now.0, before.0);
+    match noise::judge(now, before) {
+        None => format!("{change} {what} (no interval)"),
+        Some(Verdict::Beyond { .. }) => format!("{change} {what} (beyond both {intervals})"),
+        Some(Verdict::Within { .. }) => format!("{what} within noise ({intervals})"),
     }
 }
 

@@ -137,36 +137,16 @@ fn headline(c: &Catalog, kind: Kind, index: usize) -> Option<f64> {
 /// Whether moving from `from` to `to` is a regression beyond `threshold` percent; never one
 /// within both measurements' intervals (`stats::noise`), where they have them.
 fn regression(
-    (from, from_range): (f64, Option<(f64, f64)>),
-    (to, to_range): (f64, Option<(f64, f64)>),
+    from: (f64, Option<(f64, f64)>),
+    to: (f64, Option<(f64, f64)>),
     better: Better,
     threshold: f64,
 ) -> bool {
-    use crate::stats::noise::{self, Interval, Verdict};
-    if from == 0.0 {
+    use crate::stats::noise::{self, Verdict};
+    if from.0 == 0.0 || matches!(noise::judge(to, from), Some(Verdict::Within { .. })) {
         return false;
     }
-    if let (Some((from_low, from_high)), Some((to_low, to_high))) = (from_range, to_range) {
-        let within = matches!(
-            noise::difference(
-                Interval {
-                    value: to,
-                    low: to_low,
-                    high: to_high
-                },
-                Interval {
-                    value: from,
-                    low: from_low,
-                    high: from_high
-                },
-            ),
-            Verdict::Within { .. }
-        );
-        if within {
-            return false;
-        }
-    }
-    let change = (to - from) / from * 100.0;
+    let change = (to.0 - from.0) / from.0 * 100.0;
     match better {
         Better::Higher => change < -threshold,
         Better::Lower => change > threshold,
