@@ -76,7 +76,7 @@ impl Catalog<'_> {
         let base = interval(floor);
         if base.value <= 0.0 {
             return Some(Judged {
-                short: "floor is 0".into(),
+                short: "floor is 0: no test".into(),
                 sentence: format!(
                     "Its floor, {}, measured 0 nats: the server gave the same logprobs when \
                      run again, so there is no noise to judge against, and its {} nats stand \
@@ -90,7 +90,7 @@ impl Catalog<'_> {
         let (short, low, high, holds) = match noise::difference(own, base) {
             Verdict::Within { low, high } => ("within noise".to_owned(), low, high, "holds"),
             Verdict::Beyond { low, high } => {
-                (format!("{ratio:.1} × floor"), low, high, "leaves out")
+                (format!("{} × floor", sig3(ratio)), low, high, "leaves out")
             }
         };
         Some(Judged {
