@@ -215,6 +215,13 @@ const CASES: &[Case] = &[
         says: &["an interval containing kld_mean (0.004865)", "[0.01, 0.02]"],
     },
     Case {
+        file: "per-prompt-sums-not-the-prompts",
+        defect: Defect::Check,
+        pointer: "/divergence/0/teacher_forced/per_prompt",
+        position: (233, 9),
+        says: &["one entry per prompt compared (96)", "1 entry"],
+    },
+    Case {
         file: "spec-acceptance-without-spec-decode",
         defect: Defect::Check,
         pointer: "/runs/0/spec_acceptance",

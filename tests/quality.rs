@@ -182,7 +182,9 @@ fn divergence_matches_an_independent_computation_and_identical_servers_give_zero
         .find(|d| d.label == "perturbed")
         .unwrap();
     let (mut kls, mut agree, mut nll_a, mut nll_b) = (Vec::new(), 0, 0.0, 0.0);
-    for (_, _, text) in PROMPTS {
+    let mut per_prompt = Vec::new();
+    for (id, _, text) in PROMPTS {
+        let before = kls.len();
         let prompt = tokenize_messages(
             &[serde_json::json!({"role": "user", "content": text})],
             false,
@@ -197,6 +199,7 @@ fn divergence_matches_an_independent_computation_and_identical_servers_give_zero
             nll_b -= q[token as usize];
             context.push(token);
         }
+        per_prompt.push((*id, kls[before..].iter().sum::<f64>(), kls.len() - before));
     }
     let n = kls.len() as f64;
     let tf = &d.teacher_forced;
@@ -216,6 +219,17 @@ fn divergence_matches_an_independent_computation_and_identical_servers_give_zero
     assert!((tf.kld_max - max).abs() < 1e-6 * max.max(1.0));
     assert_eq!(tf.per_category["math"].positions, (2 * TOKENS) as u64);
     assert!(tf.kld_mean_ci95[0] <= tf.kld_mean && tf.kld_mean <= tf.kld_mean_ci95[1]);
+    // Each prompt's KL sum and positions are kept for a paired bootstrap, by prompt id.
+    assert_eq!(tf.per_prompt.len(), PROMPTS.len());
+    for (id, sum, positions) in per_prompt {
+        let kept = &tf.per_prompt[id];
+        assert_eq!(kept.positions, positions as u64, "{id}");
+        assert!(
+            (kept.kl_sum - sum).abs() < 1e-6 * sum.max(1.0),
+            "{id}: {} vs {sum}",
+            kept.kl_sum
+        );
+    }
     assert_eq!(d.a.as_str(), "ref");
     assert_eq!(d.settings.top_k, TOP_K as u64);
     // The site shows it, and the project stays valid.

@@ -1537,6 +1537,70 @@ fn the_fp8_kv_comparison_is_judged_against_its_floor_by_hand() {
 }
 
 #[test]
+fn a_comparison_with_per_prompt_sums_is_judged_by_a_paired_bootstrap() {
+    // The fp8 KV comparison and its floor, rewritten over four prompts of ten positions.
+    // Floor: KL sums 0.1, 0.3, 0.5, 0.7 (mean 0.04); fp8 KV: 0.2, 0.4, 0.6, 0.8 (mean 0.05).
+    // Their recorded intervals, [0.02, 0.06] and [0.03, 0.07], overlap so much that the
+    // two-interval test holds zero (d = 0.01, half-width √(0.02² + 0.02²) = 0.028). Paired,
+    // every prompt is 0.01 a position higher, whichever prompts a resample draws: the interval
+    // is 0.01 – 0.01, beyond zero, at 0.05 / 0.04 = 1.25 × the floor.
+    let mut doc = seed();
+    let rewrite = |d: &mut data::Divergence, sums: [f64; 4], ci: [f64; 2]| {
+        let tf = &mut d.teacher_forced;
+        tf.prompts = 4;
+        tf.positions = 40;
+        tf.kld_mean = sums.iter().sum::<f64>() / 40.0;
+        tf.kld_mean_ci95 = ci;
+        tf.per_category.clear();
+        tf.per_prompt = sums
+            .iter()
+            .enumerate()
+            .map(|(i, &kl_sum)| {
+                let sum = data::PromptSum {
+                    kl_sum,
+                    positions: 10,
+                };
+                (format!("p{i}"), sum)
+            })
+            .collect();
+    };
+    let floor = doc
+        .divergence
+        .iter()
+        .position(|d| d.label == "Qwen3.6 bf16 KV → same server again");
+    let fp8 = doc
+        .divergence
+        .iter()
+        .position(|d| d.label == "Qwen3.6 bf16 KV → fp8 KV");
+    rewrite(
+        &mut doc.divergence[floor.unwrap()],
+        [0.1, 0.3, 0.5, 0.7],
+        [0.02, 0.06],
+    );
+    rewrite(
+        &mut doc.divergence[fp8.unwrap()],
+        [0.2, 0.4, 0.6, 0.8],
+        [0.03, 0.07],
+    );
+    let project = Project::with_results(&serde_json::to_vec_pretty(&doc).unwrap());
+    build(&project, &[]).assert_success();
+    let page = project.page("quality/qwen3-6-bf16-kv-fp8-kv/index.html");
+    for words in [
+        "Beyond noise: 1.25 × its floor, Qwen3.6 bf16 KV → same server again (0.04 nats",
+        "The difference, 0.0100 nats, has the 95% interval 0.0100 – 0.0100, which leaves out zero.",
+        "Judged by a bootstrap paired over the 4 prompts both scored",
+    ] {
+        assert!(page.contains(words), "{words}");
+    }
+    assert!(!page.contains("the weaker test"));
+    let quality = project.page("quality/index.html");
+    assert!(row(&quality, "comparison-qwen3-6-bf16-kv-fp8-kv").contains(">1.25 × floor</td>"));
+    // Eager keeps no per-prompt sums: judged from the two intervals, and says so.
+    let eager = project.page("quality/qwen3-6-bf16-kv-eager/index.html");
+    assert!(eager.contains("the weaker test"));
+}
+
+#[test]
 fn a_run_and_the_sweep_of_its_set_up_name_each_other_with_their_methods() {
     let project = built_seed(&[]);
     let run = project.page("runs/qwen38-dense-mtp/index.html");

@@ -85,6 +85,7 @@ pub fn compare_captures(
                 )));
             }
             let forced = Prompt {
+                id: pa.id.clone(),
                 category: pa.category.clone(),
                 positions: positions(&pa.scored, &pb.scored, pa.scored.tokens.len()),
             };
@@ -138,6 +139,7 @@ fn generated_prompt(a: &Captured, b: &Captured) -> GeneratedPrompt {
     let same = first.unwrap_or(ga.tokens.len().min(gb.tokens.len()));
     GeneratedPrompt {
         compared: Prompt {
+            id: a.id.clone(),
             category: a.category.clone(),
             positions: positions(ga, gb, same),
         },
@@ -333,6 +335,11 @@ fn teacher_forced_block(stats: stats_divergence::TeacherForced) -> data::Teacher
                 };
                 (name, category)
             })
+            .collect(),
+        per_prompt: stats
+            .per_prompt
+            .into_iter()
+            .map(|(id, (kl_sum, positions))| (id, data::PromptSum { kl_sum, positions }))
             .collect(),
     })
 }

@@ -278,6 +278,43 @@ fn check_divergence(out: &mut Vec<Problem>, at: &str, divergence: &Divergence) {
     check_generation(out, &format!("{at}/generation"), &divergence.generation);
 }
 
+/// Per-prompt sums, when kept, are the block's prompts, positions and mean, taken apart.
+fn check_per_prompt(out: &mut Vec<Problem>, at: &str, block: &TeacherForced) {
+    if block.per_prompt.is_empty() {
+        return;
+    }
+    let at = format!("{at}/per_prompt");
+    let n = block.per_prompt.len() as u64;
+    if n != block.prompts {
+        out.push(Problem::new(
+            at.clone(),
+            format!("one entry per prompt compared ({})", block.prompts),
+            if n == 1 {
+                "1 entry".to_owned()
+            } else {
+                format!("{n} entries")
+            },
+        ));
+    }
+    let positions: u64 = block.per_prompt.values().map(|p| p.positions).sum();
+    if positions != block.positions {
+        out.push(Problem::new(
+            at.clone(),
+            format!("prompts whose positions add up to {}", block.positions),
+            format!("a sum of {positions}"),
+        ));
+    } else if positions > 0 {
+        let mean = block.per_prompt.values().map(|p| p.kl_sum).sum::<f64>() / positions as f64;
+        if (mean - block.kld_mean).abs() > 1e-9 * block.kld_mean.abs().max(1.0) {
+            out.push(Problem::new(
+                at,
+                format!("KL sums whose mean is kld_mean ({})", num(block.kld_mean)),
+                format!("a mean of {}", num(mean)),
+            ));
+        }
+    }
+}
+
 fn check_teacher_forced(out: &mut Vec<Problem>, at: &str, block: &TeacherForced) {
     ordered(out, at, &numbers(&divergence::KLD_PROFILE, &block.block()));
     ordered(out, at, &numbers(&divergence::DP_PROFILE, &block.block()));
@@ -299,6 +336,7 @@ fn check_teacher_forced(out: &mut Vec<Problem>, at: &str, block: &TeacherForced)
             ));
         }
     }
+    check_per_prompt(out, at, block);
     for (name, category) in &block.per_category {
         if category.positions > block.positions {
             out.push(Problem::new(

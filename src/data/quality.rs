@@ -249,6 +249,11 @@ divergence_block! {
         kld_mean_ci95: [f64; 2],
         /// The same figures per prompt category.
         per_category: IndexMap<String, CategoryStats>,
+        /// Each prompt's KL sum and position count, by prompt id, so that two comparisons
+        /// over the same prompts can be judged by a bootstrap paired over them. Absent from
+        /// records computed before method version 2.
+        #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+        per_prompt: IndexMap<String, PromptSum>,
     }
 }
 
@@ -296,6 +301,17 @@ pub struct CategoryStats {
     /// Mean |Δp|.
     #[schemars(range(min = 0.0, max = 1.0))]
     pub dp_mean_abs: f64,
+}
+
+/// One prompt's share of a teacher-forced block.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PromptSum {
+    /// The KL divergence summed over the prompt's positions.
+    #[schemars(range(min = 0.0))]
+    pub kl_sum: f64,
+    /// Its positions.
+    pub positions: u64,
 }
 
 impl Divergence {

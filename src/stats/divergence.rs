@@ -114,6 +114,8 @@ pub fn compare<L: Logprob>(reference: u32, a: Side<L>, b: Side<L>) -> Position {
 /// The compared positions of one prompt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prompt {
+    /// Its id in the prompt set.
+    pub id: String,
     /// Its category.
     pub category: String,
     /// Its positions.
@@ -167,6 +169,8 @@ pub struct TeacherForced {
     pub kld_mean_ci95: [f64; 2],
     /// The figures per prompt category, by name.
     pub per_category: IndexMap<String, Category>,
+    /// Each prompt's KL sum and position count, by prompt id, for a paired bootstrap.
+    pub per_prompt: IndexMap<String, (f64, u64)>,
 }
 
 /// The generation statistics: each side's own greedy continuation.
@@ -228,13 +232,18 @@ fn common(prompts: &[Prompt]) -> Common {
     }
 }
 
+/// A prompt's KL sum and position count.
+fn kl_sum(prompt: &Prompt) -> (f64, u64) {
+    (
+        prompt.positions.iter().map(|x| x.kl).sum(),
+        prompt.positions.len() as u64,
+    )
+}
+
 /// The percentile-bootstrap 95% interval of the position-weighted kld_mean, resampling
 /// prompts with replacement `resamples` times from a generator seeded with `seed`.
 pub fn bootstrap_ci95(prompts: &[Prompt], resamples: usize, seed: u64) -> [f64; 2] {
-    let sums: Vec<(f64, usize)> = prompts
-        .iter()
-        .map(|p| (p.positions.iter().map(|x| x.kl).sum(), p.positions.len()))
-        .collect();
+    let sums: Vec<(f64, u64)> = prompts.iter().map(kl_sum).collect();
     if sums.is_empty() {
         return [0.0, 0.0];
     }
@@ -275,6 +284,7 @@ pub fn teacher_forced(prompts: &[Prompt]) -> TeacherForced {
     TeacherForced {
         common: c,
         kld_mean_ci95: ci,
+        per_prompt: prompts.iter().map(|p| (p.id.clone(), kl_sum(p))).collect(),
         per_category: per_category
             .into_iter()
             .filter(|(_, positions)| !positions.is_empty())
@@ -402,6 +412,7 @@ mod tests {
         };
         let prompts: Vec<Prompt> = (0..10)
             .map(|i| Prompt {
+                id: format!("p{i}"),
                 category: if i % 2 == 0 { "math" } else { "code-py" }.into(),
                 positions: vec![position(i as f64 / 10.0); 4],
             })
@@ -417,6 +428,9 @@ mod tests {
         );
         assert_eq!(block.per_category["math"].positions, 20);
         assert!((block.per_category["math"].kld_mean - 0.4).abs() < 1e-12);
+        assert_eq!(block.per_prompt.len(), 10);
+        let (sum, n) = block.per_prompt["p3"];
+        assert!((sum - 1.2).abs() < 1e-12 && n == 4, "{sum} {n}");
         let [low, high] = block.kld_mean_ci95;
         assert!(low < 0.45 && 0.45 < high, "{low} {high}");
         assert_eq!(
@@ -432,6 +446,7 @@ mod tests {
     #[test]
     fn the_bootstrap_interval_of_a_hand_worked_case() {
         let prompt = |kl: f64, n: usize| Prompt {
+            id: format!("{kl}/{n}"),
             category: "c".into(),
             positions: vec![
                 Position {
@@ -467,6 +482,7 @@ mod tests {
         assert_eq!(first_divergence(&[1, 2], &[1, 2, 3]), Some(2));
         let generated = |first| GeneratedPrompt {
             compared: Prompt {
+                id: "x".into(),
                 category: "x".into(),
                 positions: Vec::new(),
             },

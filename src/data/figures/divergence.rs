@@ -286,6 +286,11 @@ mod tests {
     fn significant_digits_follow_the_magnitude() {
         // Three significant digits: 0.004865 → 0.00487 (5 places), 2.54301 → 2.54 (2).
         assert_eq!(KLD_MEAN.precision.decimals_for(0.004865), Some(5));
+        // A value that rounds up across a power of ten keeps three digits: 0.0099999 is
+        // 0.0100 (4 places, not 0.01000), 999.7 is 1000 (0 places).
+        assert_eq!(KLD_MEAN.precision.decimals_for(0.0099999), Some(4));
+        assert_eq!(KLD_MEAN.precision.decimals_for(0.009994), Some(5));
+        assert_eq!(KLD_MEAN.precision.decimals_for(999.7), Some(0));
         assert_eq!(
             KLD_MEAN.shown(&crate::data::figures::Value::Number(0.004865)),
             "0.00487"

@@ -85,8 +85,13 @@ impl Precision {
             Precision::Decimals(d) => Some(usize::from(d)),
             Precision::Significant(_) if value == 0.0 || !value.is_finite() => Some(0),
             Precision::Significant(n) => {
-                let magnitude = value.abs().log10().floor() as i32;
-                Some((i32::from(n) - 1 - magnitude).max(0) as usize)
+                let n = i32::from(n);
+                let mut magnitude = value.abs().log10().floor() as i32;
+                // 0.0099996 to three digits rounds up to 0.0100, a magnitude higher.
+                if (value.abs() * 10f64.powi(n - 1 - magnitude)).round() >= 10f64.powi(n) {
+                    magnitude += 1;
+                }
+                Some((n - 1 - magnitude).max(0) as usize)
             }
             Precision::Exact => None,
         }

@@ -13,4 +13,5 @@ mod setups;
 
 pub use frontier::{Group, Point, per_watt, within, workload};
 pub use links::Related;
+pub use noise::{Test, kl_difference};
 pub use records::{Baseline, Catalog, Model, index_in};

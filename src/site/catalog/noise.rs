@@ -1,12 +1,14 @@
-//! A comparison against its noise floor: the floor comparison of the same reference capture
-//! (the same server scoring its own continuations again), and whether the comparison's mean
-//! KL is beyond it, judged from the two records' 95% intervals (`stats::noise`). The records
-//! keep no per-prompt sums, so the paired test cannot be run; the verdict says so.
+//! A comparison against its noise floor and its one-knob siblings. The floor is the floor
+//! comparison of the same reference capture (the same server scoring its own continuations
+//! again). Two comparisons of one reference over the same prompts, each keeping its per-prompt
+//! KL sums, are judged by a bootstrap paired over those prompts; otherwise from the two
+//! records' 95% intervals (`stats::noise`), the weaker test, and the verdict says which.
 
 use super::records::Catalog;
 use crate::data::Divergence;
 use crate::data::figures::Precision;
 use crate::format::figure;
+use crate::stats::divergence::{BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
 use crate::stats::noise::{self, Interval, Verdict};
 
 /// A comparison's standing against its floor.
@@ -36,9 +38,77 @@ fn interval(d: &Divergence) -> Interval {
     }
 }
 
-/// The test a verdict from two records' intervals is.
-const WEAKER: &str = "Judged from the two records' 95% intervals, the weaker test: they keep no \
-                      per-prompt sums to pair over the same prompts.";
+/// Which test judged a difference of mean KL.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Test {
+    /// A bootstrap paired over this many prompts both records scored.
+    Paired(usize),
+    /// The two records' own 95% intervals.
+    Intervals,
+}
+
+impl Test {
+    /// The test in a few words, for a parenthesis: `paired over 96 prompts`.
+    pub fn short(self) -> String {
+        match self {
+            Test::Paired(n) => format!("paired over {n} prompts"),
+            Test::Intervals => "95% intervals".into(),
+        }
+    }
+
+    /// The test in a sentence.
+    pub fn sentence(self) -> String {
+        match self {
+            Test::Paired(n) => format!(
+                "Judged by a bootstrap paired over the {n} prompts both scored ({BOOTSTRAP_RESAMPLES} \
+                 resamples of prompts, each keeping its two KL sums together), the stronger test."
+            ),
+            Test::Intervals => "Judged from the two records' 95% intervals, the weaker test: \
+                                they keep no per-prompt sums to pair over the same prompts."
+                .into(),
+        }
+    }
+}
+
+/// `a`'s mean KL minus `b`'s, judged against noise.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KlDifference {
+    /// The verdict, with the difference's 95% interval.
+    pub verdict: Verdict,
+    /// The test that gave it.
+    pub test: Test,
+}
+
+/// `a`'s mean KL against `b`'s: paired over their prompts when both compare the same reference
+/// over the same prompt set and keep per-prompt sums for the same prompts, else from the two
+/// intervals.
+pub fn kl_difference(a: &Divergence, b: &Divergence) -> KlDifference {
+    let (pa, pb) = (&a.teacher_forced.per_prompt, &b.teacher_forced.per_prompt);
+    let comparable = a.a == b.a
+        && a.prompt_set == b.prompt_set
+        && !pa.is_empty()
+        && pa.len() == pb.len()
+        && pa.keys().all(|id| pb.contains_key(id));
+    if comparable {
+        let pairs: Vec<_> = pa
+            .iter()
+            .map(|(id, x)| {
+                let y = &pb[id];
+                ((x.kl_sum, x.positions), (y.kl_sum, y.positions))
+            })
+            .collect();
+        if let Some(p) = noise::paired(&pairs, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED) {
+            return KlDifference {
+                verdict: p.verdict,
+                test: Test::Paired(pairs.len()),
+            };
+        }
+    }
+    KlDifference {
+        verdict: noise::difference(interval(a), interval(b)),
+        test: Test::Intervals,
+    }
+}
 
 impl Catalog<'_> {
     /// The floor a comparison that is not one itself is judged against: the first floor
@@ -87,7 +157,8 @@ impl Catalog<'_> {
             });
         }
         let ratio = own.value / base.value;
-        let (short, low, high, holds) = match noise::difference(own, base) {
+        let judged = kl_difference(d, floor);
+        let (short, low, high, holds) = match judged.verdict {
             Verdict::Within { low, high } => ("within noise".to_owned(), low, high, "holds"),
             Verdict::Beyond { low, high } => {
                 (format!("{} × floor", sig3(ratio)), low, high, "leaves out")
@@ -96,7 +167,7 @@ impl Catalog<'_> {
         Some(Judged {
             sentence: format!(
                 "{}: {} × its floor, {} ({} nats, 95% interval {} – {}). The difference, {} \
-                 nats, has the 95% interval {} – {}, which {holds} zero. {WEAKER}",
+                 nats, has the 95% interval {} – {}, which {holds} zero. {}",
                 if holds == "holds" {
                     "Within noise"
                 } else {
@@ -110,6 +181,7 @@ impl Catalog<'_> {
                 sig3(own.value - base.value),
                 sig3(low),
                 sig3(high),
+                judged.test.sentence(),
             ),
             short,
         })

@@ -2,13 +2,13 @@
 
 use serde::Serialize;
 
-use super::super::catalog::{Catalog, Related};
+use super::super::catalog::{Catalog, Related, Test, kl_difference};
 use super::super::charts::{self, LineSeries};
 use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::routes;
 use super::super::views::{Cell, Chart, Column, Fact, Link, Row, Table};
-use super::head::{Head, judged_change};
+use super::head::{Head, worded_change};
 use super::page::{Page, View};
 use super::shared::opt;
 use crate::compare::Kind;
@@ -35,15 +35,21 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
             &[&d.model],
             &routes::QUALITY,
             |other| {
-                let theirs = &c.doc.divergence[other].teacher_forced;
-                let interval =
-                    |tf: &crate::data::TeacherForced| (tf.kld_mean_ci95[0], tf.kld_mean_ci95[1]);
-                (theirs.kld_mean > 0.0).then(|| {
-                    judged_change(
+                let other = &c.doc.divergence[other];
+                let theirs = other.teacher_forced.kld_mean;
+                (theirs > 0.0).then(|| {
+                    let judged = kl_difference(d, other);
+                    let test = judged.test.short();
+                    let beyond = match judged.test {
+                        Test::Paired(_) => format!("beyond noise, {test}"),
+                        Test::Intervals => format!("beyond both {test}"),
+                    };
+                    worded_change(
                         "mean KL",
-                        (tf.kld_mean, Some(interval(tf))),
-                        (theirs.kld_mean, Some(interval(theirs))),
-                        "95% intervals",
+                        (tf.kld_mean, theirs),
+                        Some(judged.verdict),
+                        &beyond,
+                        &test,
                     )
                 })
             },

@@ -117,12 +117,30 @@ pub fn judged_change(
     before: (f64, Option<(f64, f64)>),
     intervals: &str,
 ) -> String {
-    use crate::stats::noise::{self, Verdict};
-    let change = change(now.0, before.0);
-    match noise::judge(now, before) {
+    worded_change(
+        what,
+        (now.0, before.0),
+        crate::stats::noise::judge(now, before),
+        &format!("beyond both {intervals}"),
+        intervals,
+    )
+}
+
+/// A change from `before` to `now` in words by its verdict: `+24% decode ({beyond})`,
+/// `decode within noise ({within})`, or `+24% decode (no interval)` without one.
+pub fn worded_change(
+    what: &str,
+    (now, before): (f64, f64),
+    verdict: Option<crate::stats::noise::Verdict>,
+    beyond: &str,
+    within: &str,
+) -> String {
+    use crate::stats::noise::Verdict;
+    let change = change(now, before);
+    match verdict {
         None => format!("{change} {what} (no interval)"),
-        Some(Verdict::Beyond { .. }) => format!("{change} {what} (beyond both {intervals})"),
-        Some(Verdict::Within { .. }) => format!("{what} within noise ({intervals})"),
+        Some(Verdict::Beyond { .. }) => format!("{change} {what} ({beyond})"),
+        Some(Verdict::Within { .. }) => format!("{what} within noise ({within})"),
     }
 }
 
