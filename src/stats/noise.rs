@@ -77,12 +77,15 @@ pub fn judge(
     ))
 }
 
+/// One prompt's `(sum, positions)` on side a and on side b.
+pub type Pair = ((f64, u64), (f64, u64));
+
 /// The difference of two position-weighted means over the same prompts, `a − b`, judged by a
 /// percentile bootstrap that resamples prompts with replacement and keeps each prompt's two
 /// sides together (SPEC §4). Each pair is one prompt's `(sum, positions)` on side a and on
 /// side b. `None` when there are no positions.
-pub fn paired(pairs: &[((f64, u64), (f64, u64))], resamples: usize, seed: u64) -> Option<Paired> {
-    let means = |picked: &mut dyn Iterator<Item = &((f64, u64), (f64, u64))>| {
+pub fn paired(pairs: &[Pair], resamples: usize, seed: u64) -> Option<Paired> {
+    let means = |picked: &mut dyn Iterator<Item = &Pair>| {
         let (mut sa, mut na, mut sb, mut nb) = (0.0, 0u64, 0.0, 0u64);
         for &((s_a, n_a), (s_b, n_b)) in picked {
             (sa, na, sb, nb) = (sa + s_a, na + n_a, sb + s_b, nb + n_b);
