@@ -309,7 +309,7 @@ pub fn check(root: &Path) -> CheckReport {
     };
     let (profiles, profile_errors) = profiles::load_all(&layout.profiles());
     let profile_names = profiles::names(&layout.profiles());
-    let warnings = profiles
+    let mut warnings: Vec<String> = profiles
         .iter()
         .flat_map(|profile| profile.warnings.iter().cloned())
         .collect();
@@ -326,13 +326,26 @@ pub fn check(root: &Path) -> CheckReport {
                 source,
             })
             .and_then(|read| {
-                let doc = data::parse_with(&path, &read, |doc| {
+                let (doc, upgraded) = data::parse_upgrading(&path, &read, |doc| {
                     let mut problems =
                         run_profile_problems(doc, &profiles, &profile_names, &layout.profiles());
                     problems.extend(not_unique_across(doc, &machine.data, &mut seen));
                     problems
                 })?;
-                bytes.push(read);
+                if upgraded {
+                    // The site's download is the document as this version stores it.
+                    warnings.push(format!(
+                        "{} is of an earlier schema version, read as version {}: weights are \
+                         GiB under weights_gib (REFERENCE.md, \"Schema versions\"); the next \
+                         write stores it as version {}",
+                        machine.data,
+                        data::SCHEMA_VERSION,
+                        data::SCHEMA_VERSION
+                    ));
+                    bytes.push(data::to_json(&doc).into_bytes());
+                } else {
+                    bytes.push(read);
+                }
                 Ok(doc)
             });
         match results {

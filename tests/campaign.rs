@@ -294,7 +294,11 @@ fn a_campaign_measures_every_configuration_records_a_dead_one_and_resumes_nothin
     assert_eq!(sweeps, MEASURED.map(|id| format!("{id} sweep")).to_vec());
     for run in &doc.runs {
         assert_eq!(run.checkpoint, "example/Fake-Model-7B");
-        assert_eq!(run.weights_gb, Some(13.5), "from the launched server's log");
+        assert_eq!(
+            run.weights_gib,
+            Some(13.5),
+            "from the launched server's log"
+        );
         assert_eq!(run.kv_tokens, Some(131_072), "from /metrics");
         let provenance = run.provenance.as_ref().unwrap();
         assert_eq!(provenance.campaign.as_deref(), Some("night"));

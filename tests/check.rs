@@ -102,11 +102,11 @@ const CASES: &[Case] = &[
         says: &["expected an object", "found an array"],
     },
     Case {
-        file: "schema-version-2",
+        file: "schema-version-3",
         defect: Defect::Shape,
         pointer: "/schema_version",
         position: (2, 3),
-        says: &["expected 1", "found a number, 2"],
+        says: &["expected 2", "found a number, 3"],
     },
     Case {
         file: "bad-date",
@@ -481,4 +481,79 @@ fn the_atomic_save_refuses_every_checked_defect() {
             case.file
         );
     }
+}
+
+#[test]
+fn a_version_1_document_loads_as_version_2_and_its_next_write_stores_version_2() {
+    let v1 = std::fs::read(support::repo().join("tests/fixtures/valid/seed-v1.json")).unwrap();
+    let upgraded = data::parse(Path::new("seed-v1.json"), &v1).unwrap();
+    let mut shipped = data::load(&support::repo().join("data/results.json")).unwrap();
+    // Version 1's `weights_gb` of the runs came from vLLM's "Model loading took 21.9 GiB":
+    // GiB already, renamed only.
+    assert_eq!(upgraded.runs[0].weights_gib, Some(21.9));
+    // The BF16 failure's 55.6 was GB (27.8 billion parameters × 2 bytes): 55.6 × 10⁹ / 2³⁰
+    // = 51.782 GiB.
+    let bf16 = upgraded
+        .failures
+        .iter()
+        .find(|f| f.id.as_str() == "qwen38-bf16")
+        .unwrap();
+    assert_eq!(bf16.weights_gib, Some(51.782));
+    // The shipped document is the seed upgraded, its one mixed-unit sentence rewritten.
+    let reason = |doc: &mut Results| {
+        let failure = doc
+            .failures
+            .iter_mut()
+            .find(|f| f.id.as_str() == "qwen38-bf16")
+            .unwrap();
+        std::mem::take(&mut failure.reason)
+    };
+    let mut upgraded = upgraded;
+    assert!(reason(&mut upgraded).starts_with("55.6 GB of weights against 31.4 GiB"));
+    assert!(reason(&mut shipped).starts_with("51.8 GiB of weights against 31.4 GiB"));
+    assert_eq!(upgraded, shipped);
+
+    // In a project: `check` takes it, and the next write stores version 2 with nothing lost.
+    let project = Project::with_results(&v1);
+    let check = project.run(&["check"]);
+    check.assert_success();
+    let said = format!("{}{}", check.stdout, check.stderr);
+    assert!(
+        said.contains("data/results.json is of an earlier schema version, read as version 2"),
+        "{said}"
+    );
+    // The site offers the document as version 2 stores it.
+    project.run(&["build"]).assert_success();
+    let offered = project.page("data/results.json");
+    assert!(
+        offered.contains("\"schema_version\": 2") && offered.contains("\"weights_gib\": 51.782")
+    );
+    assert!(!offered.contains("weights_gb"));
+    project
+        .run(&[
+            "collect",
+            "failure",
+            "--id",
+            "by-hand",
+            "--checkpoint",
+            "x/y",
+            "--precision",
+            "BF16",
+            "--status",
+            "not_attempted",
+            "--weights-gib",
+            "40",
+            "--reason",
+            "too large",
+        ])
+        .assert_success();
+    let text = std::fs::read_to_string(project.root.path().join("data/results.json")).unwrap();
+    assert!(text.contains("\"schema_version\": 2"));
+    assert!(!text.contains("weights_gb"));
+    let written = project.results();
+    assert_eq!(
+        written.runs,
+        data::parse(Path::new("v1"), &v1).unwrap().runs
+    );
+    assert_eq!(written.failures.last().unwrap().weights_gib, Some(40.0));
 }

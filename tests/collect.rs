@@ -142,7 +142,7 @@ fn a_run_measures_the_scripted_decode_rate_and_the_kv_pool() {
     }
     check_is_clean(&project);
     // Not launched, so no weights: the run's page says so instead of inventing a figure.
-    assert_eq!(run.weights_gb, None);
+    assert_eq!(run.weights_gib, None);
     let built = project.run_with(&["build"], &[]);
     built.assert_success();
     let page = project.page("runs/fake-default/index.html");
@@ -940,7 +940,7 @@ fn a_failure_by_hand_and_a_bad_status() {
             "BF16",
             "--status",
             "not_attempted",
-            "--weights-gb",
+            "--weights-gib",
             "140",
             "--reason",
             "140 GB of weights against 32 GB of VRAM.",
@@ -955,7 +955,7 @@ fn a_failure_by_hand_and_a_bad_status() {
         .find(|f| f.id.as_str() == "big-model-bf16")
         .unwrap();
     assert_eq!(failure.status, FailureStatus::NotAttempted);
-    assert_eq!(failure.weights_gb, Some(140.0));
+    assert_eq!(failure.weights_gib, Some(140.0));
     let output = project.run_with(
         &[
             "collect",
@@ -1138,7 +1138,7 @@ fn a_launched_server_is_measured_with_its_log_and_stopped() {
         .iter()
         .find(|r| r.id.as_str() == "fake-launched")
         .unwrap();
-    assert_eq!(run.weights_gb, Some(21.9));
+    assert_eq!(run.weights_gib, Some(21.9));
     assert_eq!(
         run.kv_tokens,
         Some(370_189),
@@ -1217,7 +1217,7 @@ fn launch_failures_are_classified_from_the_log() {
             "{mode}: {}",
             failure.reason
         );
-        assert_eq!(failure.weights_gb, Some(21.9));
+        assert_eq!(failure.weights_gib, Some(21.9));
         assert_eq!(failure.checkpoint, "example/Fake-Model-7B");
         if mode == "hang" {
             assert!(
@@ -2037,7 +2037,7 @@ fn llama_bench_tg_tests_become_runs_with_the_prompt_speed_of_their_pp_test() {
     );
     assert_eq!(run.precision, "all F32", "model_type's file type");
     assert_eq!(run.shape, "llama ?B (1,246,272 parameters)");
-    assert_eq!(run.weights_gb, Some(0.005), "model_size 4985088 bytes");
+    assert_eq!(run.weights_gib, Some(0.005), "model_size 4985088 bytes");
     assert_eq!(
         run.max_model_len, 16,
         "llama-bench's context: n_prompt + n_gen + n_depth"

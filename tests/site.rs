@@ -1601,6 +1601,28 @@ fn a_comparison_with_per_prompt_sums_is_judged_by_a_paired_bootstrap() {
 }
 
 #[test]
+fn memory_is_in_gib_on_every_page() {
+    let project = built_seed(&[]);
+    // The BF16 failure: 55.6 GB in schema version 1, 55.6 × 10⁹ / 2³⁰ = 51.782 GiB, shown
+    // to the registry's one decimal.
+    let failures = project.page("failures/index.html");
+    assert!(failures.contains("Weights (GiB)"));
+    assert!(row(&failures, "failure-qwen38-bf16").contains(">51.8</td>"));
+    let failure = project.page("failures/qwen38-bf16/index.html");
+    assert!(failure.contains("<dd>51.8 GiB</dd>"));
+    // Its reason, one unit in a sentence (the narrative may still speak of a card's GB).
+    assert!(failure.contains("51.8 GiB of weights against 31.4 GiB of VRAM"));
+    // A run's weights from vLLM's "Model loading took 21.9 GiB".
+    let run = project.page("runs/qwen36-moe-default/index.html");
+    assert!(run.contains("21.9 GiB (loaded on the GPU, from vLLM&#39;s load report)"));
+    assert!(
+        project
+            .page("method/index.html")
+            .contains("Memory is in GiB (2³⁰ bytes) throughout")
+    );
+}
+
+#[test]
 fn a_run_and_the_sweep_of_its_set_up_name_each_other_with_their_methods() {
     let project = built_seed(&[]);
     let run = project.page("runs/qwen38-dense-mtp/index.html");

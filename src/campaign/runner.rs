@@ -549,7 +549,7 @@ async fn run_job(
         server_log: Some(log.to_owned()),
         shape: config.shape.clone(),
         precision,
-        weights_gb: None,
+        weights_gib: None,
         notes: None,
         params: collect::RunParams {
             samples: spec.samples.max(1),
@@ -664,7 +664,7 @@ fn failure(
             .clone()
             .or_else(|| precision(doc, layout, config))
             .unwrap_or_else(|| "not given".to_owned()),
-        weights_gb: diagnosis.weights_gib,
+        weights_gib: diagnosis.weights_gib,
         status: diagnosis.status,
         config: (!overrides.is_empty()).then_some(overrides),
         reason: diagnosis.reason,

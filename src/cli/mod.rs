@@ -110,10 +110,24 @@ pub fn run() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {}", relative(&cli.root, &format!("{error:#}")));
+            eprintln!("error: {}", relative(&cli.root, &chain(&error)));
             ExitCode::FAILURE
         }
     }
+}
+
+/// An error and its causes, `outer: cause: …`, leaving out a cause its outer message already
+/// says (the library's messages name their I/O cause).
+fn chain(error: &anyhow::Error) -> String {
+    let mut text = error.to_string();
+    for cause in error.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }
 
 /// `text` with the project's paths relative to it, as the README writes them
@@ -151,4 +165,23 @@ fn print_schema() -> Outcome {
     serde_json::to_writer_pretty(&mut out, benchsite::data::schema())?;
     writeln!(out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cause_is_said_once() {
+        let io = std::io::Error::other("no such file");
+        let error = anyhow::Error::from(benchsite::data::DataError::Read {
+            path: "data/results.json".into(),
+            source: io,
+        })
+        .context("collect failure");
+        assert_eq!(
+            chain(&error),
+            "collect failure: cannot read data/results.json: no such file"
+        );
+    }
 }

@@ -40,8 +40,8 @@ pub struct RunOptions {
     pub shape: Option<String>,
     /// The weights' precision; default: an earlier record's.
     pub precision: Option<String>,
-    /// The weights' size in GB, when not launched.
-    pub weights_gb: Option<f64>,
+    /// The weights' size in GiB, when not launched.
+    pub weights_gib: Option<f64>,
     /// Free text for the record.
     pub notes: Option<String>,
     /// The samples, their length and their prompt (default: the document's `method.prompt`).
@@ -184,7 +184,7 @@ async fn record(
     let acceptance = spec_decode
         .then(|| spec_acceptance(&before, &after, &mut gaps))
         .flatten();
-    let (weights_gb, weights_source) = weights(options.weights_gb, log, &mut warnings);
+    let (weights_gib, weights_source) = weights(options.weights_gib, log, &mut warnings);
     gaps.extend(target.version_gap());
     let tokens = samples[1..]
         .iter()
@@ -206,7 +206,7 @@ async fn record(
         checkpoint: plan.checkpoint,
         shape: plan.shape,
         precision: plan.precision,
-        weights_gb,
+        weights_gib,
         weights_source,
         max_model_len,
         vision: data::rules::vision(effective),
@@ -538,14 +538,14 @@ fn weights(
     warnings: &mut Vec<String>,
 ) -> (Option<f64>, Option<String>) {
     match (given, log.and_then(launch::weights_gib)) {
-        (Some(given), _) => (Some(given), Some("given with --weights-gb".to_owned())),
+        (Some(given), _) => (Some(given), Some("given with --weights-gib".to_owned())),
         (None, Some(loaded)) => (
             Some(loaded),
             Some("loaded on the GPU, from vLLM's load report".to_owned()),
         ),
         (None, None) => {
             warnings.push(
-                "weights_gb is left out: launch the server with --launch, or give --weights-gb"
+                "weights_gib is left out: launch the server with --launch, or give --weights-gib"
                     .into(),
             );
             (None, None)
@@ -736,7 +736,7 @@ pub(super) fn failure(
         id: id.clone(),
         checkpoint: checkpoint.to_owned(),
         precision: precision.to_owned(),
-        weights_gb: diagnosis.weights_gib,
+        weights_gib: diagnosis.weights_gib,
         status: diagnosis.status,
         config: (!overrides.is_empty()).then(|| overrides.to_owned()),
         reason: diagnosis.reason,

@@ -381,10 +381,10 @@ fn sweep_facts(sweep: &Sweep) -> Facts {
 
 fn failure_facts(failure: &Failure) -> Facts {
     let mut f = Facts::default();
-    let weights = &run::WEIGHTS_GB;
+    let weights = &run::WEIGHTS_GIB;
     f.figure(
         weights.key,
-        failure.weights_gb,
+        failure.weights_gib,
         weights.better().unwrap_or(Better::Neither),
     );
     f.setting("status", failure.status.as_str());

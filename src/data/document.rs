@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::checks;
@@ -11,6 +12,7 @@ use super::locate;
 use super::model::Results;
 use super::problem::{self, Problem, Report};
 use super::schema;
+use super::upgrade;
 
 /// Checks of a document beyond its own, which need the rest of the project (the profiles).
 pub type Checks<'c> = &'c dyn Fn(&Results) -> Vec<Problem>;
@@ -49,6 +51,16 @@ pub fn parse_with(
     bytes: &[u8],
     more_checks: impl FnOnce(&Results) -> Vec<Problem>,
 ) -> Result<Results, DataError> {
+    parse_upgrading(path, bytes, more_checks).map(|(doc, _)| doc)
+}
+
+/// [`parse_with`], and whether the document was of an earlier schema version, read as this
+/// one: its bytes are then not what this version's writer would store.
+pub fn parse_upgrading(
+    path: &Path,
+    bytes: &[u8],
+    more_checks: impl FnOnce(&Results) -> Vec<Problem>,
+) -> Result<(Results, bool), DataError> {
     let invalid = |problems: Vec<Problem>| {
         DataError::Invalid(Report {
             file: path.to_owned(),
@@ -75,37 +87,59 @@ pub fn parse_with(
         )]));
     }
     // The typed parse runs beside the schema's, on the other core; its result counts only
-    // once the schema passed.
+    // once the schema passed, and only for a document of this version.
     let (value, typed) = rayon::join(
         || {
-            let value: Value = serde_json::from_str(text)?;
+            let mut value: Value = serde_json::from_str(text)?;
+            let upgraded = upgrade::upgrade(&mut value);
             let problems = schema::violations(&value);
-            Ok::<_, serde_json::Error>((value, problems))
+            Ok::<_, serde_json::Error>((value, upgraded, problems))
         },
         || serde_json::from_str::<Results>(text),
     );
-    let (value, mut problems) =
+    let (value, upgraded, mut problems) =
         value.map_err(|error| invalid(vec![syntax_problem(text, &error)]))?;
     if !problems.is_empty() {
         annotate(&mut problems, &value, Some(text));
         return Err(invalid(problems));
     }
     // The schema passed, so the types accept it too; parsing the text (not the value) also
-    // catches what a Value hides, such as a key written twice.
-    let doc: Results = typed.map_err(|error| {
-        invalid(vec![Problem::at(
-            (error.line(), error.column()),
-            "a well-formed results document",
-            strip_position(&error.to_string()),
-        )])
-    })?;
+    // catches what a Value hides, such as a key written twice. An upgraded document is read
+    // from its upgraded value.
+    let doc: Results = if upgraded {
+        Results::deserialize(&value).map_err(|error| {
+            invalid(vec![Problem::at(
+                (1, 1),
+                "a well-formed results document",
+                error.to_string(),
+            )])
+        })?
+    } else {
+        typed.map_err(|error| {
+            invalid(vec![Problem::at(
+                (error.line(), error.column()),
+                "a well-formed results document",
+                strip_position(&error.to_string()),
+            )])
+        })?
+    };
     let mut problems = checks::problems(&doc);
     problems.extend(more_checks(&doc));
     if !problems.is_empty() {
         annotate(&mut problems, &value, Some(text));
         return Err(invalid(problems));
     }
-    Ok(doc)
+    Ok((doc, upgraded))
+}
+
+/// A document of an earlier schema version, upgraded and read, without validating it;
+/// `None` when it is not one or does not read.
+pub fn upgraded(bytes: &[u8]) -> Option<Results> {
+    let mut value: Value = serde_json::from_slice(bytes).ok()?;
+    if !upgrade::upgrade(&mut value) {
+        return None;
+    }
+    Results::deserialize(&value).ok()
 }
 
 /// Every problem of a document built in memory: schema and checks.

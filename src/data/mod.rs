@@ -16,9 +16,11 @@ pub mod rules;
 mod schema;
 mod store;
 mod types;
+mod upgrade;
 
 pub use document::{
-    Checks, load, load_with, no_more_checks, parse, parse_with, to_json, validate, validate_with,
+    Checks, load, load_with, no_more_checks, parse, parse_upgrading, parse_with, to_json, validate,
+    validate_with,
 };
 pub use error::DataError;
 pub use keys::{IdKey, Keys, LabelKey, RunKey};

@@ -206,11 +206,11 @@ pub struct Run {
     pub shape: String,
     /// Weight precision.
     pub precision: String,
-    /// Weights loaded on the GPU, in GB.
+    /// Weights loaded on the GPU, in GiB (2³⁰ bytes); `weights_gb` before schema version 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
-    pub weights_gb: Option<f64>,
-    /// Where `weights_gb` comes from.
+    pub weights_gib: Option<f64>,
+    /// Where `weights_gib` comes from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weights_source: Option<String>,
     /// The configured context length in tokens.
@@ -392,10 +392,10 @@ pub struct Failure {
     pub checkpoint: String,
     /// Weight precision.
     pub precision: String,
-    /// Size of the weights in GB.
+    /// Size of the weights in GiB (2³⁰ bytes); `weights_gb` before schema version 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
-    pub weights_gb: Option<f64>,
+    pub weights_gib: Option<f64>,
     /// What happened.
     pub status: FailureStatus,
     /// The settings tried.

@@ -12,7 +12,7 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::document::{Checks, load, parse_with, to_json, validate_with};
+use super::document::{Checks, load, parse_with, to_json, upgraded, validate_with};
 use super::error::DataError;
 use super::model::Results;
 use super::problem::{Problem, Report};
@@ -120,9 +120,9 @@ where
         source,
     })?;
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let mut doc: Results = match serde_json::from_slice(text) {
-        Ok(doc) => doc,
-        Err(_) => return Err(load(path).err().unwrap_or_else(|| unreachable_valid(path))),
+    let mut doc: Results = match serde_json::from_slice(text).ok().or_else(|| upgraded(text)) {
+        Some(doc) => doc,
+        None => return Err(load(path).err().unwrap_or_else(|| unreachable_valid(path))),
     };
     edit(&mut doc)?;
     let kept = admit(path, &doc, Some(&bytes), more)?;
@@ -231,7 +231,7 @@ mod tests {
             id: Id::new(id).unwrap(),
             checkpoint: "org/model".into(),
             precision: "FP8".into(),
-            weights_gb: None,
+            weights_gib: None,
             status: FailureStatus::NotAttempted,
             config: None,
             reason: "test".into(),

@@ -13,7 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 pub const ID_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
 
 /// The schema version this program reads and writes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Implements `as_str`, `Display`, `Deserialize` (through the type's `new`, so the types
 /// reject what the schema rejects) and `JsonSchema` for a validated string newtype.

@@ -28,9 +28,9 @@ pub struct FailureArgs {
     /// One paragraph: why it did not run.
     #[arg(long)]
     reason: String,
-    /// The weights' size in GB.
-    #[arg(long, value_name = "GB")]
-    weights_gb: Option<f64>,
+    /// The weights' size in GiB (2³⁰ bytes).
+    #[arg(long, value_name = "GIB")]
+    weights_gib: Option<f64>,
     /// The overrides tried, as KEY=VALUE pairs.
     #[arg(long)]
     config: Option<String>,
@@ -77,7 +77,7 @@ pub fn failure(layout: &Layout, args: FailureArgs) -> CommandOutcome {
         id: flags::id(&args.id)?,
         checkpoint: args.checkpoint,
         precision: args.precision,
-        weights_gb: args.weights_gb,
+        weights_gib: args.weights_gib,
         status: args.status,
         config: args.config.filter(|c| !c.trim().is_empty()),
         reason: args.reason,

@@ -28,9 +28,9 @@ pub struct RunArgs {
     /// The weights' precision, e.g. NVFP4 (default: an earlier run's).
     #[arg(long)]
     precision: Option<String>,
-    /// The weights' size in GB (read from the log with --launch).
-    #[arg(long, value_name = "GB")]
-    weights_gb: Option<f64>,
+    /// The weights' size in GiB (read from vLLM's log with --launch).
+    #[arg(long, value_name = "GIB")]
+    weights_gib: Option<f64>,
     #[command(flatten)]
     notes: Notes,
     #[command(flatten)]
@@ -56,7 +56,7 @@ pub async fn run(layout: &Layout, args: RunArgs) -> CommandOutcome {
         server_log: None,
         shape: args.shape,
         precision: args.precision,
-        weights_gb: args.weights_gb,
+        weights_gib: args.weights_gib,
         notes: args.notes.notes,
         params: collect::RunParams {
             samples: args.params.samples.max(1),

@@ -68,6 +68,11 @@ struct Row {
 
 /// The settings that identify a configuration: every field but the test's size, its time and
 /// its figures.
+/// Bytes in GiB, to the MiB or so: the report's memory unit.
+fn gib(bytes: i64) -> f64 {
+    stats::round(bytes.max(0) as f64 / f64::from(1u32 << 30), 3)
+}
+
 const NOT_SETTINGS: &[&str] = &[
     "n_prompt",
     "n_gen",
@@ -502,9 +507,7 @@ fn run(
         checkpoint: checkpoint.to_owned(),
         shape,
         precision,
-        weights_gb: row
-            .int("model_size")
-            .map(|bytes| stats::round(bytes.max(0) as f64 / 1e9, 3)),
+        weights_gib: row.int("model_size").map(gib),
         weights_source: row
             .int("model_size")
             .map(|_| "the model's tensors, as llama-bench reports them (model_size)".to_owned()),
@@ -695,6 +698,14 @@ fn prompt_note(prompts: &[&Row]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn model_size_is_given_in_gib() {
+        // 16 × 2³⁰ bytes is 16 GiB (17.18 GB); 4,985,088 bytes is 0.00464 GiB.
+        assert_eq!(gib(17_179_869_184), 16.0);
+        assert_eq!(gib(4_985_088), 0.005);
+        assert_eq!(gib(-1), 0.0);
+    }
 
     #[test]
     fn a_model_file_is_its_repository_or_its_name() {

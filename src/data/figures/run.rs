@@ -52,13 +52,13 @@ pub static OVERRIDES: Field<Run> = field(
     |r| text(&r.overrides),
 );
 
-pub static WEIGHTS_GB: Field<Run> = field(
-    "weights_gb",
-    "Weights (GB)",
-    "GB",
+pub static WEIGHTS_GIB: Field<Run> = field(
+    "weights_gib",
+    "Weights (GiB)",
+    "GiB",
     Precision::Decimals(1),
     Role::Figure(Better::Neither),
-    |r| r.weights_gb.map(Value::Number),
+    |r| r.weights_gib.map(Value::Number),
 );
 
 pub static MAX_MODEL_LEN: Field<Run> = field(
@@ -262,7 +262,7 @@ pub static ALL: [&Field<Run>; 29] = [
     &PRECISION,
     &PROFILE,
     &OVERRIDES,
-    &WEIGHTS_GB,
+    &WEIGHTS_GIB,
     &MAX_MODEL_LEN,
     &VISION,
     &CUDA_GRAPHS,

@@ -1,5 +1,6 @@
 //! A failure's write-up page.
 
+use crate::data::figures::{Value, run};
 use serde::Serialize;
 
 use super::super::catalog::{Catalog, Related, index_in};
@@ -10,7 +11,6 @@ use super::head::Head;
 use super::page::{Page, View};
 use super::shared::provenance_facts;
 use crate::data::{Failure, rules};
-use crate::format::figure;
 
 /// One failure's page.
 pub fn page(c: &Catalog, failure: &Failure) -> FailurePage {
@@ -19,8 +19,11 @@ pub fn page(c: &Catalog, failure: &Failure) -> FailurePage {
         Fact::new("Checkpoint", failure.checkpoint.clone()),
         Fact::new("Precision", failure.precision.clone()),
     ];
-    if let Some(gb) = failure.weights_gb {
-        facts.push(Fact::new("Weights", format!("{} GB", figure(gb))));
+    if let Some(gib) = failure.weights_gib {
+        facts.push(Fact::new(
+            "Weights",
+            format!("{} GiB", run::WEIGHTS_GIB.shown(&Value::Number(gib))),
+        ));
     }
     if let Some(config) = &failure.config {
         facts.push(Fact::new("Settings tried", config.clone()));

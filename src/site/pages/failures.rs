@@ -9,8 +9,7 @@ use super::super::views::{Cell, Column, Link, Row, Table};
 use super::page::{Page, View};
 use super::shared::{opt, opt_cell};
 use crate::data::Failure;
-use crate::data::figures::run;
-use crate::format::figure;
+use crate::data::figures::{Value, run};
 
 /// The failures index's content.
 #[derive(Debug, Serialize)]
@@ -32,7 +31,7 @@ pub fn table_of<'r>(c: &Catalog, records: impl IntoIterator<Item = &'r Failure>)
             Column::text("Failure"),
             Column::text("Checkpoint"),
             Column::text("Precision"),
-            Column::number(run::WEIGHTS_GB.label),
+            Column::number(run::WEIGHTS_GIB.label),
             Column::text("What happened"),
             Column::text("Settings tried"),
         ],
@@ -45,7 +44,9 @@ pub fn table_of<'r>(c: &Catalog, records: impl IntoIterator<Item = &'r Failure>)
                     Cell::link(failure.id.to_string(), c.failure_url(failure)),
                     Cell::text(&failure.checkpoint),
                     Cell::text(&failure.precision),
-                    opt_cell(failure.weights_gb, figure),
+                    opt_cell(failure.weights_gib, |gib| {
+                        run::WEIGHTS_GIB.shown(&Value::Number(gib))
+                    }),
                     Cell::text(failure.status.describe()),
                     Cell::text(opt(failure.config.clone())),
                 ],

@@ -10,7 +10,7 @@ use super::head::{Head, change, judged_change};
 use super::page::{Page, View};
 use super::shared::opt;
 use crate::compare::Kind;
-use crate::data::figures::{self, divergence};
+use crate::data::figures::{self, Value, divergence};
 use crate::data::{Run, rules};
 use crate::format::{count, figure, percent, switch};
 use crate::profiles::{self, Launcher};
@@ -239,14 +239,7 @@ fn facts(run: &Run) -> Vec<Fact> {
         Fact::new("Checkpoint", run.checkpoint.clone()),
         Fact::new("Shape", run.shape.clone()),
         Fact::new("Precision", run.precision.clone()),
-        Fact::new(
-            "Weights",
-            match (&run.weights_gb, &run.weights_source) {
-                (Some(gb), Some(source)) => format!("{} GB ({source})", figure(*gb)),
-                (Some(gb), None) => format!("{} GB", figure(*gb)),
-                _ => "not recorded".into(),
-            },
-        ),
+        weights(run),
         Fact::new("Context", format!("{} tokens", count(run.max_model_len))),
         Fact::new("KV-cache dtype", opt(run.kv_cache_dtype.clone())),
         Fact::new("CUDA graphs", switch(run.cuda_graphs)),
@@ -506,4 +499,17 @@ pub fn view(page: &Page) -> Result<View, SiteError> {
     }
     let description = view.head.sentence(description);
     Ok(View::new(view.title.clone(), &view)?.described(description))
+}
+
+/// A run's weights in GiB, and where the figure comes from.
+fn weights(run: &Run) -> Fact {
+    let shown = |gib: f64| figures::run::WEIGHTS_GIB.shown(&Value::Number(gib));
+    Fact::new(
+        "Weights",
+        match (run.weights_gib, &run.weights_source) {
+            (Some(gib), Some(source)) => format!("{} GiB ({source})", shown(gib)),
+            (Some(gib), None) => format!("{} GiB", shown(gib)),
+            _ => "not recorded".into(),
+        },
+    )
 }

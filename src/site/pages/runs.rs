@@ -33,7 +33,7 @@ static COLUMNS: [(&Field<Run>, bool); 11] = [
     (&run::SPEC_DECODE, true),
     (&run::PRECISION, false),
     (&run::MAX_MODEL_LEN, true),
-    (&run::WEIGHTS_GB, true),
+    (&run::WEIGHTS_GIB, true),
     (&run::CUDA_GRAPHS, false),
     (&run::VISION, false),
 ];
