@@ -177,7 +177,14 @@ fn chunks_of_several_tokens_and_the_acceptance_from_counter_deltas() {
         &project,
         &server,
         "fake-mtp",
-        &["--set", "SPEC_DECODE=1", "--precision", "BF16"],
+        &[
+            "--set",
+            "SPEC_DECODE=1",
+            "--precision",
+            "BF16",
+            "--acceptance-prompts",
+            "0",
+        ],
     );
     output.assert_success();
     let doc = project.results();
@@ -198,7 +205,96 @@ fn chunks_of_several_tokens_and_the_acceptance_from_counter_deltas() {
     assert_eq!(run.spec_acceptance_length, Some(2.5));
     assert_eq!(run.spec_acceptance_per_position, [0.9, 0.6]);
     assert!(run.spec_decode);
+    assert_eq!(run.spec_acceptance_over, None, "over the samples");
     assert_eq!(run.overrides, "SPEC_DECODE=1");
+    check_is_clean(&project);
+}
+
+#[test]
+fn the_acceptance_is_measured_over_prompts_spread_through_the_set() {
+    let _timed = timed();
+    // Six prompts; four are sent, at 0, 6/4 → 1, 12/4 → 3 and 18/4 → 4. The decode samples
+    // accept 150 of 200 drafted tokens; the prompts marked "easy" 190 of 200 and "hard" 50 of
+    // 200, so over prompts 0, 1, 3 and 4 (easy, hard, easy, easy):
+    // (3 × 190 + 50) / 800 = 0.775, and with 100 draft steps a request, the acceptance length
+    // is 1 + 620 / 400 = 2.55.
+    let script = Script {
+        tokens: 40,
+        spec: Some((200, 150)),
+        spec_steps: Some((100, vec![90, 60], vec![90, 60])),
+        spec_by_text: vec![("easy".into(), (200, 190)), ("hard".into(), (200, 50))],
+        ..Script::default()
+    };
+    let server = FakeVllm::start(script);
+    let project = Project::copy_of_repo();
+    fake_profile(&project, server.addr.port(), 32768);
+    let prompts: String = ["easy", "hard", "hard", "easy", "easy", "hard"]
+        .iter()
+        .enumerate()
+        .map(|(i, kind)| {
+            format!(
+                "{{\"id\": \"p{i}\", \"category\": \"math\", \"messages\": [{{\"role\": \"user\", \"content\": \"{kind} question number {i}\"}}]}}\n"
+            )
+        })
+        .collect();
+    project.write("data/prompts.jsonl", &prompts);
+    let output = fake_run(
+        &project,
+        &server,
+        "fake-spread",
+        &[
+            "--set",
+            "SPEC_DECODE=1",
+            "--precision",
+            "BF16",
+            "--acceptance-prompts",
+            "4",
+        ],
+    );
+    output.assert_success();
+    let run = project
+        .results()
+        .runs
+        .into_iter()
+        .find(|r| r.id.as_str() == "fake-spread")
+        .unwrap();
+    assert_eq!(run.spec_acceptance, Some(0.775));
+    assert_eq!(run.spec_acceptance_length, Some(2.55));
+    let over = run.spec_acceptance_over.as_ref().unwrap();
+    assert_eq!(over.prompts, ["p0", "p1", "p3", "p4"]);
+    assert_eq!(over.prompt_set, "data/prompts.jsonl");
+    assert_eq!(over.output_tokens, 4 * 40);
+    use sha2::Digest;
+    let sha = sha2::Sha256::digest(prompts.as_bytes());
+    let hex: String = sha.iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(over.prompt_set_sha256, hex);
+    // Every prompt went out as its messages, greedy and cut at the run's length.
+    let bodies = server.bodies();
+    let sent: Vec<&str> = bodies
+        .iter()
+        .filter_map(|b| b["messages"][0]["content"].as_str())
+        .filter(|text| text.contains("question number"))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            "easy question number 0",
+            "hard question number 1",
+            "easy question number 3",
+            "easy question number 4"
+        ]
+    );
+    assert!(
+        bodies
+            .iter()
+            .all(|b| b["temperature"] == 0.0 && b["max_tokens"] == 300)
+    );
+    project.run(&["build"]).assert_success();
+    let page = project.page("runs/fake-spread/index.html");
+    assert!(
+        page.contains("over 4 prompts of data/prompts.jsonl, one at a time, 160 output tokens"),
+        "{page}"
+    );
     check_is_clean(&project);
 }
 

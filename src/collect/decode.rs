@@ -92,7 +92,7 @@ pub async fn run(
     };
 
     let context = plan.effective.number("MAX_MODEL_LEN");
-    let measured = match measured_or_died(
+    let mut measured = match measured_or_died(
         options,
         &prompt,
         &profile_names,
@@ -105,6 +105,12 @@ pub async fn run(
         Ok(measured) => measured,
         Err(diagnosis) => return Ok(failed(diagnosis)),
     };
+    if data::rules::spec_decode(&plan.effective) && options.params.acceptance_prompts > 0 {
+        measured.spread = Some(tokio::select! {
+            spread = over_prompt_set(layout, &mut measured.target, &options.params, progress) => spread,
+            () = interrupted() => return Err(CollectError::Interrupted),
+        });
+    }
     let log = server_log(launched.as_ref(), options);
     drop(launched);
     record(options, &doc, plan, measured, log.as_deref(), &prompt).await
@@ -162,6 +168,7 @@ async fn record(
         failed,
         mismatch,
         forced,
+        spread,
     } = measured;
     let effective = &plan.effective;
     let mut warnings = Vec::new();
@@ -181,9 +188,8 @@ async fn record(
         .ok_or_else(|| CollectError::Server(NO_CONTEXT.into()))?;
     let kv_tokens = kv_tokens(&target, &after, log, &mut notes, &mut gaps).await;
     let spec_decode = data::rules::spec_decode(effective);
-    let acceptance = spec_decode
-        .then(|| spec_acceptance(&before, &after, &mut gaps))
-        .flatten();
+    let (acceptance, acceptance_over) =
+        acceptance(spread, spec_decode, (&before, &after), &mut gaps);
     let (weights_gib, weights_source) = weights(options.weights_gib, log, &mut warnings);
     gaps.extend(target.version_gap());
     let tokens = samples[1..]
@@ -227,6 +233,7 @@ async fn record(
         spec_acceptance: acceptance.as_ref().map(|a| a.rate),
         spec_acceptance_length: acceptance.as_ref().and_then(|a| a.length),
         spec_acceptance_per_position: acceptance.map(|a| a.per_position).unwrap_or_default(),
+        spec_acceptance_over: acceptance_over,
         notes: (!notes.is_empty()).then(|| notes.join(" ")),
         quality: kept_quality(doc, &options.id),
         power_w,
@@ -342,6 +349,65 @@ struct Measured {
     mismatch: Vec<String>,
     /// The fields the run holds as served, where the profile gives other values.
     forced: Vec<data::Forced>,
+    /// With speculative decoding: the counters around prompts of the prompt set, or why
+    /// they could not be measured; `None` when the acceptance is the samples'.
+    spread: Option<Result<Spread, String>>,
+}
+
+/// The speculative-decoding counters around prompts of the project's prompt set.
+struct Spread {
+    before: Result<Metrics, String>,
+    after: Result<Metrics, String>,
+    over: data::AcceptancePrompts,
+}
+
+/// Sends `params.acceptance_prompts` prompts of the project's prompt set, spread through it,
+/// one at a time after the samples, greedy and cut at the run's length as the samples are,
+/// with the counters scraped around them; why not, when the set cannot be read or a request
+/// fails (the acceptance is then the samples').
+async fn over_prompt_set(
+    layout: &Layout,
+    target: &mut Target,
+    params: &super::params::RunParams,
+    progress: &Progress,
+) -> Result<Spread, String> {
+    let set = data::prompts::load(&layout.root, crate::project::PROMPTS)
+        .map_err(|why| format!("the prompt set cannot be read ({why})"))?;
+    let all = set.prompts.len();
+    let n = params.acceptance_prompts.min(all);
+    if n == 0 {
+        return Err(format!("{} holds no prompts", set.path));
+    }
+    progress.more(n as u64);
+    let before = scrape(target).await;
+    let mut over = data::AcceptancePrompts {
+        prompt_set: set.path.clone(),
+        prompt_set_sha256: set.sha256.clone(),
+        prompts: Vec::with_capacity(n),
+        output_tokens: 0,
+    };
+    for i in 0..n {
+        let prompt = &set.prompts[i * all / n];
+        progress.step(&format!("acceptance prompt {}/{n} ({})", i + 1, prompt.id));
+        let body =
+            target
+                .server
+                .chat_stream_of(&target.model, &prompt.messages, params.max_tokens, false);
+        let mut timing = target
+            .stream(Endpoint::Chat, &body, progress)
+            .await
+            .map_err(|error| format!("prompt {} of {} failed ({error})", prompt.id, set.path))?;
+        target.count_tokens(&mut timing, params.max_tokens).await;
+        over.output_tokens += timing.output_tokens().unwrap_or(0);
+        over.prompts.push(prompt.id.clone());
+        progress.advance(1);
+    }
+    let after = scrape(target).await;
+    Ok(Spread {
+        before,
+        after,
+        over,
+    })
 }
 
 /// The cold request and the samples, with the metrics scraped around the samples.
@@ -416,6 +482,7 @@ async fn measure(
         after,
         power,
         counted,
+        spread: None,
     })
 }
 
@@ -501,6 +568,31 @@ async fn kv_tokens(
             ));
             None
         }
+    }
+}
+
+/// The acceptance over the prompt set where it was measured there, else over the samples
+/// (`around_samples`, the counters scraped before and after them), with the prompts it was
+/// measured over; why it is the samples' or missing goes into `gaps`.
+fn acceptance(
+    spread: Option<Result<Spread, String>>,
+    spec_decode: bool,
+    around_samples: (&Result<Metrics, String>, &Result<Metrics, String>),
+    gaps: &mut Vec<String>,
+) -> (Option<metrics::Acceptance>, Option<data::AcceptancePrompts>) {
+    let (before, after) = around_samples;
+    match spread {
+        Some(Ok(spread)) => {
+            let acceptance = spec_acceptance(&spread.before, &spread.after, gaps);
+            let over = acceptance.is_some().then_some(spread.over);
+            (acceptance, over)
+        }
+        Some(Err(why)) => {
+            gaps.push(format!("{why}: the acceptance is the samples'"));
+            (spec_acceptance(before, after, gaps), None)
+        }
+        None if spec_decode => (spec_acceptance(before, after, gaps), None),
+        None => (None, None),
     }
 }
 

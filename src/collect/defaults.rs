@@ -7,6 +7,9 @@
 pub const RUN_SAMPLES: usize = 3;
 /// `collect run`: tokens per request (the seed's method: 300 output tokens).
 pub const RUN_MAX_TOKENS: u64 = 300;
+/// `collect run`, with speculative decoding: prompts of the project's prompt set the
+/// acceptance is measured over, spread through the set.
+pub const RUN_ACCEPTANCE_PROMPTS: usize = 8;
 /// `collect sweep`: words per prompt.
 pub const SWEEP_PROMPT_WORDS: u64 = 700;
 /// `collect sweep`: tokens per answer.

@@ -31,6 +31,11 @@ pub struct RunParams {
     #[arg(long)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
+    /// With speculative decoding: prompts of data/prompts.jsonl, spread through it, that the
+    /// acceptance is measured over, one at a time after the samples (0: over the samples).
+    #[arg(long, default_value_t = defaults::RUN_ACCEPTANCE_PROMPTS)]
+    #[serde(default = "run_acceptance_prompts")]
+    pub acceptance_prompts: usize,
 }
 
 impl Default for RunParams {
@@ -39,6 +44,7 @@ impl Default for RunParams {
             samples: defaults::RUN_SAMPLES,
             max_tokens: defaults::RUN_MAX_TOKENS,
             prompt: None,
+            acceptance_prompts: defaults::RUN_ACCEPTANCE_PROMPTS,
         }
     }
 }
@@ -222,6 +228,9 @@ fn stop_timeout_s() -> f64 {
 fn run_samples() -> usize {
     defaults::RUN_SAMPLES
 }
+fn run_acceptance_prompts() -> usize {
+    defaults::RUN_ACCEPTANCE_PROMPTS
+}
 fn run_max_tokens() -> u64 {
     defaults::RUN_MAX_TOKENS
 }
@@ -347,6 +356,7 @@ mod tests {
             samples: 7,
             max_tokens: 11,
             prompt: Some("Tell a story, with a comma".into()),
+            acceptance_prompts: 5,
         });
     }
 

@@ -67,6 +67,13 @@ impl Progress {
         }
     }
 
+    /// The work grew by `steps`.
+    pub fn more(&self, steps: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc_length(steps);
+        }
+    }
+
     /// The bar goes.
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {

@@ -203,10 +203,22 @@ impl Server {
     /// template's thinking on or off where the server takes template arguments. No logprobs:
     /// on older vLLM they turn speculative decoding off.
     pub fn chat_stream(&self, model: &str, prompt: &str, max_tokens: u64, thinking: bool) -> Value {
+        let messages = [json!({"role": "user", "content": prompt})];
+        self.chat_stream_of(model, &messages, max_tokens, thinking)
+    }
+
+    /// [`Server::chat_stream`] of a conversation's messages.
+    pub fn chat_stream_of(
+        &self,
+        model: &str,
+        messages: &[Value],
+        max_tokens: u64,
+        thinking: bool,
+    ) -> Value {
         let mut body = self.greedy(
             model,
             json!({
-                "messages": [{"role": "user", "content": prompt}],
+                "messages": messages,
                 "max_tokens": max_tokens,
                 "stream": true,
                 "stream_options": {"include_usage": true},

@@ -144,6 +144,13 @@ fn check_run(out: &mut Vec<Problem>, at: &str, run: &Run) {
             num(run.spec_acceptance.unwrap_or_default()),
         ));
     }
+    if run.spec_acceptance_over.is_some() && run.spec_acceptance.is_none() {
+        out.push(Problem::new(
+            format!("{at}/spec_acceptance_over"),
+            "no spec_acceptance_over without a spec_acceptance",
+            "the prompts of an acceptance",
+        ));
+    }
     if run.spec_acceptance_length.is_some() && !run.spec_decode {
         out.push(Problem::new(
             format!("{at}/spec_acceptance_length"),

@@ -273,6 +273,10 @@ pub struct Run {
     /// first, where the server counts them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spec_acceptance_per_position: Vec<f64>,
+    /// The prompts the acceptance figures were measured over; absent when over the decode
+    /// samples (one prompt, sent again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_acceptance_over: Option<AcceptancePrompts>,
     /// Anything a reader should know about the measurement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
@@ -379,6 +383,23 @@ impl FailureStatus {
             FailureStatus::Crashed => "the server crashed",
         }
     }
+}
+
+/// The prompts a run's speculative-decoding acceptance was measured over.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AcceptancePrompts {
+    /// The prompt set, relative to the project (`data/prompts.jsonl`).
+    #[schemars(length(min = 1))]
+    pub prompt_set: String,
+    /// sha256 of the prompt set's file.
+    #[schemars(length(min = 1))]
+    pub prompt_set_sha256: String,
+    /// The ids of the prompts sent, one request each, in order.
+    #[schemars(length(min = 1))]
+    pub prompts: Vec<String>,
+    /// Output tokens the server generated for them, by its usage reports.
+    pub output_tokens: u64,
 }
 
 /// A configuration that did not run.

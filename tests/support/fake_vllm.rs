@@ -90,6 +90,9 @@ pub struct Script {
     /// the first request and by each later one (vLLM's `num_drafts` and
     /// `num_accepted_tokens_per_pos` counters).
     pub spec_steps: Option<(u64, Vec<u64>, Vec<u64>)>,
+    /// With `spec`: the drafted and accepted tokens of a chat request whose last message
+    /// contains the text, instead of `spec`'s.
+    pub spec_by_text: Vec<(String, (u64, u64))>,
 }
 
 impl Default for Script {
@@ -125,6 +128,7 @@ impl Default for Script {
             abort: Vec::new(),
             cached_tokens: None,
             spec_steps: None,
+            spec_by_text: Vec::new(),
         }
     }
 }
@@ -141,6 +145,8 @@ struct Shared {
     authorizations: Mutex<Vec<String>>,
     /// Scorings so far, by prompt.
     scorings: Mutex<std::collections::HashMap<Vec<u32>, u64>>,
+    /// What `spec_by_text` added to the drafted and accepted counters beyond `spec`'s.
+    spec_extra: Mutex<(i64, i64)>,
     /// What each chat request really got, by request number.
     traces: Mutex<std::collections::BTreeMap<u64, Trace>>,
     die: watch::Sender<bool>,
@@ -201,6 +207,7 @@ impl FakeVllm {
             script,
             started: AtomicU64::new(0),
             finished: AtomicU64::new(0),
+            spec_extra: Mutex::new((0, 0)),
             in_flight: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
             bodies: Mutex::new(Vec::new()),
@@ -341,8 +348,9 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
             0 => 0.0,
             n => (first + (n - 1) * each) as f64,
         };
-        text.push_str(&format!("# HELP vllm:spec_decode_num_draft_tokens_total Draft tokens.\n# TYPE vllm:spec_decode_num_draft_tokens_total counter\nvllm:spec_decode_num_draft_tokens_total{{engine=\"0\",model_name=\"m\"}} {:.1}\n", total(first_drafted, drafted)));
-        text.push_str(&format!("# HELP vllm:spec_decode_num_accepted_tokens_total Accepted tokens.\n# TYPE vllm:spec_decode_num_accepted_tokens_total counter\nvllm:spec_decode_num_accepted_tokens_total{{engine=\"0\",model_name=\"m\"}} {:.1}\n", total(first_accepted, accepted)));
+        let (extra_drafted, extra_accepted) = *shared.spec_extra.lock().unwrap();
+        text.push_str(&format!("# HELP vllm:spec_decode_num_draft_tokens_total Draft tokens.\n# TYPE vllm:spec_decode_num_draft_tokens_total counter\nvllm:spec_decode_num_draft_tokens_total{{engine=\"0\",model_name=\"m\"}} {:.1}\n", total(first_drafted, drafted) + extra_drafted as f64));
+        text.push_str(&format!("# HELP vllm:spec_decode_num_accepted_tokens_total Accepted tokens.\n# TYPE vllm:spec_decode_num_accepted_tokens_total counter\nvllm:spec_decode_num_accepted_tokens_total{{engine=\"0\",model_name=\"m\"}} {:.1}\n", total(first_accepted, accepted) + extra_accepted as f64));
         if let Some((steps, first, each)) = &script.spec_steps {
             text.push_str(&format!("# HELP vllm:spec_decode_num_drafts_total Draft steps.\n# TYPE vllm:spec_decode_num_drafts_total counter\nvllm:spec_decode_num_drafts_total{{engine=\"0\",model_name=\"m\"}} {:.1}\n", total(*steps, *steps)));
             text.push_str("# HELP vllm:spec_decode_num_accepted_tokens_per_pos_total Accepted tokens per position.\n# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter\n");
@@ -541,6 +549,18 @@ async fn chat(
     let number = shared.started.fetch_add(1, Ordering::SeqCst) + 1;
     shared.bodies.lock().unwrap().push(request.clone());
     let script = shared.script.clone();
+    if let Some((drafted, accepted)) = script.spec {
+        let last = request["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default();
+        if let Some((_, (d, a))) = script.spec_by_text.iter().find(|(t, _)| last.contains(t)) {
+            let mut extra = shared.spec_extra.lock().unwrap();
+            extra.0 += *d as i64 - drafted as i64;
+            extra.1 += *a as i64 - accepted as i64;
+        }
+    }
     if number == 1
         && let Some(path) = &script.touch_on_first_request
     {

@@ -537,6 +537,7 @@ fn run(
         forced: Vec::new(),
         source: Some(format!("llama-bench {build} {}: {}", row.format, row.file)),
         spec_acceptance_length: None,
+        spec_acceptance_over: None,
         spec_acceptance_per_position: Vec::new(),
         workload: None,
         method: None,

@@ -304,6 +304,7 @@ mod tests {
                 "forced",
                 "workload",
                 "method",
+                "spec_acceptance_over",
                 "provenance",
             ]
             .map(String::from),

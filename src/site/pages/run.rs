@@ -199,32 +199,7 @@ fn facts(run: &Run) -> Vec<Fact> {
             format!("{} tok/s{at}", figure(prompt)),
         ));
     }
-    if let Some(acceptance) = run.spec_acceptance {
-        figures.push(Fact::new(
-            "Speculative acceptance",
-            format!(
-                "{} ({} of drafted tokens accepted)",
-                figure(acceptance),
-                percent(acceptance)
-            ),
-        ));
-    }
-    if let Some(length) = run.spec_acceptance_length {
-        let positions = &run.spec_acceptance_per_position;
-        let by_position = if positions.is_empty() {
-            String::new()
-        } else {
-            let rates: Vec<String> = positions.iter().map(|r| percent(*r)).collect();
-            format!("; accepted at each draft position: {}", rates.join(", "))
-        };
-        figures.push(Fact::new(
-            "Acceptance length",
-            format!(
-                "{} tokens per step (vLLM's 1 + accepted ÷ draft steps){by_position}",
-                figure(length)
-            ),
-        ));
-    }
+    figures.extend(acceptance(run));
     if let Some(watts) = run.power_w {
         let energy = run.joules_per_token.map_or(String::new(), |j| {
             format!(", {} J per output token", figure(j))
@@ -512,4 +487,45 @@ fn weights(run: &Run) -> Fact {
             _ => "not recorded".into(),
         },
     )
+}
+
+/// A speculative run's acceptance, over which prompts, and its length per draft step.
+fn acceptance(run: &Run) -> Vec<Fact> {
+    let mut facts = Vec::new();
+    if let Some(acceptance) = run.spec_acceptance {
+        let over = match &run.spec_acceptance_over {
+            Some(over) => format!(
+                "over {} prompts of {}, one at a time, {} output tokens",
+                over.prompts.len(),
+                over.prompt_set,
+                count(over.output_tokens)
+            ),
+            None => "over the decode samples: one prompt, sent again".to_owned(),
+        };
+        facts.push(Fact::new(
+            "Speculative acceptance",
+            format!(
+                "{} ({} of drafted tokens accepted, {over})",
+                figure(acceptance),
+                percent(acceptance)
+            ),
+        ));
+    }
+    if let Some(length) = run.spec_acceptance_length {
+        let positions = &run.spec_acceptance_per_position;
+        let by_position = if positions.is_empty() {
+            String::new()
+        } else {
+            let rates: Vec<String> = positions.iter().map(|r| percent(*r)).collect();
+            format!("; accepted at each draft position: {}", rates.join(", "))
+        };
+        facts.push(Fact::new(
+            "Acceptance length",
+            format!(
+                "{} tokens per step (vLLM's 1 + accepted ÷ draft steps){by_position}",
+                figure(length)
+            ),
+        ));
+    }
+    facts
 }
