@@ -1510,7 +1510,7 @@ fn a_tail_percentile_of_too_few_requests_is_greyed_with_its_n_and_never_drawn() 
             .map(|p| p[0].as_f64().or_else(|| p["value"][0].as_f64()).unwrap())
             .collect()
     };
-    assert_eq!(points("TTFT p95"), [16.0, 32.0]);
+    assert_eq!(points("TTFT p95 (levels of 20+ requests)"), [16.0, 32.0]);
     assert_eq!(points("TTFT p50"), [1.0, 2.0, 4.0, 8.0, 16.0, 32.0]);
 }
 
@@ -1633,13 +1633,17 @@ fn a_run_and_the_sweep_of_its_set_up_name_each_other_with_their_methods() {
     for words in [
         "<a href=\"/sweeps/qwen3-8-27b-mtp-text-only/\">",
         "it sent generated prompts of 700 words (786 tokens as served), 256 output tokens, ignore_eos on",
-        "this run sent the report&#39;s decode method: single request, 300 output tokens cut from a longer answer (no ignore_eos",
+        "this run sent the report&#39;s decode method, as Requests above says.",
+        "<dt>Requests</dt><dd>the report&#39;s decode method: single request, 300 output tokens cut from a longer answer (no ignore_eos",
         "The run&#39;s decode is 53.1 tok/s; the sweep&#39;s per-stream decode at concurrency 1 is 75.5 tok/s.",
     ] {
         assert!(run.contains(words), "{words}");
     }
     let sweep = project.page("sweeps/qwen3-8-27b-mtp-text-only/index.html");
     assert!(sweep.contains("<a href=\"/runs/qwen38-dense-mtp/\">"));
+    assert!(sweep.contains(
+        "it sent the report&#39;s decode method: single request, 300 output tokens cut from a longer answer (no ignore_eos"
+    ));
     assert!(sweep.contains("none: each level&#39;s first requests are measured cold"));
     // The default run is not the MTP sweep's set-up.
     assert!(

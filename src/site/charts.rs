@@ -67,6 +67,24 @@ pub fn bars(categories: &[String], values: &[f64], links: &[String], unit: &str)
     finish(option)
 }
 
+/// The powers of two just around the points' concurrencies, one further each way when they
+/// are one, so that a line of one point sits mid-axis; `None` without points.
+fn powers_of_two_around<'p>(points: impl Iterator<Item = &'p (f64, f64)>) -> Option<(f64, f64)> {
+    let (low, high) = points.map(|&(x, _)| x).filter(|x| *x > 0.0).fold(
+        None,
+        |range: Option<(f64, f64)>, x| match range {
+            None => Some((x, x)),
+            Some((low, high)) => Some((low.min(x), high.max(x))),
+        },
+    )?;
+    let (low, high) = (low.log2().floor().exp2(), high.log2().ceil().exp2());
+    Some(if low == high {
+        (low / 2.0, high * 2.0)
+    } else {
+        (low, high)
+    })
+}
+
 /// Lines against concurrency on a log-2 axis.
 pub fn lines_by_concurrency(series: &[LineSeries], unit: &str) -> String {
     let mut chart = Chart::new()
@@ -107,6 +125,10 @@ pub fn lines_by_concurrency(series: &[LineSeries], unit: &str) -> String {
         chart = chart.series(series);
     }
     let mut option = serde_json::to_value(&chart).expect("a chart is JSON");
+    if let Some((min, max)) = powers_of_two_around(series.iter().flat_map(|s| &s.points)) {
+        option["xAxis"]["min"] = min.into();
+        option["xAxis"]["max"] = max.into();
+    }
     // A point of a record's line opens that record at its level; the tooltip names the line,
     // the concurrency and the value with its unit.
     option["benchsite"] = serde_json::json!({ "concurrency": unit });
@@ -664,5 +686,27 @@ mod tests {
         assert_eq!(value["xAxis"]["type"], "log");
         assert_eq!(value["xAxis"]["logBase"], 2.0);
         assert_eq!(value["series"][0]["data"][1][1], 3.0);
+        // The axis spans the points' powers of two: 1 to 2 here.
+        assert_eq!(
+            (
+                value["xAxis"]["min"].as_f64(),
+                value["xAxis"]["max"].as_f64()
+            ),
+            (Some(1.0), Some(2.0))
+        );
+    }
+
+    #[test]
+    fn the_concurrency_axis_is_the_powers_of_two_around_the_points() {
+        let around = |xs: &[f64]| {
+            let points: Vec<(f64, f64)> = xs.iter().map(|&x| (x, 0.0)).collect();
+            powers_of_two_around(points.iter())
+        };
+        assert_eq!(around(&[]), None);
+        // One level, 32: one power of two each side, 16 to 64.
+        assert_eq!(around(&[32.0]), Some((16.0, 64.0)));
+        // 3 to 24 lies within 2 and 32.
+        assert_eq!(around(&[3.0, 24.0, 8.0]), Some((2.0, 32.0)));
+        assert_eq!(around(&[1.0, 32.0]), Some((1.0, 32.0)));
     }
 }

@@ -56,7 +56,12 @@ impl LevelField {
     /// Whether a level's value of it is a tail percentile of fewer than [`TAIL_MIN_N`]
     /// requests: shown greyed with its n, never drawn as a tail.
     pub fn weak_tail(&self, level: &SweepLevel) -> bool {
-        self.percentile.is_some_and(|p| p > 50) && level.succeeded < TAIL_MIN_N
+        self.is_tail() && level.succeeded < TAIL_MIN_N
+    }
+
+    /// Whether it is a tail percentile (above the median).
+    pub fn is_tail(&self) -> bool {
+        self.percentile.is_some_and(|p| p > 50)
     }
 }
 

@@ -186,7 +186,12 @@ pub fn of_run(c: &Catalog, run: &Run) -> Measured {
             differs: format!(
                 "measures the same server set-up as a sweep: it sent {}; this run sent {}.{}",
                 sweep_sends(sweep),
-                run_sends(c, run),
+                // The report's method is written out under Requests just above.
+                if run.workload.is_none() && run.source.is_none() {
+                    "the report's decode method, as Requests above says".to_owned()
+                } else {
+                    run_sends(c, run)
+                },
                 speeds(run, sweep)
             ),
         },

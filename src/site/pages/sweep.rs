@@ -153,7 +153,15 @@ pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
                 .iter()
                 .enumerate()
                 .map(|(i, field)| LineSeries {
-                    name: field.series.to_owned(),
+                    name: if sweep.levels.iter().any(|l| field.weak_tail(l)) {
+                        format!(
+                            "{} (levels of {}+ requests)",
+                            field.series,
+                            level::TAIL_MIN_N
+                        )
+                    } else {
+                        field.series.to_owned()
+                    },
                     points: points(sweep, field),
                     dashed: i == 1,
                     links: Vec::new(),

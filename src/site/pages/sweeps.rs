@@ -76,7 +76,19 @@ pub fn overlays(c: &Catalog) -> Vec<Chart> {
             let title = field
                 .overlay
                 .expect("overlaid figures have an overlay title");
-            charts.push(c.concurrency_chart(&format!("{title}, {of}"), &series, field.field.unit));
+            let drawn = if field.is_tail() {
+                format!(
+                    ", drawn where a level has {} requests or more",
+                    level::TAIL_MIN_N
+                )
+            } else {
+                String::new()
+            };
+            charts.push(c.concurrency_chart(
+                &format!("{title}, {of}{drawn}"),
+                &series,
+                field.field.unit,
+            ));
         }
     }
     charts
