@@ -1645,6 +1645,10 @@ fn a_run_and_the_sweep_of_its_set_up_name_each_other_with_their_methods() {
         "it sent the report&#39;s decode method: single request, 300 output tokens cut from a longer answer (no ignore_eos"
     ));
     assert!(sweep.contains("none: each level&#39;s first requests are measured cold"));
+    // Its levels predate intervals, and the table says so rather than promising them.
+    assert!(
+        sweep.contains("without intervals (its levels recorded none, as before method version 2)")
+    );
     // The default run is not the MTP sweep's set-up.
     assert!(
         !sweep

@@ -87,8 +87,17 @@ pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
     fields.splice(at..at, measured);
     Table {
         caption: format!(
-            "Concurrency levels of {}: each percentile is of the level's succeeded requests, with its 95% bootstrap interval where there are at least {1}; a p95 of fewer than {1} is greyed",
+            "Concurrency levels of {}: each percentile is of the level's succeeded requests, {}; a p95 of fewer than {} is greyed",
             sweep.label,
+            if sweep.levels.iter().any(|l| !l.ci95.is_empty()) {
+                format!(
+                    "with its 95% bootstrap interval where there are at least {}",
+                    level::TAIL_MIN_N
+                )
+            } else {
+                "without intervals (its levels recorded none, as before method version 2)"
+                    .to_owned()
+            },
             level::TAIL_MIN_N
         ),
         columns: fields
