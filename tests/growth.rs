@@ -82,3 +82,67 @@ fn index_charts_draw_a_bounded_number_of_series() {
     // Every run is still in the table.
     assert_eq!(home.matches("<tr id=\"run-").count(), doc.runs.len());
 }
+
+/// The seed with run `qwen36-moe-default` and sweep `qwen3.6-35b-a3b baseline` measured
+/// `times` times in all, one night apart, as a nightly campaign would.
+fn measured_nightly(times: usize) -> benchsite::data::Results {
+    let mut doc = common::seed();
+    let run = doc.runs[0].clone();
+    let sweep = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "qwen3.6-35b-a3b baseline")
+        .unwrap()
+        .clone();
+    for night in 1..times {
+        let date = benchsite::data::Date::new(&format!(
+            "2027-{:02}-{:02}",
+            night / 28 + 1,
+            night % 28 + 1
+        ))
+        .unwrap();
+        let mut again = run.clone();
+        again.id = benchsite::data::Id::new(&format!("{}-night-{night}", run.id)).unwrap();
+        again.generated = date.clone();
+        doc.runs.push(again);
+        let mut again = sweep.clone();
+        again.label = format!("{} night {night}", sweep.label);
+        again.generated = date;
+        doc.sweeps.push(again);
+    }
+    doc
+}
+
+#[test]
+fn a_record_page_weighs_the_same_however_often_its_configuration_was_measured() {
+    let sizes: Vec<(usize, usize)> = [1, 10, 100]
+        .iter()
+        .map(|&times| {
+            let project = Project::copy_of_repo();
+            project.write(
+                "data/results.json",
+                &benchsite::data::to_json(&measured_nightly(times)),
+            );
+            project.run(&["build"]).assert_success();
+            let run = project.page("runs/qwen36-moe-default/index.html").len();
+            let sweep = project
+                .page("sweeps/qwen3-6-35b-a3b-baseline/index.html")
+                .len();
+            (run, sweep)
+        })
+        .collect();
+    eprintln!("run and sweep page bytes at 1, 10 and 100 measurements: {sizes:?}");
+    let (first, last) = (sizes[0], sizes[2]);
+    // The trend on a record page holds its 10 most recent measurements only: from 1
+    // measurement (no history section) to 100, a page gains the section and its 10 points,
+    // about 6 KB for the run and 8 KB for the sweep, whose links are longer.
+    for (what, one, hundred) in [("run", first.0, last.0), ("sweep", first.1, last.1)] {
+        assert!(
+            hundred.abs_diff(one) <= 8 * 1024,
+            "the {what} page went from {one} to {hundred} bytes"
+        );
+    }
+    // And from 10 measurements to 100 it does not grow at all but for the counts it states.
+    assert!(sizes[2].0.abs_diff(sizes[1].0) <= 512, "{sizes:?}");
+    assert!(sizes[2].1.abs_diff(sizes[1].1) <= 512, "{sizes:?}");
+}

@@ -222,23 +222,25 @@ pub fn diff(c: &Catalog, kind: Kind, from: usize, to: usize) -> Table {
     }
 }
 
+/// At most this many measurements in a record page's trend, the most recent: the page does
+/// not grow with how often its configuration was measured.
+pub const TREND_POINTS: usize = 10;
+
 /// The trend of a history's headline figure over its measurements.
 pub fn trend(c: &Catalog, history: &History) -> Chart {
+    trend_of(c, history, &history.members)
+}
+
+/// The trend of a history's headline figure over `members`, some of its measurements in
+/// order; the title says when they are not all of them.
+fn trend_of(c: &Catalog, history: &History, members: &[usize]) -> Chart {
     let kind = history.kind;
-    let versions: Vec<String> = history
-        .members
-        .iter()
-        .map(|&i| version(c, kind, i))
-        .collect();
+    let versions: Vec<String> = members.iter().map(|&i| version(c, kind, i)).collect();
     let (name, unit) = match kind {
         Kind::Run => ("Decode tok/s", "tok/s"),
         _ => ("Peak output tok/s", "tok/s"),
     };
-    let values: Vec<Option<f64>> = history
-        .members
-        .iter()
-        .map(|&i| headline(c, kind, i))
-        .collect();
+    let values: Vec<Option<f64>> = members.iter().map(|&i| headline(c, kind, i)).collect();
     let points: Vec<(f64, f64)> = values
         .iter()
         .enumerate()
@@ -246,11 +248,19 @@ pub fn trend(c: &Catalog, history: &History) -> Chart {
         .collect();
     let links: Vec<String> = points
         .iter()
-        .map(|&(i, _)| c.record(kind, history.members[i as usize]).1)
+        .map(|&(i, _)| c.record(kind, members[i as usize]).1)
         .collect();
-    let title = format!("{name} of {} over its measurements", title(c, history));
-    let rows = history
-        .members
+    let all = history.members.len();
+    let title = if members.len() < all {
+        format!(
+            "{name} of {}, its {} most recent of {all} measurements",
+            title(c, history),
+            members.len()
+        )
+    } else {
+        format!("{name} of {} over its measurements", title(c, history))
+    };
+    let rows = members
         .iter()
         .zip(&versions)
         .zip(&values)
@@ -356,8 +366,9 @@ pub struct RecordHistory {
 /// The history of record `index` of `kind`, when its configuration was measured more than once.
 pub fn of_record(c: &Catalog, kind: Kind, index: usize) -> Option<RecordHistory> {
     let history = c.history_of(kind, index)?;
+    let recent = &history.members[history.members.len().saturating_sub(TREND_POINTS)..];
     Some(RecordHistory {
-        chart: trend(c, history),
+        chart: trend_of(c, history, recent),
         href: format!(
             "{}#{}",
             c.urls.page(&routes::HISTORY.path("")),
