@@ -1,6 +1,8 @@
 //! The whole `benchsite build` command on reports that grow: the seed repeated 1×, 29× and
-//! 353× (records copied under new ids and labels), and a three-machine project (the seed and
-//! two altered copies, `common::three_machines`).
+//! 353× (records copied under new ids and labels, as the same configurations measured
+//! nightly), 12,000 distinct configurations over 12 models each measured once
+//! (`common::distinct`), and a three-machine project (the seed and two altered copies,
+//! `common::three_machines`).
 //!
 //! `cargo bench --bench growth` prints, per project, the pages, the wall time of a rebuild
 //! (and of the first build, into no site), the ms per page of the rebuild, the process's
@@ -8,8 +10,11 @@
 //! of three: a rebuild (search on, the default), a rebuild after one line is added to a
 //! failure's Markdown (so one searched page changes), and a rebuild with `search = false`,
 //! with search's share of the rebuild and of its peak memory.
-//! `cargo bench --bench growth -- 29` runs one size, `-- machines` the three-machine
-//! project. The projects stay in `target/bench-projects/growth-*` for timing the command by
+//! Each prints its HTML pages' weight percentiles and its five largest pages; the distinct
+//! project, whose builds are long, only its first build and one rebuild. The copies of
+//! the repeated projects are measured a night apart. `cargo bench --bench growth -- 29` runs
+//! one size, `-- machines` the three-machine project, `-- distinct` the 12,000 distinct
+//! configurations. The projects stay in `target/bench-projects/growth-*` for timing the command by
 //! hand.
 
 mod common;
@@ -18,16 +23,19 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-/// What to build: the seed repeated some times, or the three-machine project.
+/// What to build: the seed repeated some times, the three-machine project, or 12,000
+/// distinct configurations over 12 models, each measured once.
 #[derive(Clone, Copy)]
 enum Project {
     Times(usize),
     Machines,
+    Distinct,
 }
 
 fn main() {
     let projects: Vec<Project> = match std::env::args().skip(1).find(|a| !a.starts_with('-')) {
         Some(arg) if arg == "machines" => vec![Project::Machines],
+        Some(arg) if arg == "distinct" => vec![Project::Distinct],
         Some(size) => vec![Project::Times(
             size.parse()
                 .expect("a size (how many times the seed), or machines"),
@@ -36,6 +44,7 @@ fn main() {
             Project::Times(1),
             Project::Times(29),
             Project::Times(353),
+            Project::Distinct,
             Project::Machines,
         ],
     };
@@ -52,6 +61,10 @@ fn main() {
                 common::three_machines(&root, &seed);
                 ("3 machines".to_owned(), root)
             }
+            Project::Distinct => (
+                "12,000 distinct".to_owned(),
+                common::project_with("growth-distinct", &common::distinct(&seed, 12, 1000)),
+            ),
         };
         // The first build, into no site; a second, which keeps the first as `.site.prev`;
         // then the measured one, a rebuild as an author's is, recycling that folder.
@@ -59,7 +72,7 @@ fn main() {
         build(&root);
         let (wall, rss_kib) = build(&root);
         let site = root.join("site");
-        let mut pages: Vec<u64> = Vec::new();
+        let mut pages: Vec<(u64, String)> = Vec::new();
         let mut total = 0u64;
         for entry in walkdir::WalkDir::new(&site) {
             let entry = entry.unwrap();
@@ -67,15 +80,19 @@ fn main() {
                 let size = entry.metadata().unwrap().len();
                 total += size;
                 if entry.file_name() == "index.html" {
-                    pages.push(size);
+                    let path = entry.path().strip_prefix(&site).unwrap();
+                    pages.push((size, format!("/{}", path.parent().unwrap().display())));
                 }
             }
         }
         pages.sort_unstable();
-        let median = pages[pages.len() / 2];
+        let at = |q: f64| pages[((pages.len() - 1) as f64 * q).round() as usize].0 as f64 / 1e3;
+        let median = pages[pages.len() / 2].0;
         let run_page = std::fs::metadata(site.join("runs/qwen36-moe-default/index.html"))
+            .or_else(|_| std::fs::metadata(site.join("runs/qwen36-moe-default-m0-c0/index.html")))
             .unwrap()
             .len();
+        let html: u64 = pages.iter().map(|p| p.0).sum();
         let seconds = wall.as_secs_f64();
         println!(
             "{name}: {} pages, rebuild {:.3} s (first build {:.3} s), {:.3} ms/page, peak RSS {} MiB, median page {:.1} KB, run page {:.1} KB, output {:.1} MB",
@@ -88,6 +105,25 @@ fn main() {
             run_page as f64 / 1e3,
             total as f64 / 1e6,
         );
+        println!(
+            "  HTML pages {:.1} MB in all; page weight p50 {:.1} KB, p90 {:.1} KB, p99 {:.1} KB, largest {:.1} KB; the largest: {}",
+            html as f64 / 1e6,
+            at(0.5),
+            at(0.9),
+            at(0.99),
+            at(1.0),
+            pages
+                .iter()
+                .rev()
+                .take(5)
+                .map(|(size, path)| format!("{path}/ {:.1} MB", *size as f64 / 1e6))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        // The distinct project's builds are long; one rebuild says enough of it.
+        if matches!(project, Project::Distinct) {
+            continue;
+        }
         let (on, edited, off) = search_costs(&root);
         println!(
             "  medians of 3: rebuild {:.3} s / {} MiB; after a one-line edit of a searched page {:.3} s / {} MiB; without search {:.3} s / {} MiB; search adds {:.0}% time, {:.0}% memory",

@@ -96,6 +96,35 @@ fn group(digits: &str) -> String {
     out
 }
 
+/// At most this many known names in an error's "expected one of".
+pub const CHOICES: usize = 10;
+
+/// The names an error offers for `wanted`: all of `known` when they are few, else the
+/// [`CHOICES`] most like it (by edit distance, then in order) and how many more there are.
+pub fn choices<S: AsRef<str>>(wanted: &str, known: &[S]) -> String {
+    if known.len() <= CHOICES {
+        return known
+            .iter()
+            .map(AsRef::as_ref)
+            .collect::<Vec<_>>()
+            .join(", ");
+    }
+    let mut ranked: Vec<(usize, usize, &str)> = known
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            (
+                strsim::damerau_levenshtein(wanted, k.as_ref()),
+                i,
+                k.as_ref(),
+            )
+        })
+        .collect();
+    ranked.sort_unstable();
+    let shown: Vec<&str> = ranked[..CHOICES].iter().map(|(_, _, k)| *k).collect();
+    format!("{} … and {} more", shown.join(", "), known.len() - CHOICES)
+}
+
 /// "on" or "off".
 pub fn switch(on: bool) -> &'static str {
     if on { "on" } else { "off" }
@@ -114,6 +143,18 @@ pub fn duration(seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_choices_are_cut_to_the_closest() {
+        assert_eq!(choices("b", &["a", "b"]), "a, b");
+        let many: Vec<String> = (0..100).map(|i| format!("run-{i}")).collect();
+        let said = choices("run-42x", &many);
+        // run-42 is one edit away, run-4 and run-2 and others two: the closest ten, by
+        // distance then order, and the count of the rest.
+        assert!(said.starts_with("run-42, "), "{said}");
+        assert!(said.ends_with(" … and 90 more"), "{said}");
+        assert_eq!(said.matches(", ").count(), 9, "{said}");
+    }
 
     #[test]
     fn durations_carry_their_own_unit() {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use benchsite::data::{self, Id, Results};
+use benchsite::data::{self, Date, Id, Results};
 
 pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -14,8 +14,29 @@ pub fn seed() -> Results {
     data::load(&repo().join("data/results.json")).unwrap()
 }
 
-/// The seed with every record repeated `times` times; the first copy keeps its ids, so the
-/// shipped narratives still find their records.
+/// `date`, `days` later.
+pub fn later(date: &Date, days: usize) -> Date {
+    let text = date.as_str();
+    let part = |range: std::ops::Range<usize>| text[range].parse::<u16>().unwrap();
+    let day = time::Date::from_calendar_date(
+        i32::from(part(0..4)),
+        time::Month::try_from(part(5..7) as u8).unwrap(),
+        part(8..10) as u8,
+    )
+    .unwrap()
+        + time::Duration::days(days as i64);
+    Date::new(&format!(
+        "{:04}-{:02}-{:02}",
+        day.year(),
+        u8::from(day.month()),
+        day.day()
+    ))
+    .unwrap()
+}
+
+/// The seed with every record repeated `times` times, copy n measured n days after the seed,
+/// as nightly campaigns would; the first copy keeps its ids, so the shipped narratives still
+/// find their records.
 pub fn scaled(seed: &Results, times: usize) -> Results {
     let mut doc = seed.clone();
     doc.runs.clear();
@@ -34,6 +55,7 @@ pub fn scaled(seed: &Results, times: usize) -> Results {
         for run in &seed.runs {
             let mut run = run.clone();
             run.id = Id::new(&format!("{}{}", run.id, suffix(n, "-"))).unwrap();
+            run.generated = later(&run.generated, n);
             doc.runs.push(run);
         }
         for failure in &seed.failures {
@@ -44,17 +66,63 @@ pub fn scaled(seed: &Results, times: usize) -> Results {
         for sweep in &seed.sweeps {
             let mut sweep = sweep.clone();
             sweep.label = format!("{}{}", sweep.label, suffix(n, " "));
+            sweep.generated = later(&sweep.generated, n);
             doc.sweeps.push(sweep);
         }
         for jitter in &seed.jitter {
             let mut jitter = jitter.clone();
             jitter.label = format!("{}{}", jitter.label, suffix(n, " "));
+            jitter.generated = later(&jitter.generated, n);
             doc.jitter.push(jitter);
         }
         for divergence in &seed.divergence {
             let mut divergence = divergence.clone();
             divergence.label = format!("{}{}", divergence.label, suffix(n, " "));
+            divergence.generated = later(&divergence.generated, n);
             doc.divergence.push(divergence);
+        }
+    }
+    doc
+}
+
+/// `models × per_model` distinct configurations, each measured once: per model, runs of the
+/// seed's (those without `MAX_NUM_SEQS` or `EXTRA_ARGS` overrides) each with its own
+/// `MAX_NUM_SEQS`, and sweeps of the seed's each with its own `variant` dimension, seven
+/// runs to three sweeps; the models are the seed's, numbered. No record is measured twice,
+/// so nothing has a history: the shape of a report that explores instead of repeating. The
+/// seed's records come first.
+pub fn distinct(seed: &Results, models: usize, per_model: usize) -> Results {
+    // The seed's own records stay, so the shipped narratives still find theirs.
+    let mut doc = seed.clone();
+    let runs: Vec<&data::Run> = seed
+        .runs
+        .iter()
+        .filter(|r| !r.overrides.contains("MAX_NUM_SEQS") && !r.overrides.contains("EXTRA_ARGS"))
+        .collect();
+    for m in 0..models {
+        for k in 0..per_model {
+            if k % 10 < 7 {
+                let mut run = runs[(m + k) % runs.len()].clone();
+                run.id = Id::new(&format!("{}-m{m}-c{k}", run.id)).unwrap();
+                run.model = format!("{} no. {m}", run.model);
+                let seqs = format!("MAX_NUM_SEQS={}", k + 1);
+                run.overrides = if run.overrides.is_empty() {
+                    seqs
+                } else {
+                    format!("{} {seqs}", run.overrides)
+                };
+                run.quality = None;
+                run.generated = later(&run.generated, k);
+                doc.runs.push(run);
+            } else {
+                let mut sweep = seed.sweeps[(m + k) % seed.sweeps.len()].clone();
+                sweep.label = format!("{} m{m} c{k}", sweep.label);
+                sweep.model = format!("{} no. {m}", sweep.model);
+                sweep.dimensions.insert("model".into(), sweep.model.clone());
+                sweep.dimensions.insert("variant".into(), k.to_string());
+                sweep.generated = later(&sweep.generated, k);
+                doc.sweeps.push(sweep);
+            }
         }
     }
     doc

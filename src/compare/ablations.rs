@@ -90,43 +90,100 @@ pub fn ablations_across<'m>(
 
 type Settings = BTreeMap<String, String>;
 
+/// A line of configurations: the setting it runs along, and every other setting's value.
+type Line<'s> = (&'s str, Vec<(&'s str, &'s str)>);
+
 /// The setting a pair of records measured on two machines differs in.
 pub const MACHINE: &str = "machine";
 
+/// A line of at most this many configurations pairs every two of them; a longer one, each
+/// with its neighbours.
+pub const ALL_PAIRS_UP_TO: usize = 4;
+
+/// The pairs of one kind. Within a group, each distinct configuration takes part once, by its
+/// first record. Configurations that agree on every setting but one lie on a line along that
+/// setting. On a line of at most [`ALL_PAIRS_UP_TO`], every two are a pair; on a longer one,
+/// each is paired with its neighbours, its values in order (numbers by value, unset first),
+/// so a knob swept over many values gives a chain of pairs, not every pair of values: linear
+/// in the records, as a report that explores many values needs.
 fn pairs(kind: Kind, records: impl Iterator<Item = Option<(String, Settings)>>) -> Vec<Ablation> {
-    // Within a group, each distinct configuration once, by its first record.
     let mut groups: BTreeMap<String, Vec<(usize, Settings)>> = BTreeMap::new();
+    let mut seen: std::collections::HashSet<(String, Settings)> = std::collections::HashSet::new();
     for (index, record) in records.enumerate() {
         let Some((group, settings)) = record else {
             continue;
         };
-        let members = groups.entry(group).or_default();
-        if !members.iter().any(|(_, other)| *other == settings) {
-            members.push((index, settings));
+        if seen.insert((group.clone(), settings.clone())) {
+            groups.entry(group).or_default().push((index, settings));
         }
     }
     let mut found = Vec::new();
     for members in groups.values() {
-        for (i, (a, first)) in members.iter().enumerate() {
-            for (b, second) in &members[i + 1..] {
-                if let Some((setting, from, to)) = single_difference(first, second) {
-                    found.push(Ablation {
-                        kind,
-                        a: *a,
-                        b: *b,
-                        setting,
-                        from,
-                        to,
-                    });
-                }
+        // Each line: the setting it runs along and every other setting's value.
+        let mut lines: BTreeMap<Line, Vec<(usize, &str)>> = BTreeMap::new();
+        let keys: std::collections::BTreeSet<&str> = members
+            .iter()
+            .flat_map(|(_, settings)| settings.keys().map(String::as_str))
+            .collect();
+        for (index, settings) in members {
+            for &key in &keys {
+                let rest: Vec<(&str, &str)> = settings
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != key)
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect();
+                let value = settings.get(key).map_or(MISSING, String::as_str);
+                lines.entry((key, rest)).or_default().push((*index, value));
+            }
+        }
+        for ((key, _), mut line) in lines {
+            line.sort_by(|a, b| in_order(a.1, b.1).then(a.0.cmp(&b.0)));
+            // A short line pairs every two of its values; a long one its neighbours.
+            let reach = if line.len() <= ALL_PAIRS_UP_TO {
+                line.len()
+            } else {
+                1
+            };
+            let pairs = (0..line.len())
+                .flat_map(|i| (i + 1..line.len().min(i + 1 + reach)).map(move |j| (i, j)));
+            for (i, j) in pairs {
+                let (first, second) = if line[i].0 < line[j].0 {
+                    (line[i], line[j])
+                } else {
+                    (line[j], line[i])
+                };
+                found.push(Ablation {
+                    kind,
+                    a: first.0,
+                    b: second.0,
+                    setting: key.to_owned(),
+                    from: first.1.to_owned(),
+                    to: second.1.to_owned(),
+                });
             }
         }
     }
-    found.sort_by_key(|ablation| (ablation.a, ablation.b));
+    found.sort_by(|x, y| (x.a, x.b, &x.setting).cmp(&(y.a, y.b, &y.setting)));
     found
 }
 
-/// The one key whose value differs, when exactly one does.
+/// The order of a setting's values along a line: unset first, then numbers by value, then
+/// the rest as text.
+fn in_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let rank = |v: &str| match (v == MISSING, v.parse::<f64>()) {
+        (true, _) => (0, 0.0),
+        (false, Ok(x)) if x.is_finite() => (1, x),
+        _ => (2, 0.0),
+    };
+    let (ra, rb) = (rank(a), rank(b));
+    ra.0.cmp(&rb.0)
+        .then(ra.1.total_cmp(&rb.1))
+        .then_with(|| a.cmp(b))
+}
+
+/// The one key whose value differs, when exactly one does: the brute-force oracle of the
+/// tests.
+#[cfg(test)]
 fn single_difference(a: &Settings, b: &Settings) -> Option<(String, String, String)> {
     let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
     keys.sort();
@@ -170,6 +227,81 @@ mod tests {
             ),
             Some(("kv".into(), MISSING.into(), "fp8".into()))
         );
+    }
+
+    #[test]
+    fn with_two_values_a_knob_every_one_knob_pair_is_found() {
+        // Three on/off knobs: eight configurations, the twelve edges of a cube, each found
+        // by comparing every pair by brute force.
+        let configurations: Vec<Settings> = (0..8)
+            .map(|bits: u32| {
+                let on = |bit: u32| if bits & (1 << bit) == 0 { "off" } else { "on" };
+                settings(&[("graphs", on(0)), ("mtp", on(1)), ("vision", on(2))])
+            })
+            .collect();
+        let found = pairs(
+            Kind::Run,
+            configurations
+                .iter()
+                .map(|s| Some(("m".to_owned(), s.clone()))),
+        );
+        let mut brute = Vec::new();
+        for a in 0..8 {
+            for b in a + 1..8 {
+                if let Some((setting, from, to)) =
+                    single_difference(&configurations[a], &configurations[b])
+                {
+                    brute.push((a, b, setting, from, to));
+                }
+            }
+        }
+        let found: Vec<_> = found
+            .into_iter()
+            .map(|x| (x.a, x.b, x.setting, x.from, x.to))
+            .collect();
+        assert_eq!(brute.len(), 12);
+        assert_eq!(found, brute);
+    }
+
+    #[test]
+    fn a_knob_of_many_values_pairs_its_neighbours() {
+        // MAX_NUM_SEQS at 8, 1, 32, 2 and unset (recorded in that order), five values, more
+        // than ALL_PAIRS_UP_TO: neighbours by value, unset first: — ~ 1, 1 ~ 2, 2 ~ 8,
+        // 8 ~ 32; never 1 ~ 32.
+        let records = ["8", "1", "32", "2", ""].map(|seqs| {
+            let s = if seqs.is_empty() {
+                settings(&[("kv", "fp8")])
+            } else {
+                settings(&[("kv", "fp8"), ("seqs", seqs)])
+            };
+            Some(("m".to_owned(), s))
+        });
+        let found: Vec<_> = pairs(Kind::Run, records.into_iter())
+            .into_iter()
+            .map(|x| (x.a, x.b, x.from, x.to))
+            .collect();
+        let pair = |a, b, from: &str, to: &str| (a, b, from.to_owned(), to.to_owned());
+        assert_eq!(
+            found,
+            [
+                pair(0, 2, "8", "32"),
+                pair(0, 3, "8", "2"),
+                pair(1, 3, "1", "2"),
+                pair(1, 4, "1", MISSING),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_knob_of_few_values_pairs_every_two() {
+        // Three machines: every two of them, as brute force finds them.
+        let records = ["rtx-4090", "rtx-5090", "a100"]
+            .map(|machine| Some(("m".to_owned(), settings(&[("machine", machine)]))));
+        let found: Vec<_> = pairs(Kind::Run, records.into_iter())
+            .into_iter()
+            .map(|x| (x.a, x.b))
+            .collect();
+        assert_eq!(found, [(0, 1), (0, 2), (1, 2)]);
     }
 
     #[test]

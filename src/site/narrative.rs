@@ -38,7 +38,7 @@ pub fn check_place(catalog: &Catalog, place: &Place, file: &Path) -> Result<(), 
                 };
                 format!(
                     "no {noun} {key:?} in {place}; expected one of: {}",
-                    known.join(", ")
+                    crate::format::choices(key, &known)
                 )
             };
             Err(SiteError::Content {

@@ -268,7 +268,10 @@ fn run(call: &Call<'_, '_>) -> Result<Output, String> {
     let id = call.required("id")?;
     let run = c.run(&id).ok_or_else(|| {
         let ids: Vec<String> = c.doc.runs.iter().map(|r| r.id.to_string()).collect();
-        format!("run: no run {id:?}; expected one of: {}", ids.join(", "))
+        format!(
+            "run: no run {id:?}; expected one of: {}",
+            crate::format::choices(&id, &ids)
+        )
     })?;
     let Some(field) = call.text("field")? else {
         return Ok(Output::Inline(format!(
