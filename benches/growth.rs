@@ -81,7 +81,8 @@ fn main() {
                 total += size;
                 if entry.file_name() == "index.html" {
                     let path = entry.path().strip_prefix(&site).unwrap();
-                    pages.push((size, format!("/{}", path.parent().unwrap().display())));
+                    let folder = path.parent().unwrap().display().to_string();
+                    pages.push((size, format!("/{folder}/").replace("//", "/")));
                 }
             }
         }
@@ -116,7 +117,7 @@ fn main() {
                 .iter()
                 .rev()
                 .take(5)
-                .map(|(size, path)| format!("{path}/ {:.1} MB", *size as f64 / 1e6))
+                .map(|(size, path)| format!("{path} {:.1} MB", *size as f64 / 1e6))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
