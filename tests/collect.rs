@@ -1315,6 +1315,28 @@ fn launch_failures_are_classified_from_the_log() {
         );
         assert_eq!(failure.weights_gib, Some(21.9));
         assert_eq!(failure.checkpoint, "example/Fake-Model-7B");
+        // The server's log is kept with the failure, compressed, as a campaign keeps it.
+        let kept = format!("data/logs/{id}.log.gz");
+        assert_eq!(failure.log.as_deref(), Some(kept.as_str()), "{mode}");
+        let dir = project.root.path();
+        assert!(!dir.join(format!("data/logs/{id}.log")).exists(), "{mode}");
+        let mut log = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(dir.join(&kept)).unwrap()),
+            &mut log,
+        )
+        .unwrap();
+        assert!(log.contains("Model loading took 21.9 GiB"), "{mode}: {log}");
+        if mode != "hang" {
+            assert!(log.contains(quoted), "{mode}: {log}");
+        }
+        if mode == "kv" {
+            // The report offers it for download from the failure's page.
+            project.run(&["build"]).assert_success();
+            assert!(dir.join(format!("site/data/logs/{id}.log.gz")).exists());
+            let page = project.page(&format!("failures/{id}/index.html"));
+            assert!(page.contains(&format!("/data/logs/{id}.log.gz")), "{page}");
+        }
         if mode == "hang" {
             assert!(
                 project.root.path().join("stopped").exists(),

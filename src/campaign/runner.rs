@@ -4,12 +4,10 @@
 //! up or dies becomes a failure record and the campaign goes on; Ctrl-C stops the server and
 //! keeps every finished record, and a second `campaign run` does only what is left.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use flate2::Compression;
-use flate2::write::GzEncoder;
 use futures_util::FutureExt;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use tokio::signal::unix::{SignalKind, signal};
@@ -678,31 +676,12 @@ fn failure(
     })
 }
 
-/// Compresses a server log into `<log>.gz` beside it (written whole, then renamed) and
-/// removes the plain one; the compressed file, when there was a log.
+/// The server's log compressed beside it ([`collect::keep_log`]).
 fn compress(log: &Path) -> Result<Option<PathBuf>, CampaignError> {
-    let Ok(text) = std::fs::read(log) else {
-        return Ok(None);
-    };
-    let mut gz = log.as_os_str().to_owned();
-    gz.push(".gz");
-    let gz = PathBuf::from(gz);
-    let io = |source| CampaignError::Write {
-        path: gz.clone(),
-        source,
-    };
-    let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
-    encoder.write_all(&text).map_err(io)?;
-    let bytes = encoder.finish().map_err(io)?;
-    let mut temporary = gz.as_os_str().to_owned();
-    temporary.push(".tmp");
-    std::fs::write(&temporary, bytes).map_err(io)?;
-    std::fs::rename(&temporary, &gz).map_err(io)?;
-    std::fs::remove_file(log).map_err(|source| CampaignError::Write {
+    collect::keep_log(log).map_err(|source| CampaignError::Write {
         path: log.to_owned(),
         source,
-    })?;
-    Ok(Some(gz))
+    })
 }
 
 /// The campaign's progress: on a terminal, an overall bar with the ETA from the jobs timed so

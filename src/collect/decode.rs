@@ -70,22 +70,25 @@ pub async fn run(
     let profile_names: Vec<String> = std::iter::once(plan.checkpoint.clone())
         .chain(plan.effective.get("SERVED_MODEL_NAME").map(str::to_owned))
         .collect();
-    let failed = |diagnosis| {
-        Outcome::Failed(Box::new(failure(
+    let log = log_path(layout, options.id.as_str());
+    // A launch that failed keeps its log, compressed, with its failure record.
+    let failed = |diagnosis| -> Result<Outcome<Run>, CollectError> {
+        let mut failure = failure(
             &options.id,
             &plan.checkpoint,
             &plan.precision,
             &plan.overrides,
             diagnosis,
-        )))
+        );
+        failure.log = launch::failure_log(&layout.root, &log)?;
+        Ok(Outcome::Failed(Box::new(failure)))
     };
 
     let mut launched = match &options.launch {
         Some(launch) => {
-            let log = log_path(layout, options.id.as_str());
             match launch::launch(&plan.effective, launch, &log, &options.server, progress).await? {
                 Ok(server) => Some(server),
-                Err(diagnosis) => return Ok(failed(diagnosis)),
+                Err(diagnosis) => return failed(diagnosis),
             }
         }
         None => None,
@@ -103,7 +106,7 @@ pub async fn run(
     .await?
     {
         Ok(measured) => measured,
-        Err(diagnosis) => return Ok(failed(diagnosis)),
+        Err(diagnosis) => return failed(diagnosis),
     };
     if data::rules::spec_decode(&plan.effective) && options.params.acceptance_prompts > 0 {
         measured.spread = Some(tokio::select! {

@@ -363,6 +363,44 @@ pub async fn launch(
     })
 }
 
+/// Compresses a server's log into `<log>.gz` beside it (written whole, then renamed) and
+/// removes the plain one; the compressed file, or `None` when there was no log.
+pub fn keep_log(log: &Path) -> std::io::Result<Option<PathBuf>> {
+    use std::io::Write;
+    let Ok(text) = std::fs::read(log) else {
+        return Ok(None);
+    };
+    let mut gz = log.as_os_str().to_owned();
+    gz.push(".gz");
+    let gz = PathBuf::from(gz);
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(&text)?;
+    let bytes = encoder.finish()?;
+    let mut temporary = gz.as_os_str().to_owned();
+    temporary.push(".tmp");
+    std::fs::write(&temporary, bytes)?;
+    std::fs::rename(&temporary, &gz)?;
+    std::fs::remove_file(log)?;
+    Ok(Some(gz))
+}
+
+/// A launched server's log kept compressed for its failure record: the compressed file's
+/// path relative to the project, as `Failure::log` holds it.
+pub(super) fn failure_log(root: &Path, log: &Path) -> Result<Option<String>, CollectError> {
+    let kept = keep_log(log).map_err(|source| {
+        CollectError::Data(crate::data::DataError::Write {
+            path: log.to_owned(),
+            source,
+        })
+    })?;
+    Ok(kept.map(|gz| {
+        gz.strip_prefix(root)
+            .unwrap_or(&gz)
+            .to_string_lossy()
+            .into_owned()
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,7 +43,7 @@ pub use import::{
     ImportOptions, LlamaBenchOptions, LlamaBenchRuns, Tool as ImportTool, import,
     import_llama_bench,
 };
-pub use launch::{Diagnosis, LaunchOptions, Launched, Phase, diagnose, launch};
+pub use launch::{Diagnosis, LaunchOptions, Launched, Phase, diagnose, keep_log, launch};
 pub use outcome::{Outcome, to_json};
 pub use params::{CaptureParams, JitterParams, LaunchParams, RunParams, SweepParams, flags};
 pub use progress::Progress;

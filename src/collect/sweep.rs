@@ -317,18 +317,21 @@ pub async fn sweep(
         )),
         None => None,
     };
+    let slug = slug_of(options);
+    // A launch that failed keeps its log, compressed, with its failure record.
     let failed_launch = |diagnosis| -> Result<Outcome<Sweep>, CollectError> {
         let (effective, overrides) = effective.as_ref().expect("launched from a profile");
         let checkpoint = effective.get("MODEL").unwrap_or_default();
-        Ok(Outcome::Failed(Box::new(failure(
-            &Id::new(&slug_of(options)).map_err(CollectError::Usage)?,
+        let mut failure = failure(
+            &Id::new(&slug).map_err(CollectError::Usage)?,
             checkpoint,
             &precision_of(&doc, checkpoint, options)?,
             &overrides_text(overrides),
             diagnosis,
-        ))))
+        );
+        failure.log = launch::failure_log(&layout.root, &log_path(layout, &slug))?;
+        Ok(Outcome::Failed(Box::new(failure)))
     };
-    let slug = slug_of(options);
     let mut launched = match (&options.launch, &effective) {
         (Some(launch), Some((effective, _))) => {
             let log = log_path(layout, &slug);
