@@ -8,6 +8,7 @@
 //! the server is started from its profile first, and a server that does not come up becomes a
 //! failure record.
 
+mod acceptance;
 mod capture;
 pub mod client;
 mod decode;
