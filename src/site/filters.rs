@@ -110,20 +110,14 @@ pub fn switch(on: bool) -> Option<(String, String)> {
 
 impl Serialize for FilteredTable {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
         let attributes: Vec<Vec<(&str, &str)>> = self
             .attributes
             .iter()
             .map(|row| row.iter().map(|(k, v)| (*k, v.as_str())).collect())
             .collect();
-        let mut table = serializer.serialize_struct("Table", 6)?;
-        table.serialize_field("caption", &self.table.caption)?;
-        table.serialize_field("columns", &self.table.columns)?;
-        table.serialize_field("rows", &self.table.rows.len())?;
-        table.serialize_field("body", &self.table.body_with(&attributes))?;
-        table.serialize_field("csv", &self.table.csv)?;
-        table.serialize_field("filters", &self.filters)?;
-        table.end()
+        self.table
+            .out(&attributes, Some(&self.filters))
+            .serialize(serializer)
     }
 }
 

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use super::error::SiteError;
 use super::html;
 use super::output::Site;
+use super::paging;
 use super::urls::Urls;
 
 /// The file a site-internal URL path resolves to (`/report/runs/a/` → `runs/a/index.html`),
@@ -35,7 +36,7 @@ pub fn check_content_links(
     let has_id = |file: &str, id: &str| {
         site.files
             .get(file)
-            .is_some_and(|bytes| scan_page(bytes).ids.contains(id))
+            .is_some_and(|_| scan_in(site, file).ids.contains(id))
     };
     check_content_links_in(&|file| site.files.contains_key(file), &has_id, urls, links)
 }
@@ -188,7 +189,7 @@ impl Scans {
         Self {
             pages: pages
                 .par_iter()
-                .map(|path| (path.to_string(), scan_page(&site.files[*path])))
+                .map(|path| (path.to_string(), scan_in(site, path)))
                 .collect(),
             incoming: BTreeMap::new(),
         }
@@ -198,7 +199,7 @@ impl Scans {
     pub fn rescan(&mut self, site: &Site, pages: &[String]) {
         for path in pages {
             match site.files.get(path) {
-                Some(html) => self.pages.insert(path.clone(), scan_page(html)),
+                Some(_) => self.pages.insert(path.clone(), scan_in(site, path)),
                 None => self.pages.remove(path),
             };
         }
@@ -309,10 +310,39 @@ impl Scan {
         }
     }
 
+    /// The scan with the ids and links of a page's paged tables' rows (their data files'
+    /// bytes), which are the page's: `benchsite.js` shows a row a link's fragment names.
+    pub fn with_rows<'b>(mut self, files: impl Iterator<Item = &'b [u8]>) -> Scan {
+        for html in files.filter_map(paging::rows_html) {
+            let rows = scan_page(html.as_bytes());
+            self.ids.extend(rows.ids);
+            self.urls.extend(rows.urls);
+        }
+        self
+    }
+
     /// Whether the page has an element with this id.
     pub fn has_id(&self, id: &str) -> bool {
         self.ids.contains(id)
     }
+}
+
+/// The ids and links of page `path` of `site`, with those of its paged tables' rows.
+fn scan_in(site: &Site, path: &str) -> Scan {
+    let folder = path.strip_suffix("index.html").unwrap_or_default();
+    let rows = site
+        .files
+        .range::<str, _>((
+            std::ops::Bound::Included(folder),
+            std::ops::Bound::Unbounded,
+        ))
+        .take_while(|(file, _)| file.starts_with(folder))
+        .filter(|(file, _)| {
+            let name = &file[folder.len()..];
+            !name.contains('/') && name.ends_with(paging::ROWS_SUFFIX)
+        })
+        .map(|(_, bytes)| bytes.as_ref());
+    scan_page(&site.files[path]).with_rows(rows)
 }
 
 /// The ids and links of one page.

@@ -22,6 +22,7 @@ mod markdown;
 mod narrative;
 mod output;
 mod pages;
+mod paging;
 mod render;
 mod routes;
 mod search;

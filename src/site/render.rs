@@ -16,6 +16,7 @@ use super::content::{Content, Place, Source};
 use super::error::{SiteError, many};
 use super::output::{PageFile, Site};
 use super::pages::{self, Page};
+use super::paging;
 use super::routes::{self, Pages, Route};
 use super::search;
 use super::shortcodes::View;
@@ -26,6 +27,12 @@ use crate::config::Config;
 use crate::data::{self, Results};
 use crate::profiles::Profile;
 use crate::project::Documents;
+
+/// A rendered page and the data files of its paged tables, beside it.
+struct Rendered {
+    page: PageFile,
+    files: Vec<PageFile>,
+}
 
 /// Takes one rendered file: its path inside the site, its bytes, and the scan of its ids and
 /// links when the page was already read (a searched page is read once, for both).
@@ -447,19 +454,29 @@ impl<'a> Renderer<'a> {
         let indexer = indexing
             .then(|| search::Indexer::start(searched.len(), &self.config.language, previous));
         jobs.par_iter().try_for_each(|job| {
-            let (path, bytes) = match sample {
+            let Rendered {
+                page: (path, bytes),
+                files,
+            } = match sample {
                 Some(sample) if job.route.is_index() => sample.render_job(job, narrative),
                 _ => self.render_job(job, narrative),
             }?;
-            if let (Some(indexer), Ok(rank), Pages::PerRecord { noun }) =
+            // A paged table's rows are the page's, for the link check, wherever they are.
+            let rows = || files.iter().map(|(_, bytes)| bytes.as_ref());
+            let scan = if let (Some(indexer), Ok(rank), Pages::PerRecord { noun }) =
                 (&indexer, searched.binary_search(&path), &job.route.pages)
             {
                 let mut read = html::read(&bytes, true);
-                let scan = links::Scan::take(&mut read);
+                let scan = links::Scan::take(&mut read).with_rows(rows());
                 indexer.add(rank, search::Record::read(&path, noun, read));
-                return emit(path, bytes, Some(scan));
+                Some(scan)
+            } else {
+                (!files.is_empty()).then(|| links::scan_page(&bytes).with_rows(rows()))
+            };
+            for (name, bytes) in files {
+                emit(name, bytes, None)?;
             }
-            emit(path, bytes, None)
+            emit(path, bytes, scan)
         })?;
         let Some(indexer) = indexer else {
             return Ok(None);
@@ -563,7 +580,8 @@ impl<'a> Renderer<'a> {
                 (String::new(), None)
             }
         };
-        let page = self.render_job(&job, &narrative)?;
+        // Its tables' data files do not depend on the narrative, so they stay as they were.
+        let page = self.render_job(&job, &narrative)?.page;
         let links = links
             .into_iter()
             .map(|(url, line)| (source.file.clone(), url, line))
@@ -588,13 +606,13 @@ impl<'a> Renderer<'a> {
             .map_err(|e| templates::chain(&e))
     }
 
-    /// Renders one page of the site: its path and bytes. Its kind makes its view; the view
-    /// goes through the kind's template with the page's narrative, machine and metadata.
+    /// Renders one page of the site: its path and bytes, and its tables' data files. Its kind
+    /// makes its view; the view goes through the kind's template with the page's narrative, machine and metadata.
     fn render_job<'s>(
         &self,
         job: &Job<'s>,
         narrative: &Narratives<'s>,
-    ) -> Result<PageFile, SiteError> {
+    ) -> Result<Rendered, SiteError> {
         let kind = pages::kind(job.route);
         let page = Page::new(
             &self.catalog,
@@ -603,8 +621,15 @@ impl<'a> Renderer<'a> {
             &self.config.title,
             job.source,
         );
-        let view = (kind.view)(&page)?;
-        self.render_view(job, narrative, view)
+        let folder = job.path();
+        let (view, files) = paging::spilling(&self.urls.page(&folder), || (kind.view)(&page));
+        Ok(Rendered {
+            page: self.render_view(job, narrative, view?)?,
+            files: files
+                .into_iter()
+                .map(|file| (format!("{folder}{}", file.name), file.bytes.into()))
+                .collect(),
+        })
     }
 
     /// A page's view through its kind's template; the narrative's front matter overrides the

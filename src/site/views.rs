@@ -5,6 +5,8 @@ use serde::Serialize;
 
 use crate::format::MISSING;
 
+use super::paging::{self, TableOut};
+
 /// A link with optional extra words.
 #[derive(Debug, Clone, Serialize)]
 pub struct Link {
@@ -53,75 +55,102 @@ pub struct Table {
 }
 
 impl Table {
-    /// The rows as HTML: one `<tr>` a line, each cell with its sort key and warning.
-    pub fn body(&self) -> String {
-        self.body_with(&[])
+    /// Each row as one `<tr>` line, with `attributes[row]` as `data-` attributes.
+    fn row_lines(&self, attributes: &[Vec<(&str, &str)>]) -> Vec<String> {
+        let numeric: Vec<bool> = self.columns.iter().map(|c| c.numeric).collect();
+        self.rows
+            .iter()
+            .enumerate()
+            .map(|(i, row)| row_html(row, &numeric, attributes.get(i).map_or(&[], Vec::as_slice)))
+            .collect()
     }
 
-    /// [`Table::body`] with `data-<name>="value"` attributes on each row: `attributes[row]`.
-    pub fn body_with(&self, attributes: &[Vec<(&str, &str)>]) -> String {
-        let mut html = String::with_capacity(self.rows.len() * 256);
-        let attribute = |html: &mut String, name: &str, value: &Option<String>| {
-            if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
-                html.push_str(&format!(" {name}=\"{}\"", super::escape::escape(value)));
-            }
-        };
-        for (i, row) in self.rows.iter().enumerate() {
-            html.push_str("<tr");
-            attribute(&mut html, "id", &row.id);
-            attribute(&mut html, "class", &row.class);
-            for (name, value) in attributes.get(i).into_iter().flatten() {
-                html.push_str(&format!(
-                    " data-{name}=\"{}\"",
-                    super::escape::escape(value)
-                ));
-            }
-            html.push('>');
-            let numeric = self
-                .columns
-                .iter()
-                .map(|c| c.numeric)
-                .chain(std::iter::repeat(false));
-            for (cell, numeric) in row.cells.iter().zip(numeric) {
-                html.push_str("<td");
-                match (numeric, cell.weak.is_some()) {
-                    (true, true) => html.push_str(" class=\"num weak\""),
-                    (true, false) => html.push_str(" class=\"num\""),
-                    (false, true) => html.push_str(" class=\"weak\""),
-                    (false, false) => {}
-                }
-                attribute(&mut html, "data-sort", &cell.sort);
-                attribute(&mut html, "title", &cell.title);
-                html.push('>');
-                let text = super::escape::escape(&cell.text);
-                match cell.href.as_deref().filter(|h| !h.is_empty()) {
-                    Some(href) => html.push_str(&format!(
-                        "<a href=\"{}\">{text}</a>",
-                        super::escape::escape(href)
-                    )),
-                    None => html.push_str(&text),
-                }
-                if let Some(aside) = cell.aside.as_deref() {
-                    html.push_str(&format!(" <small>{}</small>", super::escape::escape(aside)));
-                }
-                if let Some(weak) = cell.weak.as_deref() {
-                    html.push_str(&format!(
-                        " <small>({})</small>",
-                        super::escape::escape(weak)
-                    ));
-                }
-                if let Some(warning) = cell.warning.as_deref().filter(|w| !w.is_empty()) {
-                    let warning = super::escape::escape(warning);
-                    html.push_str(&format!(
-                        " <span class=\"warn\" title=\"{warning}\" role=\"img\" aria-label=\"suspect measurement: {warning}\">⚠</span>"
-                    ));
-                }
-                html.push_str("</td>");
-            }
-            html.push_str("</tr>\n");
+    /// The table as templates receive it, with `attributes` on its rows and `filters`: a
+    /// long table paged inside a view ([`paging::spilling`]).
+    pub fn out<'t, F: Serialize>(
+        &'t self,
+        attributes: &[Vec<(&str, &str)>],
+        filters: Option<&'t F>,
+    ) -> TableOut<'t, Vec<Column>, F> {
+        let (body, paged) = paging::page(
+            &self.caption,
+            self.row_lines(attributes),
+            self.csv.is_some(),
+            || self.csv(),
+        );
+        let csv = self
+            .csv
+            .clone()
+            .or_else(|| paged.as_ref().and_then(|p| p.csv.clone()));
+        TableOut {
+            caption: &self.caption,
+            columns: &self.columns,
+            rows: self.rows.len(),
+            body,
+            csv,
+            paged,
+            filters,
         }
-        html
     }
+}
+
+/// One row as a `<tr>` line, each cell with its sort key and warning.
+fn row_html(row: &Row, numeric: &[bool], attributes: &[(&str, &str)]) -> String {
+    let mut html = String::with_capacity(256);
+    let attribute = |html: &mut String, name: &str, value: &Option<String>| {
+        if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
+            html.push_str(&format!(" {name}=\"{}\"", super::escape::escape(value)));
+        }
+    };
+    html.push_str("<tr");
+    attribute(&mut html, "id", &row.id);
+    attribute(&mut html, "class", &row.class);
+    for (name, value) in attributes {
+        html.push_str(&format!(
+            " data-{name}=\"{}\"",
+            super::escape::escape(value)
+        ));
+    }
+    html.push('>');
+    let numeric = numeric.iter().copied().chain(std::iter::repeat(false));
+    for (cell, numeric) in row.cells.iter().zip(numeric) {
+        html.push_str("<td");
+        match (numeric, cell.weak.is_some()) {
+            (true, true) => html.push_str(" class=\"num weak\""),
+            (true, false) => html.push_str(" class=\"num\""),
+            (false, true) => html.push_str(" class=\"weak\""),
+            (false, false) => {}
+        }
+        attribute(&mut html, "data-sort", &cell.sort);
+        attribute(&mut html, "title", &cell.title);
+        html.push('>');
+        let text = super::escape::escape(&cell.text);
+        match cell.href.as_deref().filter(|h| !h.is_empty()) {
+            Some(href) => html.push_str(&format!(
+                "<a href=\"{}\">{text}</a>",
+                super::escape::escape(href)
+            )),
+            None => html.push_str(&text),
+        }
+        if let Some(aside) = cell.aside.as_deref() {
+            html.push_str(&format!(" <small>{}</small>", super::escape::escape(aside)));
+        }
+        if let Some(weak) = cell.weak.as_deref() {
+            html.push_str(&format!(
+                " <small>({})</small>",
+                super::escape::escape(weak)
+            ));
+        }
+        if let Some(warning) = cell.warning.as_deref().filter(|w| !w.is_empty()) {
+            let warning = super::escape::escape(warning);
+            html.push_str(&format!(
+                " <span class=\"warn\" title=\"{warning}\" role=\"img\" aria-label=\"suspect measurement: {warning}\">⚠</span>"
+            ));
+        }
+        html.push_str("</td>");
+    }
+    html.push_str("</tr>\n");
+    html
 }
 
 impl Table {
@@ -154,14 +183,7 @@ impl Table {
 
 impl Serialize for Table {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut table = serializer.serialize_struct("Table", 5)?;
-        table.serialize_field("caption", &self.caption)?;
-        table.serialize_field("columns", &self.columns)?;
-        table.serialize_field("rows", &self.rows.len())?;
-        table.serialize_field("body", &self.body())?;
-        table.serialize_field("csv", &self.csv)?;
-        table.end()
+        self.out::<()>(&[], None).serialize(serializer)
     }
 }
 
@@ -316,14 +338,23 @@ impl Chart {
 impl Serialize for Chart {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
+        let table = self.table.out::<()>(&[], None);
+        // A paged table's CSV is a file beside the page; a short one's a `data:` link.
+        let csv = match &table.paged {
+            Some(paged) => paged
+                .csv
+                .clone()
+                .unwrap_or_else(|| self.table.csv_data_url()),
+            None => self.table.csv_data_url(),
+        };
         let mut chart = serializer.serialize_struct("Chart", 7)?;
         chart.serialize_field("title", &self.title)?;
         chart.serialize_field("alt", &self.alt)?;
         chart.serialize_field("option", &self.option)?;
         chart.serialize_field("height", &self.height)?;
-        chart.serialize_field("table", &self.table)?;
+        chart.serialize_field("table", &table)?;
         chart.serialize_field("file", &self.file_name())?;
-        chart.serialize_field("csv", &self.table.csv_data_url())?;
+        chart.serialize_field("csv", &csv)?;
         chart.end()
     }
 }

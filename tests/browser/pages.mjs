@@ -136,13 +136,17 @@ try {
       charts += Math.min(rendered, figures);
       // Each chart: an aria-label saying what it shows, and its data as a CSV download whose
       // header is the header of the table beside it.
-      const downloads = await page.locator('figure.chart').evaluateAll((all) => all.map((figure) => {
-        const link = figure.querySelector('a.download[href^="data:text/csv"]');
+      // A long chart's CSV is a file beside the page (site::paging), a short one's a data: link.
+      const downloads = await page.locator('figure.chart').evaluateAll((all) => Promise.all(all.map(async (figure) => {
+        const link = figure.querySelector('figcaption a.download');
         const header = [...figure.querySelectorAll('details.chart-data thead th')].map((th) => th.textContent.trim());
-        const csv = link ? decodeURIComponent(link.getAttribute('href').split(',').slice(1).join(',')) : '';
+        const href = link ? link.getAttribute('href') : '';
+        const csv = !link ? '' : href.startsWith('data:text/csv')
+          ? decodeURIComponent(href.split(',').slice(1).join(','))
+          : await (await fetch(href)).text();
         const label = figure.querySelector('.chart-box').getAttribute('aria-label') || '';
         return { download: link ? link.getAttribute('download') : null, first: csv.split('\r\n')[0].split('\n')[0], header, label };
-      }));
+      })));
       for (const chart of downloads) {
         if (!chart.download || !chart.download.endsWith('.csv')) problems.push(`${where}: a chart has no CSV download`);
         else if (chart.first.split(',').length !== chart.header.length) problems.push(`${where}: CSV header ${chart.first} is not the table's ${chart.header}`);

@@ -15,6 +15,7 @@ use crate::data::{Sweep, SweepLevel, rules};
 use crate::format::{count, figure};
 use crate::stats;
 
+use super::super::paging;
 use super::shared::opt_cell;
 
 /// The trade-offs section.
@@ -26,8 +27,12 @@ pub struct TradeOffs {
     limits: Limits,
     /// How throughput per GPU is counted.
     gpus: String,
-    /// The levels as JSON, for the page's script (`<` escaped, so it cannot end the element).
-    data: String,
+    /// The levels as JSON, for the page's script: the URL of the data file beside the page,
+    /// which the script fetches when the reader changes a limit or the price.
+    levels: Option<String>,
+    /// The same JSON in the page (`<` escaped, so it cannot end the element), where there is
+    /// no page to put the file beside.
+    data: Option<String>,
 }
 
 /// One model at one workload.
@@ -79,6 +84,10 @@ pub fn view(c: &Catalog, model: Option<&str>) -> Option<TradeOffs> {
     let sweeps: Vec<usize> = (0..c.doc.sweeps.len())
         .filter(|&i| model.is_none_or(|m| c.doc.sweeps[i].model == m))
         .collect();
+    let mut data = Some(data(c, &sweeps));
+    let levels = paging::beside("levels", "json", || {
+        data.take().expect("taken once").into_bytes()
+    });
     Some(TradeOffs {
         frontiers: groups.iter().map(|g| frontier(c, g)).collect(),
         limits: limits(c, &sweeps),
@@ -88,7 +97,8 @@ pub fn view(c: &Catalog, model: Option<&str>) -> Option<TradeOffs> {
                1 when absent. Tokens per second per user is the level's mean per-stream \
                decode rate."
             .into(),
-        data: data(c, &sweeps),
+        levels,
+        data,
     })
 }
 

@@ -10,27 +10,193 @@
     return value === null ? cell.textContent.trim() : value;
   }
 
-  function sortTable(table, column, numeric, ascending) {
-    var body = table.tBodies[0];
-    var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function (a, b) {
-      var x = sortKey(a.cells[column]);
-      var y = sortKey(b.cells[column]);
-      if (numeric) {
-        var fx = parseFloat(x);
-        var fy = parseFloat(y);
-        // Missing values go last either way.
-        if (isNaN(fx) || isNaN(fy)) { return (isNaN(fx) ? 1 : 0) - (isNaN(fy) ? 1 : 0); }
-        return ascending ? fx - fy : fy - fx;
-      }
-      var order = x.localeCompare(y, undefined, { numeric: true });
-      return ascending ? order : -order;
+  // Every table's rows, in the order shown, and the filter's choice of them. A paged table
+  // (data-src, site::paging) holds its first page in the HTML and every row in data files
+  // beside its page, fetched a file at a time as the reader pages, and all of them when the
+  // reader sorts, filters, or follows a link to a row not yet shown.
+  var controls = [];
+  var pageRows = 50;
+
+  function control(table) {
+    for (var i = 0; i < controls.length; i += 1) {
+      if (controls[i].table === table) { return controls[i]; }
+    }
+    var c = {
+      table: table,
+      all: Array.prototype.slice.call(table.tBodies[0].rows),
+      paged: table.hasAttribute('data-src'),
+      match: null,
+      page: 0,
+      chunks: [],
+      loading: null
+    };
+    c.loaded = !c.paged;
+    c.total = c.paged ? parseInt(table.getAttribute('data-rows'), 10) : c.all.length;
+    controls.push(c);
+    if (c.paged) { makePager(c); }
+    return c;
+  }
+
+  function fetchJson(url) {
+    return fetch(url).then(function (response) {
+      if (!response.ok) { throw new Error(url + ': HTTP ' + response.status); }
+      return response.json();
     });
-    rows.forEach(function (row) { body.appendChild(row); });
+  }
+
+  function parseRows(html) {
+    var holder = document.createElement('table');
+    holder.innerHTML = '<tbody>' + html + '</tbody>';
+    return Array.prototype.slice.call(holder.tBodies[0].rows);
+  }
+
+  // The rows of data file k (from 0) of a paged table.
+  function chunk(c, k) {
+    if (!c.chunks[k]) {
+      c.chunks[k] = fetchJson(c.table.getAttribute('data-src') + '.' + (k + 1) + '.rows.json')
+        .then(function (data) { return parseRows(data.rows.join('')); });
+    }
+    return c.chunks[k];
+  }
+
+  // Every row of the table, fetched once.
+  function loadAll(c) {
+    if (c.loaded) { return Promise.resolve(c); }
+    if (!c.loading) {
+      var parts = [];
+      var n = parseInt(c.table.getAttribute('data-chunks'), 10);
+      for (var k = 0; k < n; k += 1) { parts.push(chunk(c, k)); }
+      status(c, 'Loading ' + count(c.total) + ' rows…');
+      c.loading = Promise.all(parts).then(function (loaded) {
+        c.all = [].concat.apply([], loaded);
+        c.loaded = true;
+        return c;
+      }).catch(function (error) {
+        c.loading = null;
+        status(c, 'The rows could not be loaded (' + error.message + '); every row is in the CSV.');
+        throw error;
+      });
+    }
+    return c.loading;
+  }
+
+  function status(c, text) {
+    var out = c.pager && c.pager.querySelector('.pager-count');
+    if (out) { out.textContent = text; }
+  }
+
+  // The rows the filter lets through, in the order shown.
+  function chosen(c) {
+    return c.match ? c.all.filter(c.match) : c.all;
+  }
+
+  // Shows the table's rows: a short table hides those the filter does not choose; a paged
+  // one shows its page of them.
+  function show(c) {
+    if (!c.paged) {
+      c.all.forEach(function (row) { row.hidden = Boolean(c.match) && !c.match(row); });
+      return Promise.resolve(c);
+    }
+    var start = c.page * pageRows;
+    var rows;
+    if (c.loaded) {
+      var all = chosen(c);
+      rows = Promise.resolve({ rows: all.slice(start, start + pageRows), of: all.length });
+    } else {
+      var size = parseInt(c.table.getAttribute('data-chunk'), 10);
+      var first = Math.floor(start / size);
+      var last = Math.floor((Math.min(start + pageRows, c.total) - 1) / size);
+      var parts = [];
+      for (var k = first; k <= last; k += 1) { parts.push(chunk(c, k)); }
+      rows = Promise.all(parts).then(function (loaded) {
+        var from = start - first * size;
+        return { rows: [].concat.apply([], loaded).slice(from, from + pageRows), of: c.total };
+      });
+    }
+    return rows.then(function (page) {
+      c.table.tBodies[0].replaceChildren.apply(c.table.tBodies[0], page.rows);
+      var to = start + page.rows.length;
+      status(c, (page.of === 0 ? 'No rows' : 'Rows ' + count(page.of ? start + 1 : 0) + '–' + count(to) + ' of ' + count(page.of)) +
+        (page.of !== c.total ? ' (' + count(c.total) + ' in all)' : ''));
+      c.previous.disabled = c.page === 0;
+      c.next.disabled = to >= page.of;
+      return c;
+    });
+  }
+
+  // The table's rows replaced by `html` (rows the page's script worked out).
+  function setRows(table, html) {
+    var c = control(table);
+    c.all = parseRows(html);
+    c.loaded = true;
+    c.total = c.all.length;
+    c.page = 0;
+    if (!c.paged) { table.tBodies[0].replaceChildren.apply(table.tBodies[0], c.all); }
+    return show(c);
+  }
+
+  function makePager(c) {
+    var figure = c.table.closest('figure');
+    c.pager = figure && figure.querySelector('p.pager');
+    if (!c.pager) { return; }
+    function button(text, step) {
+      var b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = text;
+      b.addEventListener('click', function () {
+        c.page = Math.max(0, c.page + step);
+        show(c).catch(function () {});
+      });
+      return b;
+    }
+    c.previous = button('‹ Previous', -1);
+    c.next = button('Next ›', 1);
+    c.pager.appendChild(c.previous);
+    c.pager.appendChild(c.next);
+    show(c).catch(function () {});
+  }
+
+  // A link to a row on a later page of a paged table shows that page.
+  function showLinkedRow() {
+    var id = decodeURIComponent(window.location.hash.slice(1));
+    if (!id || document.getElementById(id)) { return; }
+    controls.filter(function (c) { return c.paged; }).forEach(function (c) {
+      loadAll(c).then(function () {
+        var index = chosen(c).findIndex(function (row) { return row.id === id; });
+        if (index < 0) { return null; }
+        c.page = Math.floor(index / pageRows);
+        return show(c).then(function () { document.getElementById(id).scrollIntoView(); });
+      }).catch(function () {});
+    });
+  }
+
+  function sortTable(table, column, numeric, ascending) {
+    var c = control(table);
+    return loadAll(c).then(function () {
+      c.all.sort(function (a, b) {
+        var x = sortKey(a.cells[column]);
+        var y = sortKey(b.cells[column]);
+        if (numeric) {
+          var fx = parseFloat(x);
+          var fy = parseFloat(y);
+          // Missing values go last either way.
+          if (isNaN(fx) || isNaN(fy)) { return (isNaN(fx) ? 1 : 0) - (isNaN(fy) ? 1 : 0); }
+          return ascending ? fx - fy : fy - fx;
+        }
+        var order = x.localeCompare(y, undefined, { numeric: true });
+        return ascending ? order : -order;
+      });
+      if (!c.paged) {
+        c.all.forEach(function (row) { table.tBodies[0].appendChild(row); });
+      }
+      c.page = 0;
+      return show(c);
+    });
   }
 
   function makeSortable(table) {
     if (!table.tHead || !table.tBodies.length) { return; }
+    control(table);
     var headers = Array.prototype.slice.call(table.tHead.rows[0].cells);
     headers.forEach(function (th, column) {
       var button = document.createElement('button');
@@ -44,7 +210,7 @@
         var ascending = th.getAttribute('aria-sort') !== 'ascending';
         headers.forEach(function (other) { other.removeAttribute('aria-sort'); });
         th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
-        sortTable(table, column, th.classList.contains('num'), ascending);
+        sortTable(table, column, th.classList.contains('num'), ascending).catch(function () {});
       });
     });
   }
@@ -78,21 +244,26 @@
       }
     });
 
+    var c = control(table);
+
     function apply(updateUrl) {
-      var rows = Array.prototype.slice.call(table.tBodies[0].rows);
-      var shown = 0;
-      rows.forEach(function (row) {
-        var match = selects.every(function (select) {
+      var any = selects.some(function (select) { return select.value !== ''; });
+      c.match = any ? function (row) {
+        return selects.every(function (select) {
           return select.value === '' || row.getAttribute('data-' + select.name) === select.value;
         });
-        row.hidden = !match;
-        if (match) { shown += 1; }
-      });
-      if (count) {
-        count.textContent = 'Showing ' + shown + ' of ' + rows.length + ' rows' +
-          (unknown.length ? '; ' + unknown.join('; ') : '');
-      }
-      filterCharts();
+      } : null;
+      c.page = 0;
+      // A paged table is filtered over every row, fetched when a filter is first chosen.
+      var ready = any || c.loaded ? loadAll(c) : Promise.resolve(c);
+      ready.then(function () {
+        if (count) {
+          count.textContent = 'Showing ' + chosen(c).length + ' of ' + c.total + ' rows' +
+            (unknown.length ? '; ' + unknown.join('; ') : '');
+        }
+        filterCharts();
+        return show(c);
+      }).catch(function () {});
       if (updateUrl) {
         var url = new URL(window.location.href);
         selects.forEach(function (select) {
@@ -241,9 +412,12 @@
   function filterCharts() {
     var shown = {};
     var hidden = {};
-    document.querySelectorAll('figure:has(form.filters) table tbody tr').forEach(function (row) {
-      var name = row.cells[0].textContent.trim();
-      (row.hidden ? hidden : shown)[name] = true;
+    controls.forEach(function (c) {
+      if (!c.table.closest('figure:has(form.filters)') || !c.loaded) { return; }
+      c.all.forEach(function (row) {
+        var name = row.cells[0].textContent.trim();
+        (c.match && !c.match(row) ? hidden : shown)[name] = true;
+      });
     });
     charts.forEach(function (chart) {
       (chart.getOption().series || []).forEach(function (series) {
@@ -260,7 +434,14 @@
   function startLimits() {
     document.querySelectorAll('section#limits').forEach(function (section) {
       var form = section.querySelector('form.limits');
-      var data = JSON.parse(section.querySelector('script.levels').textContent);
+      var inline = section.querySelector('script.levels');
+      var data = null;
+      // The levels, in the page or (a long report's) in a data file beside it, fetched once.
+      function levels() {
+        if (data) { return Promise.resolve(data); }
+        var got = inline ? Promise.resolve(JSON.parse(inline.textContent)) : fetchJson(section.getAttribute('data-levels'));
+        return got.then(function (loaded) { data = loaded; return data; });
+      }
       var inputs = Array.prototype.slice.call(form.querySelectorAll('input'));
       var params = new URLSearchParams(window.location.search);
       inputs.forEach(function (input) {
@@ -273,7 +454,24 @@
         return '<td' + (numeric ? ' class="num" data-sort="' + sort + '"' : '') + '>' + inner + '</td>';
       }
 
+      // Every row of the frontier tables, by id, fetched when the table is paged.
+      function frontierRows() {
+        var tables = Array.prototype.slice.call(document.querySelectorAll('section#frontier table'));
+        return Promise.all(tables.map(function (t) { return loadAll(control(t)); })).then(function (cs) {
+          var byId = {};
+          cs.forEach(function (c) { c.all.forEach(function (row) { if (row.id) { byId[row.id] = row; } }); });
+          return { rows: byId, controls: cs };
+        });
+      }
+
       function answer() {
+        return levels().then(function () {
+          var price = form.querySelector('input[name="gpu_hour"]');
+          return price ? frontierRows() : { rows: {}, controls: [] };
+        }).then(answerWith).catch(function () {});
+      }
+
+      function answerWith(frontier) {
         var bounds = data.limits.map(function (limit) {
           var input = form.querySelector('input[name="' + limit.key + '"]');
           var value = input ? parseFloat(input.value) : NaN;
@@ -323,24 +521,25 @@
           }
           return html + '</tr>';
         });
-        section.querySelector('.limits-sweeps tbody').innerHTML = rows.join('\n') + '\n';
-        section.querySelector('.limits-best tbody').innerHTML = order.map(function (key) {
+        setRows(section.querySelector('.limits-sweeps table'), rows.join('\n') + '\n');
+        setRows(section.querySelector('.limits-best table'), order.map(function (key) {
           var b = best[key];
           return '<tr>' + cell(b.sweep.model, undefined, b.sweep.modelUrl) + cell(b.sweep.label, undefined, b.sweep.url) +
             cell(b.sweep.workload) + cell(count(b.level.c), b.level.c) + cell(shown(b.perGpu), b.perGpu) +
             extra(b.cost, b.level) + '</tr>';
-        }).join('\n') + (order.length ? '\n' : '');
+        }).join('\n') + (order.length ? '\n' : ''));
         // Every level's cost in the frontier tables, at the price given.
         if (priced) {
           data.sweeps.forEach(function (sweep) {
             sweep.levels.forEach(function (level) {
-              var row = document.getElementById('level-' + sweep.slug + '-c' + level.c);
+              var row = frontier.rows['level-' + sweep.slug + '-c' + level.c];
               var column = row ? headed(row.closest('table'), data.columns.cost) : -1;
               if (column < 0) { return; }
               var cost = costOf(sweep, level);
               row.cells[column].outerHTML = cost === null ? missing : cell(data.currency + shown(cost), cost);
             });
           });
+          frontier.controls.forEach(function (c) { show(c).catch(function () {}); });
         }
       }
 
@@ -384,7 +583,7 @@
         var after = {};
         to.figures.forEach(function (f) { after[f[0]] = f; });
         var sameMethod = from.method === to.method;
-        table.tBodies[0].innerHTML = from.figures.filter(function (f) { return f[0] in after; }).map(function (f) {
+        setRows(table, from.figures.filter(function (f) { return f[0] in after; }).map(function (f) {
           var old = f[1];
           var g = after[f[0]];
           var now = g[1];
@@ -397,7 +596,7 @@
           return '<tr' + (bad ? ' class="regression"' : '') + '><td>' + escapeHtml(f[0]) + '</td><td class="num" data-sort="' + old + '">' +
             write(old) + '</td><td class="num" data-sort="' + now + '">' + write(now) + '</td><td class="num" data-sort="' +
             (change === null ? '' : change) + '">' + shownChange + '</td></tr>';
-        }).join('\n') + '\n';
+        }).join('\n') + '\n');
         table.caption.firstChild.textContent = sameMethod
           ? to.version + ' against ' + from.version + '; marked rows moved the bad way by more than ' +
             data.threshold + "% and beyond both measurements' intervals, where they have them"
@@ -659,6 +858,8 @@
     startVersions();
     loadCharts();
     startSearch();
+    showLinkedRow();
+    window.addEventListener('hashchange', showLinkedRow);
   }
 
 
