@@ -1338,12 +1338,21 @@ fn a_configuration_measured_again_has_a_history() {
     doc.runs.push(rerun);
     project.write("data/results.json", &data::to_json(&doc));
     build(&project, &[]).assert_success();
-    let history = project.page("history/index.html");
+    let index = project.page("history/index.html");
     assert!(
         project
             .page("index.html")
             .contains("<a href=\"/history/\">History</a>")
     );
+    // `/history/` has a row for the configuration: its first and latest decode speed, and the
+    // change between them, (270.0 − 289.0) / 289.0 = −6.6%, leading to its own page.
+    assert!(index.contains("<tr id=\"run-qwen36-moe-default\"><td><a href=\"/history/run-qwen36-moe-default/\">Qwen3.6-35B-A3B (qwen36-moe-default and its reruns)</a></td><td>decode tok/s</td><td class=\"num\" data-sort=\"2\">2</td><td>vLLM 0.28.0, 2026-09-07</td><td class=\"num\" data-sort=\"289\">289.0</td><td>vLLM 0.29.0, 2026-10-01</td><td class=\"num\" data-sort=\"270\">270.0</td><td class=\"num\" data-sort=\"-6.5743944636678195\">−6.6%</td></tr>"), "{index}");
+    let history = project.page("history/run-qwen36-moe-default/index.html");
+    // Every measurement's figures are in a data file beside the page, for comparing any two.
+    let figures = project.page("history/run-qwen36-moe-default/figures.json");
+    let figures: serde_json::Value = serde_json::from_str(&figures).unwrap();
+    assert_eq!(figures["members"].as_array().unwrap().len(), 2);
+    assert!(history.contains("data-figures=\"/history/run-qwen36-moe-default/figures.json\""));
     // 289.0 → 270.0 tok/s is −6.6%, past the 5% threshold: marked; the KV pool did not move.
     assert!(history.contains("<tr class=\"regression\"><td>Decode tok/s</td><td class=\"num\" data-sort=\"289\">289.0</td><td class=\"num\" data-sort=\"270\">270.0</td><td class=\"num\" data-sort=\"-6.5743944636678195\">−6.6%</td></tr>"), "{history}");
     assert_eq!(history.matches("<tr class=\"regression\">").count(), 1);
@@ -1353,7 +1362,7 @@ fn a_configuration_measured_again_has_a_history() {
         let page = project.page(&format!("runs/{id}/index.html"));
         assert!(page.contains("<section id=\"history\">"), "{id}");
         assert!(
-            page.contains("href=\"/history/#run-qwen36-moe-default\""),
+            page.contains("href=\"/history/run-qwen36-moe-default/\""),
             "{id}"
         );
     }
@@ -1410,7 +1419,7 @@ fn a_sweep_measured_again_has_a_history_diffed_level_by_level() {
     doc.sweeps.push(rerun);
     project.write("data/results.json", &data::to_json(&doc));
     build(&project, &[]).assert_success();
-    let history = project.page("history/index.html");
+    let history = project.page("history/sweep-qwen3-6-35b-a3b-baseline/index.html");
     // By hand: c8's total throughput 1223.0 → 1100.0 is −10.1%, past the 5% threshold; no
     // other figure moved. The peak, 1223.0 at c8 before, is 1210.9 at c16 after.
     assert!(history.contains("<tr class=\"regression\"><td>c = 8: Output tok/s, all streams</td><td class=\"num\" data-sort=\"1223\">1223.0</td><td class=\"num\" data-sort=\"1100\">1100.0</td><td class=\"num\" data-sort=\"-10.057236304170074\">−10.1%</td></tr>"), "{history}");
@@ -1423,7 +1432,7 @@ fn a_sweep_measured_again_has_a_history_diffed_level_by_level() {
         let page = project.page(&format!("sweeps/{slug}/index.html"));
         assert!(page.contains("<section id=\"history\">"), "{slug}");
         assert!(
-            page.contains("href=\"/history/#sweep-qwen3-6-35b-a3b-baseline\""),
+            page.contains("href=\"/history/sweep-qwen3-6-35b-a3b-baseline/\""),
             "{slug}"
         );
         assert!(page.contains(">1210.9<"), "{slug}");
@@ -1737,7 +1746,7 @@ fn a_change_of_method_is_said_and_never_marked_a_regression() {
     doc.sweeps.push(rerun);
     project.write("data/results.json", &data::to_json(&doc));
     build(&project, &[]).assert_success();
-    let history = project.page("history/index.html");
+    let history = project.page("history/sweep-qwen3-6-35b-a3b-baseline/index.html");
     // The same −10.1% as measured by one method is listed, not marked: the definitions moved.
     assert!(history.contains(
         "<td>c = 8: Output tok/s, all streams</td><td class=\"num\" data-sort=\"1223\">1223.0</td>"

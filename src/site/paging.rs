@@ -17,6 +17,8 @@ use serde::Serialize;
 pub const PAGE_ROWS: usize = 50;
 /// Rows in each of a paged table's data files.
 pub const CHUNK_ROWS: usize = 500;
+/// A chart's option longer than this many bytes is a file beside its page.
+pub const CHART_INLINE: usize = 16_000;
 /// How a table's data files' names end.
 pub const ROWS_SUFFIX: &str = ".rows.json";
 

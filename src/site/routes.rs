@@ -184,6 +184,19 @@ pub static HISTORY: Route = Route {
     search: false,
 };
 
+/// One configuration measured more than once: its headline figure over every measurement,
+/// and any two of them compared.
+pub static CONFIGURATION: Route = Route {
+    kind: "configuration",
+    folder: "history",
+    template: "configuration.html",
+    pages: Pages::PerRecord {
+        noun: "configuration",
+    },
+    nav: None,
+    search: false,
+};
+
 /// The downloads: each results document and a CSV per table, with what each holds.
 pub static DATA: Route = Route {
     kind: "data",
@@ -255,6 +268,7 @@ pub static ROUTES: &[&Route] = &[
     &ABLATIONS,
     &CHANGES,
     &HISTORY,
+    &CONFIGURATION,
     &DATA,
     &SEARCH,
     &FREE,
@@ -333,6 +347,7 @@ mod tests {
     fn narratives_of_records_by_folder() {
         assert_eq!(records_in("runs").map(|r| r.kind), Some("run"));
         assert_eq!(records_in("quality").map(|r| r.kind), Some("comparison"));
+        assert_eq!(records_in("history").map(|r| r.kind), Some("configuration"));
         assert!(records_in("ablations").is_none());
     }
 }

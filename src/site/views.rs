@@ -347,10 +347,19 @@ impl Serialize for Chart {
                 .unwrap_or_else(|| self.table.csv_data_url()),
             None => self.table.csv_data_url(),
         };
-        let mut chart = serializer.serialize_struct("Chart", 7)?;
+        // A long option is a file beside the page, fetched when the chart is drawn.
+        let src = (self.option.len() > paging::CHART_INLINE)
+            .then(|| {
+                paging::beside(&self.file_name(), "chart.json", || {
+                    self.option.clone().into_bytes()
+                })
+            })
+            .flatten();
+        let mut chart = serializer.serialize_struct("Chart", 8)?;
         chart.serialize_field("title", &self.title)?;
         chart.serialize_field("alt", &self.alt)?;
-        chart.serialize_field("option", &self.option)?;
+        chart.serialize_field("option", if src.is_some() { "" } else { &self.option })?;
+        chart.serialize_field("src", &src)?;
         chart.serialize_field("height", &self.height)?;
         chart.serialize_field("table", &table)?;
         chart.serialize_field("file", &self.file_name())?;

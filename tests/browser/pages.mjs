@@ -373,13 +373,15 @@ try {
   if (paths.includes('history/') && !process.env.SEARCH_QUERY) {
     const history = await context.newPage();
     history.on('pageerror', (error) => problems.push(`history: page error: ${error.message}`));
-    await history.goto(`${origin}${basePath}history/`, { waitUntil: 'load' });
     const cases = [
       ['run-qwen36-moe-default', 'Decode tok/s', '−6.6%', '+7.0%'],
       ['sweep-qwen3-6-35b-a3b-baseline', 'c = 8: Output tok/s, all streams', '−10.1%', '+11.2%'],
     ];
     for (const [id, figure, worse, better] of cases) {
-      const section = history.locator(`section.history[id="${id}"]`);
+      // Each configuration's own page; its choices come from the figures beside it.
+      await history.goto(`${origin}${basePath}history/${id}/`, { waitUntil: 'load' });
+      const section = history.locator('section.history');
+      await section.locator('form.versions:not([hidden])').waitFor();
       const marked = () => section.locator('tr.regression td:first-child').allTextContents();
       const change = () => section.locator(`.versions-diff tr:has(td:text-is("${figure}")) td`).last().textContent();
       const before = [await marked(), await change()];

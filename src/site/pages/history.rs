@@ -1,13 +1,17 @@
-//! `/history/`: each configuration measured more than once, its headline figure over the
-//! versions and dates it was measured at, and any two of its measurements compared figure
-//! by figure, a move in the bad direction beyond the regression threshold marked as `diff`
-//! marks it. `benchsite.js` compares the two a reader picks from the figures this embeds.
+//! `/history/`: each configuration measured more than once, a row each, with its first and
+//! latest headline figure; and `/history/<anchor>/`, one configuration's page: its headline
+//! figure over every measurement, and any two of its measurements compared figure by figure,
+//! a move in the bad direction beyond the regression threshold marked as `diff` marks it.
+//! `benchsite.js` compares the two a reader picks from the figures in a data file beside the
+//! page, so neither page grows with how often a configuration was measured but by its table,
+//! which pages (`site::paging`).
 
 use serde::Serialize;
 
 use super::super::catalog::Catalog;
 use super::super::charts::{self, LineSeries};
 use super::super::error::SiteError;
+use super::super::paging;
 use super::super::routes;
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::page::{Page, View};
@@ -16,25 +20,27 @@ use crate::data::figures::{Better, Value, level, run};
 use crate::data::rules;
 use crate::format::figure;
 
-/// The history page's content.
+/// `/history/`'s content: a row per configuration measured more than once.
 #[derive(Debug, Serialize)]
 pub struct HistoryPage {
-    series: Vec<Series>,
+    configurations: Table,
     threshold: f64,
 }
 
-/// One configuration over its measurements.
+/// One configuration over its measurements: its page's content.
 #[derive(Debug, Serialize)]
 pub struct Series {
-    id: String,
     title: String,
     /// Each measurement: its version and date.
     versions: Vec<String>,
     chart: Chart,
     /// The first measurement against the last, figure by figure.
     diff: Table,
-    /// Each measurement's figures, for the page's script (`<` escaped).
-    data: String,
+    /// Each measurement's figures, for the page's script: the URL of the data file beside the
+    /// page, or the JSON itself (`<` escaped) where there is no page to put it beside.
+    figures: Option<String>,
+    data: Option<String>,
+    threshold: f64,
 }
 
 /// One comparable figure of a record: its label, value, better direction, whether it is a
@@ -329,7 +335,7 @@ fn title(c: &Catalog, history: &History) -> String {
     }
 }
 
-/// The anchor of a history on `/history/`.
+/// The key of a history's page, `/history/<anchor>/`.
 pub fn anchor(c: &Catalog, history: &History) -> String {
     let (key, _) = c.record(history.kind, history.members[0]);
     let kind = if history.kind == Kind::Run {
@@ -338,6 +344,12 @@ pub fn anchor(c: &Catalog, history: &History) -> String {
         "sweep"
     };
     format!("{kind}-{}", crate::data::slugify(&key))
+}
+
+/// The URL of a history's page.
+fn url(c: &Catalog, history: &History) -> String {
+    c.urls
+        .page(&routes::CONFIGURATION.path(&anchor(c, history)))
 }
 
 /// A figure for the page's script: `[label, value, better, whole]`, then `low, high` where it
@@ -359,7 +371,7 @@ fn figure_data((label, value, better, whole, range): Figure) -> serde_json::Valu
 pub struct RecordHistory {
     /// Its headline figure at each.
     pub chart: Chart,
-    /// Its section of `/history/`, where any two are compared.
+    /// Its configuration's page, where any two are compared.
     pub href: String,
 }
 
@@ -369,42 +381,70 @@ pub fn of_record(c: &Catalog, kind: Kind, index: usize) -> Option<RecordHistory>
     let recent = &history.members[history.members.len().saturating_sub(TREND_POINTS)..];
     Some(RecordHistory {
         chart: trend_of(c, history, recent),
-        href: format!(
-            "{}#{}",
-            c.urls.page(&routes::HISTORY.path("")),
-            anchor(c, history)
-        ),
+        href: url(c, history),
     })
 }
 
-/// The history page.
+/// `/history/`: a row per configuration, its first and latest measurement and headline.
 pub fn page(c: &Catalog) -> HistoryPage {
-    let series = c
+    let rows = c
         .histories()
         .iter()
         .map(|history| {
             let kind = history.kind;
-            let members = &history.members;
-            let data = serde_json::json!({
-                "threshold": c.threshold,
-                "members": members.iter().map(|&i| serde_json::json!({
-                    "version": version(c, kind, i),
-                    "method": method(c, kind, i),
-                    "figures": figures_of(c, kind, i).into_iter().map(figure_data).collect::<Vec<_>>(),
-                })).collect::<Vec<_>>(),
-            });
-            Series {
-                id: anchor(c, history),
-                title: title(c, history),
-                versions: members.iter().map(|&i| version(c, kind, i)).collect(),
-                chart: trend(c, history),
-                diff: diff(c, kind, members[0], members[members.len() - 1]),
-                data: data.to_string().replace('<', "\\u003c"),
+            let (first, last) = (
+                history.members[0],
+                history.members[history.members.len() - 1],
+            );
+            let cell = |i: usize| match headline(c, kind, i) {
+                Some(v) => Cell::number(figure(v), v),
+                None => Cell::missing(),
+            };
+            let change = match (headline(c, kind, first), headline(c, kind, last)) {
+                (Some(from), Some(to)) if from != 0.0 => {
+                    let change = (to - from) / from * 100.0;
+                    Cell::number(format!("{change:+.1}%").replace('-', "−"), change)
+                }
+                _ => Cell::missing(),
+            };
+            Row {
+                id: Some(anchor(c, history)),
+                class: None,
+                cells: vec![
+                    Cell::link(title(c, history), url(c, history)),
+                    Cell::text(match kind {
+                        Kind::Run => "decode tok/s",
+                        _ => "peak output tok/s",
+                    }),
+                    Cell::number(
+                        crate::format::count(history.members.len() as u64),
+                        history.members.len() as f64,
+                    ),
+                    Cell::text(version(c, kind, first)),
+                    cell(first),
+                    Cell::text(version(c, kind, last)),
+                    cell(last),
+                    change,
+                ],
             }
         })
         .collect();
     HistoryPage {
-        series,
+        configurations: Table {
+            caption: "Configurations measured more than once".into(),
+            columns: vec![
+                Column::text("Configuration"),
+                Column::text("Headline figure"),
+                Column::number("Measurements"),
+                Column::text("First measured with"),
+                Column::number("First"),
+                Column::text("Latest measured with"),
+                Column::number("Latest"),
+                Column::number("Change"),
+            ],
+            rows,
+            csv: None,
+        },
         threshold: c.threshold,
     }
 }
@@ -412,6 +452,49 @@ pub fn page(c: &Catalog) -> HistoryPage {
 /// Renders `/history/`.
 pub fn view(page: &Page) -> Result<View, SiteError> {
     View::new("History".into(), &self::page(page.catalog()))
+}
+
+/// One configuration's page: its headline over every measurement, the first against the
+/// latest, and every measurement's figures in a data file for comparing any two.
+pub fn series(c: &Catalog, history: &History) -> Series {
+    let kind = history.kind;
+    let members = &history.members;
+    let json = || {
+        serde_json::json!({
+            "threshold": c.threshold,
+            "members": members.iter().map(|&i| serde_json::json!({
+                "version": version(c, kind, i),
+                "method": method(c, kind, i),
+                "figures": figures_of(c, kind, i).into_iter().map(figure_data).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })
+        .to_string()
+    };
+    let figures = paging::beside("figures", "json", || json().into_bytes());
+    Series {
+        title: title(c, history),
+        versions: members.iter().map(|&i| version(c, kind, i)).collect(),
+        chart: trend(c, history),
+        diff: diff(c, kind, members[0], members[members.len() - 1]),
+        data: figures.is_none().then(|| json().replace('<', "\\u003c")),
+        figures,
+        threshold: c.threshold,
+    }
+}
+
+/// Renders `/history/<anchor>/`.
+pub fn configuration_view(page: &Page) -> Result<View, SiteError> {
+    let c = page.catalog();
+    let history = &c.histories()[page.index()];
+    let series = series(c, history);
+    let description = format!(
+        "{}: measured {} times, from {} to {}.",
+        series.title,
+        history.members.len(),
+        series.versions.first().cloned().unwrap_or_default(),
+        series.versions.last().cloned().unwrap_or_default()
+    );
+    View::new(format!("History of {}", series.title), &series).map(|v| v.described(description))
 }
 
 #[cfg(test)]

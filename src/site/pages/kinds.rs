@@ -64,6 +64,7 @@ pub fn kind(route: &Route) -> &'static PageKind {
         "ablations" => &ABLATIONS,
         "changes" => &CHANGES,
         "history" => &HISTORY,
+        "configuration" => &CONFIGURATION,
         "data" => &DATA,
         "page" => &FREE,
         "search" => &SEARCH,
@@ -199,6 +200,20 @@ static HISTORY: PageKind = PageKind {
     keys: no_keys,
     machine: no_machine,
     view: history::view,
+};
+
+/// The behaviour of [`routes::CONFIGURATION`]: a page per configuration measured twice.
+static CONFIGURATION: PageKind = PageKind {
+    route: &routes::CONFIGURATION,
+    shown: always,
+    keys: |c| {
+        c.histories()
+            .iter()
+            .map(|h| history::anchor(c, h))
+            .collect()
+    },
+    machine: no_machine,
+    view: history::configuration_view,
 };
 
 /// The behaviour of [`routes::DATA`].

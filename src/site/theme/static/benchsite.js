@@ -286,51 +286,72 @@
   var charts = [];
   var dark = window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
 
+  // A chart's option: in the page, or (a long one) in a file beside it, fetched once.
+  function optionOf(figure) {
+    if (!figure.benchsiteText) {
+      var data = figure.querySelector('script[type="application/json"]');
+      var box = figure.querySelector('.chart-box');
+      var src = box && box.getAttribute('data-option');
+      figure.benchsiteText = data ? Promise.resolve(data.textContent)
+        : src ? fetch(src).then(function (response) {
+          if (!response.ok) { throw new Error(src + ': HTTP ' + response.status); }
+          return response.text();
+        }) : Promise.resolve(null);
+    }
+    return figure.benchsiteText;
+  }
+
   function drawCharts() {
     charts.forEach(function (chart) { chart.dispose(); });
     charts = [];
-    document.querySelectorAll('figure.chart').forEach(function (figure) {
-      var data = figure.querySelector('script[type="application/json"]');
-      var box = figure.querySelector('.chart-box');
-      if (!data || !box) { return; }
-      var option = JSON.parse(data.textContent);
-      option.backgroundColor = 'transparent';
-      var save = option.toolbox && option.toolbox.feature && option.toolbox.feature.saveAsImage;
-      if (save) {
-        // The PNG is named for the chart and keeps the page's background, light or dark.
-        save.name = figure.getAttribute('data-name') || 'chart';
-        save.backgroundColor = window.getComputedStyle(document.body).backgroundColor;
-      }
-      var extra = option.benchsite || {};
-      if (extra.units) {
-        option.tooltip = option.tooltip || {};
-        option.tooltip.formatter = function (p) {
-          var v = p.value || [];
-          return escapeHtml(p.name || p.seriesName) + '<br>' + shown(v[0]) + ' ' + extra.units[0] +
-            ', ' + shown(v[1]) + ' ' + extra.units[1];
-        };
-      }
-      if (extra.concurrency) {
-        // A line against concurrency: which line, at which concurrency, the value and its unit.
-        option.tooltip = option.tooltip || {};
-        option.tooltip.formatter = function (p) {
-          var v = p.value || [];
-          return escapeHtml(p.seriesName) + '<br>concurrency ' + count(v[0]) + ': ' + shown(v[1]) + ' ' +
-            escapeHtml(extra.concurrency);
-        };
-      }
-      var chart = window.echarts.init(box, dark && dark.matches ? 'dark' : null);
-      figure.benchsiteOption = option;
-      figure.benchsiteChart = chart;
-      chart.setOption(frontierOnly(figure) ? onlyFrontier(option) : option);
-      // A point or bar that names a record page opens it.
-      chart.on('click', function (p) {
-        if (p.data && p.data.url) { window.location.href = p.data.url; }
+    var figures = Array.prototype.slice.call(document.querySelectorAll('figure.chart'));
+    return Promise.all(figures.map(function (figure) {
+      return optionOf(figure).then(function (text) { if (text) { drawChart(figure, text); } }, function (error) {
+        var box = figure.querySelector('.chart-box');
+        if (box) { box.textContent = 'The chart could not be loaded (' + error.message + '); its data is in the table below.'; }
       });
-      charts.push(chart);
-      var details = figure.querySelector('details.chart-data');
-      if (details) { details.open = false; }
+    }));
+  }
+
+  function drawChart(figure, text) {
+    var box = figure.querySelector('.chart-box');
+    var option = JSON.parse(text);
+    option.backgroundColor = 'transparent';
+    var save = option.toolbox && option.toolbox.feature && option.toolbox.feature.saveAsImage;
+    if (save) {
+      // The PNG is named for the chart and keeps the page's background, light or dark.
+      save.name = figure.getAttribute('data-name') || 'chart';
+      save.backgroundColor = window.getComputedStyle(document.body).backgroundColor;
+    }
+    var extra = option.benchsite || {};
+    if (extra.units) {
+      option.tooltip = option.tooltip || {};
+      option.tooltip.formatter = function (p) {
+        var v = p.value || [];
+        return escapeHtml(p.name || p.seriesName) + '<br>' + shown(v[0]) + ' ' + extra.units[0] +
+          ', ' + shown(v[1]) + ' ' + extra.units[1];
+      };
+    }
+    if (extra.concurrency) {
+      // A line against concurrency: which line, at which concurrency, the value and its unit.
+      option.tooltip = option.tooltip || {};
+      option.tooltip.formatter = function (p) {
+        var v = p.value || [];
+        return escapeHtml(p.seriesName) + '<br>concurrency ' + count(v[0]) + ': ' + shown(v[1]) + ' ' +
+          escapeHtml(extra.concurrency);
+      };
+    }
+    var chart = window.echarts.init(box, dark && dark.matches ? 'dark' : null);
+    figure.benchsiteOption = option;
+    figure.benchsiteChart = chart;
+    chart.setOption(frontierOnly(figure) ? onlyFrontier(option) : option);
+    // A point or bar that names a record page opens it.
+    chart.on('click', function (p) {
+      if (p.data && p.data.url) { window.location.href = p.data.url; }
     });
+    charts.push(chart);
+    var details = figure.querySelector('details.chart-data');
+    if (details) { details.open = false; }
   }
 
   // The index of the column of `table` headed `name`, or -1.
@@ -574,9 +595,25 @@
   function startVersions() {
     document.querySelectorAll('section.history').forEach(function (section) {
       var form = section.querySelector('form.versions');
-      var data = JSON.parse(section.querySelector('script.figures').textContent);
+      var inline = section.querySelector('script.figures');
       var table = section.querySelector('.versions-diff table');
+      var data = null;
       if (!form || !table) { return; }
+      // Every measurement's figures, in the page or in a data file beside it; the choices
+      // are made from them, so the page does not grow with the measurements.
+      var got = inline ? Promise.resolve(JSON.parse(inline.textContent)) : fetchJson(section.getAttribute('data-figures'));
+      got.then(function (loaded) {
+        data = loaded;
+        ['from', 'to'].forEach(function (name, which) {
+          var select = form.elements[name];
+          data.members.forEach(function (member, i) {
+            var last = i === data.members.length - 1;
+            select.add(new Option(member.version, String(i), false, which === 0 ? i === 0 : last));
+          });
+        });
+        form.addEventListener('change', compare);
+        form.hidden = false;
+      }).catch(function () {});
       function compare() {
         var from = data.members[form.elements.from.value];
         var to = data.members[form.elements.to.value];
@@ -603,8 +640,6 @@
           : to.version + ' against ' + from.version + ': measured by methods ' + from.method + ' and ' +
             to.method + ', whose definitions differ, so no row is marked';
       }
-      form.addEventListener('change', compare);
-      form.hidden = false;
     });
   }
 
@@ -613,8 +648,7 @@
     var loader = document.createElement('script');
     loader.src = assets + 'echarts.min.js';
     loader.onload = function () {
-      drawCharts();
-      filterCharts();
+      drawCharts().then(filterCharts);
       if (dark && dark.addEventListener) { dark.addEventListener('change', drawCharts); }
       window.addEventListener('resize', function () {
         charts.forEach(function (chart) { chart.resize(); });
