@@ -121,7 +121,14 @@ fn row_html(row: &Row, numeric: &[bool], attributes: &[(&str, &str)]) -> String 
             (false, true) => html.push_str(" class=\"weak\""),
             (false, false) => {}
         }
-        attribute(&mut html, "data-sort", &cell.sort);
+        // The script sorts by the text where it reads as the same number.
+        let plain = cell.aside.is_none()
+            && cell.weak.is_none()
+            && cell.sort.as_deref().and_then(|v| v.parse::<f64>().ok())
+                == Some(cell.text.parse::<f64>().unwrap_or(f64::NAN));
+        if !plain {
+            attribute(&mut html, "data-sort", &cell.sort);
+        }
         attribute(&mut html, "title", &cell.title);
         html.push('>');
         let text = super::escape::escape(&cell.text);
@@ -172,11 +179,25 @@ impl Table {
         String::from_utf8(writer.into_inner().expect("CSV into memory")).expect("UTF-8 cells")
     }
 
-    /// [`Table::csv`] as a `data:` URL, for a download link that needs no file and no script.
+    /// [`Table::csv`] as a `data:` URL, for a download link that needs no file and no script:
+    /// every byte but letters, digits and `-_.,()!*~:;` percent-encoded, which leaves nothing
+    /// an HTML attribute would escape.
     pub fn csv_data_url(&self) -> String {
+        const KEPT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+            .remove(b'-')
+            .remove(b'_')
+            .remove(b'.')
+            .remove(b',')
+            .remove(b'(')
+            .remove(b')')
+            .remove(b'!')
+            .remove(b'*')
+            .remove(b'~')
+            .remove(b':')
+            .remove(b';');
         format!(
             "data:text/csv;charset=utf-8,{}",
-            percent_encoding::utf8_percent_encode(&self.csv(), percent_encoding::NON_ALPHANUMERIC)
+            percent_encoding::utf8_percent_encode(&self.csv(), KEPT)
         )
     }
 }
@@ -324,6 +345,8 @@ pub struct Chart {
     pub height: u32,
     /// The same data as a table.
     pub table: Table,
+    /// Its CSV download as a file (else a `data:` link of its table, or its paged CSV).
+    pub csv: Option<String>,
 }
 
 impl Chart {
@@ -339,14 +362,12 @@ impl Serialize for Chart {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let table = self.table.out::<()>(&[], None);
-        // A paged table's CSV is a file beside the page; a short one's a `data:` link.
-        let csv = match &table.paged {
-            Some(paged) => paged
-                .csv
-                .clone()
-                .unwrap_or_else(|| self.table.csv_data_url()),
-            None => self.table.csv_data_url(),
-        };
+        // Its own CSV file, else a paged table's, else a `data:` link.
+        let csv = self
+            .csv
+            .clone()
+            .or_else(|| table.paged.as_ref().and_then(|p| p.csv.clone()))
+            .unwrap_or_else(|| self.table.csv_data_url());
         // A long option is a file beside the page, fetched when the chart is drawn.
         let src = (self.option.len() > paging::CHART_INLINE)
             .then(|| {

@@ -193,7 +193,8 @@ try {
   const column = (await table.locator('thead th').allTextContents())
     .findIndex((text) => text.trim().startsWith('Decode'));
   const decode = async () => table.locator('tbody tr').evaluateAll((rows, at) =>
-    rows.map((row) => parseFloat(row.cells[at].getAttribute('data-sort'))), column);
+    // The sort key: data-sort, or the text where it reads as the same number.
+    rows.map((row) => parseFloat(row.cells[at].getAttribute('data-sort') ?? row.cells[at].textContent)), column);
   const before = await decode();
   await table.locator('thead th').nth(column).locator('button.sort').click();
   const ascending = await decode();

@@ -45,6 +45,7 @@ impl<'a> Catalog<'a> {
             }
         );
         Chart {
+            csv: None,
             title: title.to_owned(),
             alt,
             option: charts::lines_by_concurrency(series, unit),

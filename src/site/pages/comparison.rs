@@ -211,6 +211,7 @@ fn profile_chart(d: &Divergence) -> Chart {
     // A log axis cannot show zero.
     let all_positive = tv.iter().chain(&gv).all(|v| *v > 0.0);
     Chart {
+        csv: None,
         title: "KL divergence percentile profile".into(),
         alt: format!(
             "Line chart of the per-token KL divergence in nats at each percentile ({}), teacher-forced and generation{}",

@@ -5,6 +5,7 @@ use serde::Serialize;
 use super::super::catalog::Catalog;
 use super::super::downloads;
 use super::super::error::SiteError;
+use super::super::paging;
 use super::super::views::{Cell, Column, Link, Row, Table};
 use super::page::{Page, View};
 use super::shared::{opt, opt_cell};
@@ -15,7 +16,10 @@ use crate::data::figures::{Value, run};
 #[derive(Debug, Serialize)]
 pub struct FailuresIndex {
     failures: Table,
+    /// The reasons of the failures on the table's first page.
     list: Vec<Link>,
+    /// What the list leaves to the table, when it is bounded.
+    more: Option<String>,
 }
 
 /// The table of every failure.
@@ -73,9 +77,20 @@ pub fn links(c: &Catalog) -> Vec<Link> {
 /// Renders the failures index.
 pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
+    let mut list = links(c);
+    let all = list.len();
+    list.truncate(paging::PAGE_ROWS);
+    let more = (all > list.len()).then(|| {
+        format!(
+            "The reasons of the first {} of {} failures; each failure's page gives its own, and the table lists them all.",
+            list.len(),
+            crate::format::count(all as u64)
+        )
+    });
     let index = FailuresIndex {
         failures: table(c),
-        list: links(c),
+        list,
+        more,
     };
     View::new("Failures".into(), &index)
 }

@@ -232,6 +232,9 @@ pub fn diff(c: &Catalog, kind: Kind, from: usize, to: usize) -> Table {
 /// not grow with how often its configuration was measured.
 pub const TREND_POINTS: usize = 10;
 
+/// The CSV of every measurement's headline, beside a configuration's page.
+const TREND_CSV: &str = "trend.csv";
+
 /// The trend of a history's headline figure over its measurements.
 pub fn trend(c: &Catalog, history: &History) -> Chart {
     trend_of(c, history, &history.members)
@@ -287,6 +290,7 @@ fn trend_of(c: &Catalog, history: &History, members: &[usize]) -> Chart {
         })
         .collect();
     Chart {
+        csv: None,
         alt: format!(
             "Line chart of {} over {} measurements of the same configuration, from {} to {}",
             name.to_lowercase(),
@@ -379,8 +383,11 @@ pub struct RecordHistory {
 pub fn of_record(c: &Catalog, kind: Kind, index: usize) -> Option<RecordHistory> {
     let history = c.history_of(kind, index)?;
     let recent = &history.members[history.members.len().saturating_sub(TREND_POINTS)..];
+    let mut chart = trend_of(c, history, recent);
+    // Every measurement's CSV, beside the configuration's page.
+    chart.csv = Some(format!("{}{TREND_CSV}", url(c, history)));
     Some(RecordHistory {
-        chart: trend_of(c, history, recent),
+        chart,
         href: url(c, history),
     })
 }
@@ -471,10 +478,13 @@ pub fn series(c: &Catalog, history: &History) -> Series {
         .to_string()
     };
     let figures = paging::beside("figures", "json", || json().into_bytes());
+    let mut chart = trend(c, history);
+    let csv = chart.table.csv();
+    chart.csv = paging::beside("trend", "csv", || csv.into_bytes());
     Series {
         title: title(c, history),
         versions: members.iter().map(|&i| version(c, kind, i)).collect(),
-        chart: trend(c, history),
+        chart,
         diff: diff(c, kind, members[0], members[members.len() - 1]),
         data: figures.is_none().then(|| json().replace('<', "\\u003c")),
         figures,

@@ -115,6 +115,7 @@ pub fn speed_quality(c: &Catalog) -> Chart {
         }
     );
     Chart {
+        csv: None,
         title: "Decode speed against quality cost".into(),
         alt,
         option: charts::scatter(&groups, "decode tok/s", divergence::KLD_MEAN.label),
@@ -160,6 +161,7 @@ pub fn heatmap(c: &Catalog) -> Chart {
         .filter(|v| v.is_some_and(|v| v > max))
         .count();
     Chart {
+        csv: None,
         alt: heatmap_alt(rows.len(), columns.len(), max, clipped),
         title: if cut {
             format!(

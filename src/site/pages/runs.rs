@@ -135,6 +135,7 @@ pub fn decode_chart(c: &Catalog) -> Chart {
         _ => "Bar chart of single-stream decode speed, with no runs yet".to_owned(),
     };
     Chart {
+        csv: None,
         title,
         alt,
         option: charts::bars(&names, &values, &links, "tok/s"),

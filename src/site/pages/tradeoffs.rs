@@ -141,6 +141,7 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
     Frontier {
         id: format!("frontier-{}", crate::data::slugify(&title)),
         chart: Chart {
+            csv: None,
             alt: format!(
                 "Scatter chart of output tok/s per GPU against tok/s per user for {} levels of {} sweeps of {title}; {on} levels are on the frontier, which a dashed line joins",
                 group.points.len(),
