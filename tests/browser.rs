@@ -1,8 +1,9 @@
 //! The site in a real headless Chromium (Debian's `chromium`), driven by playwright-core:
 //! every built page loads without a console error and without an axe-core violation (light,
 //! dark, 390 px), every chart renders with its CSV download, the sort buttons reorder a
-//! table, the filters follow the URL, the search finds record pages; a page served by `benchsite serve` reloads itself after an edit and shows
-//! a broken one as an overlay. Debian's `chromium`, node and the npm packages of
+//! table, the filters follow the URL, the search finds record pages; a long table of a large
+//! report pages through every record; a page served by `benchsite serve` reloads itself after
+//! an edit and shows a broken one as an overlay. Debian's `chromium`, node and the npm packages of
 //! `tests/browser/package-lock.json` are installed where missing (`support::setup`).
 
 #[path = "../benches/common/mod.rs"]
@@ -184,6 +185,46 @@ fn machine_and_model_pages_of_a_three_machine_report_work_in_chromium() {
     let models = std::fs::read_dir(root.join("site/models")).unwrap().count();
     let runs = std::fs::read_dir(root.join("site/runs")).unwrap().count() - 1;
     assert_eq!(checked, 1 + 3 + models + 1 + (1 + runs), "{stdout}");
+}
+
+#[test]
+fn the_long_tables_of_a_large_report_page_through_every_record_in_chromium() {
+    // The seed's configurations measured 60 nights running: 780 sweeps, more than one data
+    // file of rows (500 each), and 60 measurements of each configuration.
+    let project = Project::copy_of_repo();
+    let root = project.root.path();
+    project.write(
+        "data/results.json",
+        &benchsite::data::to_json(&common::scaled(&common::seed(), 60)),
+    );
+    project.run(&["build"]).assert_success();
+    let sweeps = std::fs::read_to_string(root.join("site/sweeps/index.html")).unwrap();
+    assert!(
+        sweeps.contains("data-rows=\"780\""),
+        "the sweeps table is paged"
+    );
+    assert!(
+        root.join("site/sweeps/concurrency-sweeps.2.rows.json")
+            .exists()
+    );
+    let output = node()
+        .arg(repo().join("tests/browser/paged.mjs"))
+        .arg(root.join("site"))
+        .arg("/")
+        .arg("sweep-qwen3-6-35b-a3b-baseline")
+        // The last copy's first failure: on the table's last page.
+        .arg("failure-qwen38-bf16-x59")
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("paged through 780 of 780 sweeps"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("paged through 60 of 60 measurements, 60 to compare"));
+    assert!(stdout.contains("0 problems"), "{stdout}");
 }
 
 #[test]

@@ -9,11 +9,11 @@
 // usage: [SCREENSHOT=FILE.png] node pages.mjs SITE_DIR BASE_PATH [ONLY]
 // ONLY, when given, is a comma-separated list of the page paths to visit: a path ending in
 // `/` visits every page below it, an empty item the home page.
-import { createServer } from 'node:http';
-import { readFile, readdir, stat } from 'node:fs/promises';
-import { extname, join, relative, sep } from 'node:path';
+import { readFile, readdir } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import { createRequire } from 'node:module';
 import { launch } from './chromium.mjs';
+import { serveSite } from './site-server.mjs';
 
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -23,42 +23,7 @@ if (!siteDir) {
   process.exit(2);
 }
 
-const types = {
-  '.html': 'text/html; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.json': 'application/json',
-  '.csv': 'text/csv; charset=utf-8',
-  '.xml': 'application/xml',
-  '.txt': 'text/plain; charset=utf-8',
-};
-
-async function fileFor(urlPath) {
-  if (!urlPath.startsWith(basePath)) return null;
-  let inside = decodeURIComponent(urlPath.slice(basePath.length));
-  if (inside === '' || inside.endsWith('/')) inside += 'index.html';
-  const path = join(siteDir, inside);
-  if (relative(siteDir, path).startsWith('..')) return null;
-  try {
-    return (await stat(path)).isFile() ? path : null;
-  } catch {
-    return null;
-  }
-}
-
-const server = createServer(async (request, response) => {
-  const urlPath = new URL(request.url, 'http://localhost').pathname;
-  const path = await fileFor(urlPath);
-  if (path) {
-    response.writeHead(200, { 'content-type': types[extname(path)] ?? 'application/octet-stream' });
-    response.end(await readFile(path));
-  } else {
-    response.writeHead(404, { 'content-type': types['.html'] });
-    response.end(await readFile(join(siteDir, '404.html')));
-  }
-});
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const origin = `http://127.0.0.1:${server.address().port}`;
+const { origin, server } = await serveSite(siteDir, basePath);
 
 async function htmlPages(dir) {
   const pages = [];
@@ -421,7 +386,7 @@ try {
       .catch(() => { problems.push(`search: "${query}" found nothing`); return []; });
     const links = found.map((result) => result.href);
     for (const href of links) {
-      if (!href.startsWith(basePath) || !(await fileFor(new URL(href, origin).pathname))) {
+      if (!href.startsWith(basePath) || !(await fetch(new URL(href, origin))).ok) {
         problems.push(`search: result ${href} is not a page of the site`);
       }
     }
