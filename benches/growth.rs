@@ -15,7 +15,9 @@
 //! the repeated projects are measured a night apart. `cargo bench --bench growth -- 29` runs
 //! one size, `-- machines` the three-machine project, `-- distinct` the 12,000 distinct
 //! configurations. The projects stay in `target/bench-projects/growth-*` for timing the command by
-//! hand.
+//! hand. Where `hugo` is installed, the bench first builds 12,000 pages of
+//! `common::hugo_site` with it (the median of three), and says each 12,000-page project's time
+//! and HTML as a multiple of Hugo's.
 
 mod common;
 
@@ -50,6 +52,12 @@ fn main() {
     };
     let seed = common::seed();
     let mut previous: Option<(usize, f64)> = None;
+    // Hugo's time for 12,000 pages, measured in the same run, where Hugo is installed.
+    let hugo = projects
+        .iter()
+        .any(|p| matches!(p, Project::Times(353) | Project::Distinct))
+        .then(hugo)
+        .flatten();
     for project in projects {
         let (name, root) = match project {
             Project::Times(times) => (
@@ -121,6 +129,13 @@ fn main() {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        if let Some(hugo) = hugo.filter(|_| pages.len() >= 12_000) {
+            println!(
+                "  against Hugo's 12,000 pages: {:.2} × its time, {:.2} × its HTML",
+                seconds / hugo.0,
+                html as f64 / hugo.1 as f64
+            );
+        }
         // The distinct project's builds are long; one rebuild says enough of it.
         if matches!(project, Project::Distinct) {
             continue;
@@ -144,6 +159,43 @@ fn main() {
             previous = Some((times, seconds));
         }
     }
+}
+
+/// Hugo's build of `common::hugo_site`'s 12,000 pages, when `hugo` is on the PATH: the median
+/// wall time of three builds (each into an emptied folder) in seconds and the HTML's bytes.
+fn hugo() -> Option<(f64, u64)> {
+    let version = Command::new("hugo").arg("version").output().ok()?;
+    let root = common::hugo_site("hugo-12000", 12_000);
+    let public = root.join("public");
+    let mut runs: Vec<(f64, i64)> = (0..3)
+        .map(|_| {
+            let _ = std::fs::remove_dir_all(&public);
+            let mut command = Command::new("hugo");
+            command.arg("--quiet").arg("--source").arg(&root);
+            let (wall, rss) = timed(command);
+            (wall.as_secs_f64(), rss)
+        })
+        .collect();
+    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (mut pages, mut html) = (0, 0);
+    for entry in walkdir::WalkDir::new(&public) {
+        let entry = entry.unwrap();
+        if entry.file_name().to_string_lossy().ends_with(".html") {
+            pages += 1;
+            html += entry.metadata().unwrap().len();
+        }
+    }
+    println!(
+        "Hugo ({}): {pages} pages, build {:.3} s (median of 3), peak RSS {} MiB, HTML pages {:.1} MB",
+        String::from_utf8_lossy(&version.stdout)
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or("?"),
+        runs[1].0,
+        runs[1].1 / 1024,
+        html as f64 / 1e6
+    );
+    Some((runs[1].0, html))
 }
 
 /// The median of three rebuilds (seconds, peak RSS in KiB): with search, after a line is
@@ -192,17 +244,18 @@ fn search_costs(root: &Path) -> ((f64, i64), (f64, i64), (f64, i64)) {
 }
 
 /// Runs `benchsite build` on the project: its wall time and peak RSS in KiB.
+fn build(root: &Path) -> (std::time::Duration, i64) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_benchsite"));
+    command.arg("--root").arg(root).arg("build");
+    timed(command)
+}
+
+/// Runs `command` to success: its wall time and peak RSS in KiB.
 // The child is reaped by wait4, which also gives its own peak RSS.
 #[allow(clippy::zombie_processes)]
-fn build(root: &Path) -> (std::time::Duration, i64) {
+fn timed(mut command: Command) -> (std::time::Duration, i64) {
     let start = Instant::now();
-    let child = Command::new(env!("CARGO_BIN_EXE_benchsite"))
-        .arg("--root")
-        .arg(root)
-        .arg("build")
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = command.stdout(std::process::Stdio::null()).spawn().unwrap();
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: wait4 on our own child, with valid pointers to a status and a rusage; std's
@@ -213,7 +266,7 @@ fn build(root: &Path) -> (std::time::Duration, i64) {
     assert_eq!(waited, pid, "wait4 failed");
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "the build failed"
+        "the command failed"
     );
     (wall, usage.ru_maxrss)
 }

@@ -238,3 +238,68 @@ pub fn three_machines(root: &Path, seed: &Results) {
     config.push_str("title = \"The next vLLM on the 5090\"\n");
     std::fs::write(root.join("benchsite.toml"), config).unwrap();
 }
+
+/// A Hugo site of `pages` pages in `target/bench-projects/NAME`, the shape of the static-site
+/// generator comparisons the growth bench measures benchsite beside: each page a title, 150
+/// words, 3 headings, a 15 × 8 table and 3 links to other pages, under a layout with no theme.
+pub fn hugo_site(name: &str, pages: usize) -> PathBuf {
+    let root = repo().join("target/bench-projects").join(name);
+    let _ = std::fs::remove_dir_all(&root);
+    let content = root.join("content/p");
+    let layouts = root.join("layouts/_default");
+    std::fs::create_dir_all(&content).unwrap();
+    std::fs::create_dir_all(&layouts).unwrap();
+    std::fs::write(
+        root.join("config.toml"),
+        "baseURL = \"/\"\ntitle = \"bench\"\ndisableKinds = [\"taxonomy\", \"term\"]\n",
+    )
+    .unwrap();
+    let frame = |body: &str| {
+        format!(
+            "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>{{{{ .Title }}}}</title></head>\n<body>\n<h1>{{{{ .Title }}}}</h1>\n{body}\n</body>\n</html>\n"
+        )
+    };
+    std::fs::write(layouts.join("single.html"), frame("{{ .Content }}")).unwrap();
+    std::fs::write(
+        layouts.join("list.html"),
+        frame("<ul>{{ range .Pages }}<li><a href=\"{{ .RelPermalink }}\">{{ .Title }}</a></li>{{ end }}</ul>"),
+    )
+    .unwrap();
+    let words = |n: usize, seed: usize| {
+        const WORDS: [&str; 12] = [
+            "decode",
+            "throughput",
+            "latency",
+            "server",
+            "tokens",
+            "prompt",
+            "batch",
+            "cache",
+            "measured",
+            "level",
+            "request",
+            "stream",
+        ];
+        (0..n)
+            .map(|i| WORDS[(i * 7 + seed) % WORDS.len()])
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for n in 0..pages {
+        let mut page = format!("+++\ntitle = \"Page {n}\"\n+++\n\n{}\n\n", words(50, n));
+        page.push_str(&format!(
+            "## What was measured\n\n{} [the next page](/p/{}/), [the previous](/p/{}/) and [the first](/p/0/).\n\n",
+            words(50, n + 1),
+            (n + 1) % pages,
+            (n + pages - 1) % pages
+        ));
+        page.push_str("## The figures\n\n| a | b | c | d | e | f | g | h |\n|---|---|---|---|---|---|---|---|\n");
+        for row in 0..15 {
+            let cells: Vec<String> = (0..8).map(|c| format!("{}.{}", n + row, c)).collect();
+            page.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        page.push_str(&format!("\n## What it means\n\n{}\n", words(50, n + 2)));
+        std::fs::write(content.join(format!("{n}.md")), page).unwrap();
+    }
+    root
+}
