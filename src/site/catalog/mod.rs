@@ -9,6 +9,7 @@ mod links;
 mod machines;
 mod noise;
 mod records;
+mod settings;
 mod setups;
 
 pub use frontier::{Group, Point, per_watt, within, workload};

@@ -98,6 +98,12 @@ pub struct Catalog<'a> {
     pub(super) setups: std::sync::OnceLock<Setups>,
     /// The first floor comparison of each reference capture, by its id.
     pub(super) reference_floors: std::sync::OnceLock<std::collections::HashMap<String, usize>>,
+    /// Each run's effective settings, worked out when a page first needs them.
+    pub(super) run_settings:
+        std::sync::OnceLock<Vec<Option<std::collections::BTreeMap<String, String>>>>,
+    /// How many runs of each model have each setting's value.
+    pub(super) settings_counts:
+        std::sync::OnceLock<std::collections::HashMap<String, ModelSettings>>,
     /// The failures' server logs the project has, by their path in the project.
     pub(super) logs: std::collections::BTreeSet<&'a str>,
     /// The latency limits of `[slo]`.
@@ -114,6 +120,13 @@ pub struct Setups {
     pub(super) run_keys: Vec<Option<String>>,
     /// Each sweep's key.
     pub(super) sweep_keys: Vec<String>,
+}
+
+/// The runs of one model with effective settings, and how many have each `(key, value)`.
+#[derive(Default)]
+pub struct ModelSettings {
+    pub(super) runs: usize,
+    pub(super) values: std::collections::HashMap<(String, String), usize>,
 }
 
 /// A document `/changes/` compares a machine's against.
@@ -146,6 +159,8 @@ impl<'a> Catalog<'a> {
             floors: std::sync::OnceLock::new(),
             setups: std::sync::OnceLock::new(),
             reference_floors: std::sync::OnceLock::new(),
+            run_settings: std::sync::OnceLock::new(),
+            settings_counts: std::sync::OnceLock::new(),
             logs: std::collections::BTreeSet::new(),
             slo: crate::config::Slo::default(),
             cost: None,

@@ -35,40 +35,6 @@ pub fn run_quality(c: &Catalog, run: &Run) -> Option<RunQuality> {
     })
 }
 
-/// The settings that tell a run from the other runs of its model: the effective settings
-/// whose values differ between them, as `KEY=value` (at most three).
-fn distinguishing(c: &Catalog, run: &Run) -> Vec<String> {
-    let effective = |r: &Run| {
-        let profile = c.profiles.iter().find(|p| p.name == r.profile)?;
-        let overrides = profiles::parse_overrides(&r.overrides).ok()?;
-        Some(
-            profile
-                .effective(&overrides)
-                .settings
-                .into_iter()
-                .map(|s| (s.key, s.value))
-                .collect::<std::collections::BTreeMap<_, _>>(),
-        )
-    };
-    let Some(own) = effective(run) else {
-        return Vec::new();
-    };
-    let others: Vec<_> = c
-        .doc
-        .runs
-        .iter()
-        .filter(|r| r.model == run.model && r.id != run.id)
-        .filter_map(effective)
-        .collect();
-    own.iter()
-        .filter(|(key, value)| {
-            key.as_str() != "PORT" && others.iter().any(|o| o.get(*key) != Some(value))
-        })
-        .take(3)
-        .map(|(key, value)| format!("{key}={value}"))
-        .collect()
-}
-
 /// One run's page.
 pub fn page(c: &Catalog, run: &Run) -> RunPage {
     let index = c.index_of_run(run);
@@ -90,7 +56,7 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
         provenance: super::shared::provenance_facts(run.provenance.as_ref()),
         id: run.id.to_string(),
         title: {
-            let settings = distinguishing(c, run);
+            let settings = index.map(|i| c.distinguishing(i)).unwrap_or_default();
             if settings.is_empty() {
                 format!("{}, {} ({})", run.model, run.precision, run.id)
             } else {
