@@ -146,3 +146,49 @@ fn a_record_page_weighs_the_same_however_often_its_configuration_was_measured() 
     assert!(sizes[2].0.abs_diff(sizes[1].0) <= 512, "{sizes:?}");
     assert!(sizes[2].1.abs_diff(sizes[1].1) <= 512, "{sizes:?}");
 }
+
+#[test]
+fn sweeps_and_ablations_draw_a_bounded_number_of_charts_however_many_configurations() {
+    // 12 models, each with 18 sweeps, some along a `variant` dimension: dozens of models and
+    // workloads, and dozens of one-knob sweep pairs.
+    let project = Project::copy_of_repo();
+    let doc = common::distinct(&common::seed(), 12, 60);
+    project.write("data/results.json", &benchsite::data::to_json(&doc));
+    project.run(&["build"]).assert_success();
+    let sweeps = project.page("sweeps/index.html");
+    // Eight models and workloads drawn; the others linked to their model page's chart.
+    assert_eq!(sweeps.matches("<section id=\"frontier-").count(), 8);
+    let others = sweeps
+        .split("The other models and workloads, each on its model's page:")
+        .nth(1)
+        .expect("the others are linked");
+    let linked = list_lengths(others)[0];
+    assert!(linked > 8, "{linked} other models and workloads");
+    assert!(
+        others.contains("<a href=\"/models/qwen3-6-35b-a3b-no-11/#frontier-qwen3-6-35b-a3b-no-11-")
+    );
+    // Twelve sweep pairs drawn, every pair in the table, anchored there past the twelfth.
+    let ablations = project.page("ablations/index.html");
+    assert_eq!(ablations.matches("<section id=\"sweep-").count(), 12);
+    let table = ablations
+        .split("Sweeps that differ in one setting")
+        .nth(1)
+        .unwrap();
+    let rows: usize = match table.split_once("data-rows=\"") {
+        Some((before, after)) if before.len() < 200 => {
+            after[..after.find('"').unwrap()].parse().unwrap()
+        }
+        _ => {
+            table
+                .split("</table>")
+                .next()
+                .unwrap()
+                .matches("<tr")
+                .count()
+                - 1
+        }
+    };
+    assert!(rows > 12, "{rows} sweep pairs");
+    assert!(ablations.contains("Sweeps</a> ("), "{ablations}");
+    assert!(ablations.contains(&format!("({rows} pairs, the first 12 drawn)")));
+}

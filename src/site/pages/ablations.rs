@@ -18,8 +18,46 @@ pub fn page(c: &Catalog) -> AblationsPage {
     AblationsPage {
         count: c.ablations().len(),
         runs: runs(c),
-        sweeps: of(c, Kind::Sweep).map(|ab| sweep(c, ab)).collect(),
+        sweeps: of(c, Kind::Sweep)
+            .take(SWEEP_CHARTS)
+            .map(|ab| sweep(c, ab))
+            .collect(),
+        sweep_pairs: sweep_pairs(c),
         comparisons: comparisons(c),
+    }
+}
+
+/// At most this many sweep pairs drawn; the table lists every pair.
+pub const SWEEP_CHARTS: usize = 12;
+
+/// Every sweep pair with its peak throughput: anchored here, but for the drawn ones, whose
+/// section holds the anchor.
+fn sweep_pairs(c: &Catalog) -> Table {
+    let peak = |i: usize| {
+        c.doc.sweeps[i]
+            .levels
+            .iter()
+            .filter_map(|l| l.total_tok_s)
+            .max_by(f64::total_cmp)
+    };
+    let number = |v: Option<f64>| v.map_or_else(Cell::missing, |v| Cell::number(figure(v), v));
+    Table {
+        caption: "Sweeps that differ in one setting: peak output tok/s over all streams".into(),
+        columns: pair_columns(&["Peak A (tok/s)", "Peak B (tok/s)", "B / A"]),
+        rows: of(c, Kind::Sweep)
+            .enumerate()
+            .map(|(i, ab)| {
+                let (a, b) = (peak(ab.a), peak(ab.b));
+                let mut cells = pair_cells(c, ab);
+                cells.extend([number(a), number(b), ratio(a, b)]);
+                Row {
+                    id: (i >= SWEEP_CHARTS).then(|| c.ablation_id(ab)),
+                    class: None,
+                    cells,
+                }
+            })
+            .collect(),
+        csv: None,
     }
 }
 
@@ -176,8 +214,10 @@ pub struct AblationsPage {
     pub count: usize,
     /// Run pairs.
     pub runs: Table,
-    /// Sweep pairs, each with its ratio chart.
+    /// The first sweep pairs, each with its ratio chart.
     pub sweeps: Vec<SweepAblation>,
+    /// Every sweep pair.
+    pub sweep_pairs: Table,
     /// Comparison pairs.
     pub comparisons: Table,
 }

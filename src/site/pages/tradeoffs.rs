@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::super::catalog::{Catalog, Group, per_watt, within};
 use super::super::charts::{self, LinkedPoint};
-use super::super::views::{Cell, Chart, Column, Row, Table};
+use super::super::views::{Cell, Chart, Column, Link, Row, Table};
 use crate::config::Slo;
 use crate::data::figures::{level, table};
 use crate::data::{Sweep, SweepLevel, rules};
@@ -21,8 +21,11 @@ use super::shared::opt_cell;
 /// The trade-offs section.
 #[derive(Debug, Serialize)]
 pub struct TradeOffs {
-    /// One frontier chart per model and workload.
+    /// One frontier chart per model and workload (on `/sweeps/`, the first
+    /// [`FRONTIER_GROUPS`]).
     frontiers: Vec<Frontier>,
+    /// The other models and workloads, each a link to its chart on its model's page.
+    more: Vec<Link>,
     /// The limits, each sweep's answer, and the best configuration per model.
     limits: Limits,
     /// How throughput per GPU is counted.
@@ -71,6 +74,17 @@ struct Price {
     gpu_hour: f64,
 }
 
+/// At most this many models and workloads drawn on `/sweeps/`.
+pub const FRONTIER_GROUPS: usize = 8;
+
+/// The anchor of a model and workload's frontier section.
+fn frontier_id(model: &str, workload: &str) -> String {
+    format!(
+        "frontier-{}",
+        crate::data::slugify(&format!("{model}, {workload}"))
+    )
+}
+
 /// At most this many configurations on a frontier chart.
 pub const FRONTIER_SERIES: usize = 16;
 
@@ -88,8 +102,28 @@ pub fn view(c: &Catalog, model: Option<&str>) -> Option<TradeOffs> {
     let levels = paging::beside("levels", "json", || {
         data.take().expect("taken once").into_bytes()
     });
+    // `/sweeps/` draws a bounded number of groups; each model's page draws all of its own.
+    let drawn = if model.is_none() {
+        groups.len().min(FRONTIER_GROUPS)
+    } else {
+        groups.len()
+    };
+    let more = groups[drawn..]
+        .iter()
+        .map(|g| Link {
+            text: format!("{}, {}", g.model, g.workload),
+            href: format!(
+                "{}#{}",
+                c.model_url(&g.model),
+                frontier_id(&g.model, &g.workload)
+            ),
+            note: None,
+            warning: None,
+        })
+        .collect();
     Some(TradeOffs {
-        frontiers: groups.iter().map(|g| frontier(c, g)).collect(),
+        frontiers: groups[..drawn].iter().map(|g| frontier(c, g)).collect(),
+        more,
         limits: limits(c, &sweeps),
         gpus: "Throughput per GPU is the level's total output tok/s divided by the GPUs one \
                server ran on: its sweep's gpus dimension, which collect sweep takes from the \
@@ -139,7 +173,7 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
     let on = group.points.iter().filter(|p| p.frontier).count();
     let table = frontier_table(c, group, &title);
     Frontier {
-        id: format!("frontier-{}", crate::data::slugify(&title)),
+        id: frontier_id(&group.model, &group.workload),
         chart: Chart {
             csv: None,
             alt: format!(
