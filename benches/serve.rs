@@ -66,8 +66,16 @@ fn main() {
     report("data edit", json);
 }
 
+/// Writes `text` to `path` as an editor or `collect` does: whole, by a rename from outside the
+/// project, so the watcher never sees half a large document.
 fn write(path: &Path, text: &str) {
-    std::fs::write(path, text).unwrap();
+    let project = path.ancestors().nth(2).unwrap();
+    let temporary = project.parent().unwrap().join(format!(
+        ".serve-bench-{}",
+        path.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::write(&temporary, text).unwrap();
+    std::fs::rename(&temporary, path).unwrap();
 }
 
 /// Milliseconds from each edit written to its reload message.
