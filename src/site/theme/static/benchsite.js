@@ -145,7 +145,11 @@
       b.textContent = text;
       b.addEventListener('click', function () {
         c.page = Math.max(0, c.page + step);
-        show(c).catch(function () {});
+        show(c).then(function () {
+          // The page's first row in view, not the pager it moved.
+          var top = c.table.getBoundingClientRect().top;
+          if (top < 0) { c.table.scrollIntoView(); }
+        }).catch(function () {});
       });
       return b;
     }
@@ -165,7 +169,12 @@
         var index = chosen(c).findIndex(function (row) { return row.id === id; });
         if (index < 0) { return null; }
         c.page = Math.floor(index / pageRows);
-        return show(c).then(function () { document.getElementById(id).scrollIntoView(); });
+        return show(c).then(function () {
+          // Marked as :target would mark it, had it been in the page when it loaded.
+          var row = document.getElementById(id);
+          row.classList.add('linked');
+          row.scrollIntoView();
+        });
       }).catch(function () {});
     });
   }
@@ -222,7 +231,7 @@
     var table = figure && figure.querySelector('table');
     if (!table || !table.tBodies.length) { return; }
     var selects = Array.prototype.slice.call(form.querySelectorAll('select'));
-    var count = form.querySelector('.filter-count');
+    var shownCount = form.querySelector('.filter-count');
     var params = new URLSearchParams(window.location.search);
     // A value is matched as its slug too, so ?model=Qwen3.6-35B-A3B finds qwen3-6-35b-a3b.
     function slug(text) {
@@ -257,9 +266,9 @@
       // A paged table is filtered over every row, fetched when a filter is first chosen.
       var ready = any || c.loaded ? loadAll(c) : Promise.resolve(c);
       ready.then(function () {
-        if (count) {
-          count.textContent = 'Showing ' + chosen(c).length + ' of ' + c.total + ' rows' +
-            (unknown.length ? '; ' + unknown.join('; ') : '');
+        if (shownCount) {
+          shownCount.textContent = (c.match ? count(chosen(c).length) + ' of ' + count(c.total) + ' rows match'
+            : 'All ' + count(c.total) + ' rows') + (unknown.length ? '; ' + unknown.join('; ') : '');
         }
         filterCharts();
         return show(c);
@@ -382,9 +391,10 @@
     return sign + int + '.' + parts[1];
   }
 
+  // A whole number as the build writes it (format::count): grouped by thousands.
   function count(value) {
     var text = String(value);
-    return text.length > 4 ? text.replace(/\B(?=(\d{3})+(?!\d))/g, ',') : text;
+    return text.length > 3 ? text.replace(/\B(?=(\d{3})+(?!\d))/g, ',') : text;
   }
 
   function round(value, digits) {
@@ -636,7 +646,7 @@
         }).join('\n') + '\n');
         table.caption.firstChild.textContent = sameMethod
           ? to.version + ' against ' + from.version + '; marked rows moved the bad way by more than ' +
-            data.threshold + "% and beyond both measurements' intervals, where they have them"
+            shown(data.threshold) + "% and beyond both measurements' intervals, where they have them"
           : to.version + ' against ' + from.version + ': measured by methods ' + from.method + ' and ' +
             to.method + ', whose definitions differ, so no row is marked';
       }
