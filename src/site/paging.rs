@@ -74,26 +74,6 @@ pub struct Paged {
     pub total: String,
 }
 
-/// A table as templates receive it: all rows, or the first page and where the rest are.
-#[derive(Debug, Clone, Serialize)]
-pub struct TableOut<'t, C: Serialize, F: Serialize> {
-    /// What the table shows.
-    pub caption: &'t str,
-    /// The header.
-    pub columns: &'t C,
-    /// How many rows the table has in all.
-    pub rows: usize,
-    /// The rows in the HTML, as HTML.
-    pub body: String,
-    /// The CSV link: the table's own download, else its paged CSV.
-    pub csv: Option<String>,
-    /// Where the other rows are, when the table is paged.
-    pub paged: Option<Paged>,
-    /// The table's filters, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub filters: Option<&'t F>,
-}
-
 /// `rows` (each a `<tr>` line) as a table's body: every row, or, inside [`spilling`] and
 /// when there are more than [`PAGE_ROWS`], the first page, the rest written to data files
 /// named after `caption`, with `csv` (the table as CSV) beside them unless `linked` (the

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::format::MISSING;
 
-use super::paging::{self, TableOut};
+use super::paging::{self, Paged};
 
 /// A link with optional extra words.
 #[derive(Debug, Clone, Serialize)]
@@ -71,7 +71,7 @@ impl Table {
         &'t self,
         attributes: &[Vec<(&str, &str)>],
         filters: Option<&'t F>,
-    ) -> TableOut<'t, Vec<Column>, F> {
+    ) -> TableOut<'t, F> {
         let (body, paged) = paging::page(
             &self.caption,
             self.row_lines(attributes),
@@ -200,6 +200,26 @@ impl Table {
             percent_encoding::utf8_percent_encode(&self.csv(), KEPT)
         )
     }
+}
+
+/// A table as templates receive it: all rows, or the first page and where the rest are.
+#[derive(Debug, Clone, Serialize)]
+pub struct TableOut<'t, F: Serialize> {
+    /// What the table shows.
+    pub caption: &'t str,
+    /// The header.
+    pub columns: &'t [Column],
+    /// How many rows the table has in all.
+    pub rows: usize,
+    /// The rows in the HTML, as HTML.
+    pub body: String,
+    /// The CSV link: the table's own download, else its paged CSV.
+    pub csv: Option<String>,
+    /// Where the other rows are, when the table is paged.
+    pub paged: Option<Paged>,
+    /// The table's filters, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filters: Option<&'t F>,
 }
 
 impl Serialize for Table {

@@ -62,8 +62,12 @@ pub fn table_of<'r>(c: &Catalog, records: impl IntoIterator<Item = &'r Failure>)
 
 /// The list of failures with their one-paragraph reasons.
 pub fn links(c: &Catalog) -> Vec<Link> {
-    c.doc
-        .failures
+    links_of(c, &c.doc.failures)
+}
+
+/// [`links`] of some failures.
+fn links_of(c: &Catalog, failures: &[Failure]) -> Vec<Link> {
+    failures
         .iter()
         .map(|failure| Link {
             text: failure.id.to_string(),
@@ -77,9 +81,8 @@ pub fn links(c: &Catalog) -> Vec<Link> {
 /// Renders the failures index.
 pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
-    let mut list = links(c);
-    let all = list.len();
-    list.truncate(paging::PAGE_ROWS);
+    let all = c.doc.failures.len();
+    let list = links_of(c, &c.doc.failures[..all.min(paging::PAGE_ROWS)]);
     let more = (all > list.len()).then(|| {
         format!(
             "The reasons of the first {} of {} failures; each failure's page gives its own, and the table lists them all.",

@@ -98,10 +98,9 @@ pub fn view(c: &Catalog, model: Option<&str>) -> Option<TradeOffs> {
     let sweeps: Vec<usize> = (0..c.doc.sweeps.len())
         .filter(|&i| model.is_none_or(|m| c.doc.sweeps[i].model == m))
         .collect();
-    let mut data = Some(data(c, &sweeps));
-    let levels = paging::beside("levels", "json", || {
-        data.take().expect("taken once").into_bytes()
-    });
+    // Beside the page, or in it where there is no page to put it beside.
+    let levels = paging::beside("levels", "json", || data(c, &sweeps).into_bytes());
+    let data = levels.is_none().then(|| data(c, &sweeps));
     // `/sweeps/` draws a bounded number of groups; each model's page draws all of its own.
     let drawn = if model.is_none() {
         groups.len().min(FRONTIER_GROUPS)
