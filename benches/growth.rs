@@ -32,12 +32,14 @@ enum Project {
     Times(usize),
     Machines,
     Distinct,
+    Fleet,
 }
 
 fn main() {
     let projects: Vec<Project> = match std::env::args().skip(1).find(|a| !a.starts_with('-')) {
         Some(arg) if arg == "machines" => vec![Project::Machines],
         Some(arg) if arg == "distinct" => vec![Project::Distinct],
+        Some(arg) if arg == "fleet" => vec![Project::Fleet],
         Some(size) => vec![Project::Times(
             size.parse()
                 .expect("a size (how many times the seed), or machines"),
@@ -73,6 +75,11 @@ fn main() {
                 "12,000 distinct".to_owned(),
                 common::project_with("growth-distinct", &common::distinct(&seed, 12, 1000)),
             ),
+            Project::Fleet => {
+                let root = common::repo().join("target/bench-projects/growth-fleet");
+                common::fleet(&root, &seed, 10, 353);
+                ("fleet of 10 × 353".to_owned(), root)
+            }
         };
         // The first build, into no site; a second, which keeps the first as `.site.prev`;
         // then the measured one, a rebuild as an author's is, recycling that folder.
@@ -137,7 +144,7 @@ fn main() {
             );
         }
         // The distinct project's builds are long; one rebuild says enough of it.
-        if matches!(project, Project::Distinct) {
+        if matches!(project, Project::Distinct | Project::Fleet) {
             continue;
         }
         let (on, edited, off) = search_costs(&root);

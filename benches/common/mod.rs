@@ -239,6 +239,39 @@ pub fn three_machines(root: &Path, seed: &Results) {
     std::fs::write(root.join("benchsite.toml"), config).unwrap();
 }
 
+/// A fleet of `machines` machines at `root`, each the seed repeated `times` times
+/// ([`scaled`], a night apart) and then altered as [`other_machine`] (its own ids, the
+/// seed's speed), each declared in `benchsite.toml` with its own document
+/// `data/node-NN.json`: how a report of more records than one document should hold splits
+/// its data, a document per machine.
+pub fn fleet(root: &Path, seed: &Results, machines: usize, times: usize) {
+    let _ = std::fs::remove_dir_all(root);
+    for folder in ["profiles", "content", "templates"] {
+        copy_dir(&repo().join(folder), &root.join(folder));
+    }
+    std::fs::create_dir_all(root.join("data")).unwrap();
+    let mut config = std::fs::read_to_string(repo().join("benchsite.toml")).unwrap();
+    let nightly = scaled(seed, times);
+    for m in 1..=machines {
+        let slug = format!("node-{m:02}");
+        // The first machine keeps the seed's ids, so the shipped narratives find theirs.
+        let doc = if m == 1 {
+            nightly.clone()
+        } else {
+            other_machine(
+                &nightly,
+                &format!("n{m:02}"),
+                "NVIDIA GeForce RTX 5090",
+                1.0,
+            )
+        };
+        let file = format!("data/{slug}.json");
+        std::fs::write(root.join(&file), data::to_json(&doc)).unwrap();
+        config.push_str(&format!("\n[machines.{slug}]\ndata = \"{file}\"\n"));
+    }
+    std::fs::write(root.join("benchsite.toml"), config).unwrap();
+}
+
 /// A Hugo site of `pages` pages in `target/bench-projects/NAME`, the shape of the static-site
 /// generator comparisons the growth bench measures benchsite beside: each page a title, 150
 /// words, 3 headings, a 15 × 8 table and 3 links to other pages, under a layout with no theme.

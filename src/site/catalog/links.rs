@@ -24,30 +24,33 @@ pub struct Related {
 }
 
 impl Related {
-    /// At most [`RELATED`] of `candidates` (each with whether it is preferred, its date and
-    /// an index for `link`), preferred first, then the most recent, then the later in the
-    /// document; the rest through `all` (its text gets the count). Only the links shown are
-    /// made.
+    /// The first [`RELATED`] of `order` (the records best first: those preferred, then the
+    /// rest newest first), each through `link`; the rest, `total` in all, through `all` (its
+    /// text gets the count). Only the links shown are made, and `order` is read no further.
     pub fn pick(
-        mut candidates: Vec<(bool, Option<&str>, usize)>,
+        order: impl Iterator<Item = usize>,
+        total: usize,
         link: impl Fn(usize) -> Link,
         all: impl FnOnce(usize) -> Link,
     ) -> Self {
-        let total = candidates.len();
-        let order = |a: &(bool, Option<&str>, usize), b: &(bool, Option<&str>, usize)| {
-            b.0.cmp(&a.0)
-                .then_with(|| b.1.cmp(&a.1))
-                .then(b.2.cmp(&a.2))
-        };
-        if total > RELATED {
-            candidates.select_nth_unstable_by(RELATED - 1, order);
-            candidates.truncate(RELATED);
-        }
-        candidates.sort_by(order);
         Related {
-            links: candidates.into_iter().map(|(_, _, i)| link(i)).collect(),
+            links: order.take(RELATED).map(link).collect(),
             more: (total > RELATED).then(|| all(total)),
         }
+    }
+
+    /// `preferred` (newest first), then the records of `newest` (all of them, newest first)
+    /// that are not `is_preferred`: the order [`Related::pick`] reads. It reads `newest` only
+    /// as far as the handful shown, past at most as many preferred ones.
+    pub fn preferred_first<'s>(
+        preferred: &'s [usize],
+        newest: &'s [usize],
+        is_preferred: impl Fn(usize) -> bool + 's,
+    ) -> impl Iterator<Item = usize> + 's {
+        preferred
+            .iter()
+            .copied()
+            .chain(newest.iter().copied().filter(move |&i| !is_preferred(i)))
     }
 }
 
@@ -121,31 +124,33 @@ impl<'a> Catalog<'a> {
         }
     }
 
-    /// The runs of `model` a record page shows, `preferred` ones first.
-    pub fn related_runs(&self, model: &str, preferred: impl Fn(&Run) -> bool) -> Related {
-        self.related_runs_by(model, |_, run| preferred(run))
+    /// The runs of `model` a record page shows, newest first.
+    pub fn related_runs(&self, model: &str) -> Related {
+        let newest = self.model(model).map_or(&[][..], |m| &m.newest.runs[..]);
+        Related::pick(
+            newest.iter().copied(),
+            newest.len(),
+            |i| self.link_run(&self.doc.runs[i]),
+            |n| self.all_on_model_page(model, "runs", "runs", n),
+        )
     }
 
-    /// The runs of `model` whose quality comparison is record `comparison`, first.
+    /// The runs of `model` whose quality comparison is record `comparison` first, then the
+    /// others, each newest first.
     pub fn runs_measured_by(&self, model: &str, comparison: usize) -> Related {
-        self.related_runs_by(model, |i, _| self.quality_of_index(i) == Some(comparison))
-    }
-
-    pub(super) fn related_runs_by(
-        &self,
-        model: &str,
-        preferred: impl Fn(usize, &Run) -> bool,
-    ) -> Related {
-        let runs = self.model(model).map_or(&[][..], |m| &m.runs[..]);
-        let candidates = runs
+        let newest = self.model(model).map_or(&[][..], |m| &m.newest.runs[..]);
+        let measured: Vec<usize> = self
+            .measured_by(comparison)
             .iter()
-            .map(|&i| {
-                let run = &self.doc.runs[i];
-                (preferred(i, run), Some(run.generated.as_str()), i)
-            })
+            .copied()
+            .filter(|&i| self.doc.runs[i].model == model)
+            .take(RELATED)
             .collect();
         Related::pick(
-            candidates,
+            Related::preferred_first(&measured, newest, |i| {
+                self.quality_of_index(i) == Some(comparison)
+            }),
+            newest.len(),
             |i| self.link_run(&self.doc.runs[i]),
             |n| self.all_on_model_page(model, "runs", "runs", n),
         )

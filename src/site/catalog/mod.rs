@@ -13,6 +13,6 @@ mod settings;
 mod setups;
 
 pub use frontier::{Group, Point, per_watt, within, workload};
-pub use links::Related;
+pub use links::{RELATED, Related};
 pub use noise::{Test, kl_difference};
 pub use records::{Baseline, Catalog, Model, index_in};

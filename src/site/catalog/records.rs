@@ -23,6 +23,26 @@ pub struct Model {
     pub failures: Vec<usize>,
     /// Its jitter measurements.
     pub jitter: Vec<usize>,
+    /// Its runs, sweeps, comparisons and failures newest first, for the handful a record page
+    /// shows ([`super::links::Related`]).
+    pub newest: Newest,
+}
+
+/// A model's records of each kind, newest first: the latest date first, then the later in the
+/// document (failures, which have no date, by the document alone).
+#[derive(Debug, Default)]
+pub struct Newest {
+    pub runs: Vec<usize>,
+    pub sweeps: Vec<usize>,
+    pub comparisons: Vec<usize>,
+    pub failures: Vec<usize>,
+}
+
+/// `indices` newest first, by `date`, then the later index.
+fn newest_first<'d>(indices: &[usize], date: impl Fn(usize) -> Option<&'d str>) -> Vec<usize> {
+    let mut sorted: Vec<(Option<&str>, usize)> = indices.iter().map(|&i| (date(i), i)).collect();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    sorted.into_iter().map(|(_, i)| i).collect()
 }
 
 /// Every model of `doc` with its records, in [`data::rules::models`] order.
@@ -37,6 +57,7 @@ pub fn models_of(doc: &Results) -> Vec<Model> {
             comparisons: Vec::new(),
             failures: Vec::new(),
             jitter: Vec::new(),
+            newest: Newest::default(),
         })
         .collect();
     let at: std::collections::HashMap<&str, usize> =
@@ -61,6 +82,14 @@ pub fn models_of(doc: &Results) -> Vec<Model> {
             .filter(|(_, f)| data::rules::failure_concerns(f, &model.name))
             .map(|(i, _)| i)
             .collect();
+        model.newest = Newest {
+            runs: newest_first(&model.runs, |i| Some(doc.runs[i].generated.as_str())),
+            sweeps: newest_first(&model.sweeps, |i| Some(doc.sweeps[i].generated.as_str())),
+            comparisons: newest_first(&model.comparisons, |i| {
+                Some(doc.divergence[i].generated.as_str())
+            }),
+            failures: newest_first(&model.failures, |_| None),
+        };
     }
     models
 }
@@ -92,6 +121,8 @@ pub struct Catalog<'a> {
     pub(super) comparison_keys: std::sync::OnceLock<std::collections::HashMap<String, usize>>,
     /// Each run's quality comparison, by the run's index.
     pub(super) run_quality: std::sync::OnceLock<Vec<Option<usize>>>,
+    /// The runs each comparison measures the quality of, newest first, by its index.
+    pub(super) measured_by: std::sync::OnceLock<std::collections::HashMap<usize, Vec<usize>>>,
     /// Each model's noise floor.
     pub(super) floors: std::sync::OnceLock<std::collections::HashMap<String, f64>>,
     /// The runs and sweeps of each server set-up, found when a page first needs them.
@@ -156,6 +187,7 @@ impl<'a> Catalog<'a> {
             histories: std::sync::OnceLock::new(),
             comparison_keys: std::sync::OnceLock::new(),
             run_quality: std::sync::OnceLock::new(),
+            measured_by: std::sync::OnceLock::new(),
             floors: std::sync::OnceLock::new(),
             setups: std::sync::OnceLock::new(),
             reference_floors: std::sync::OnceLock::new(),
@@ -241,7 +273,8 @@ impl<'a> Catalog<'a> {
         self.comparison_index(run).map(|i| &self.doc.divergence[i])
     }
 
-    pub(super) fn comparison_index(&self, run: &Run) -> Option<usize> {
+    /// The index of the comparison that measures `run`'s quality.
+    pub fn comparison_index(&self, run: &Run) -> Option<usize> {
         let link = run.quality.as_ref()?;
         let keys = self.comparison_keys.get_or_init(|| {
             let mut keys = std::collections::HashMap::new();
@@ -263,6 +296,24 @@ impl<'a> Catalog<'a> {
                 .map(|run| self.comparison_index(run))
                 .collect()
         })[index]
+    }
+
+    /// The runs comparison `index` measures the quality of, newest first.
+    pub(super) fn measured_by(&self, index: usize) -> &[usize] {
+        let all = self.measured_by.get_or_init(|| {
+            let mut all: std::collections::HashMap<usize, Vec<usize>> =
+                std::collections::HashMap::new();
+            for run in 0..self.doc.runs.len() {
+                if let Some(comparison) = self.quality_of_index(run) {
+                    all.entry(comparison).or_default().push(run);
+                }
+            }
+            for runs in all.values_mut() {
+                *runs = newest_first(runs, |i| Some(self.doc.runs[i].generated.as_str()));
+            }
+            all
+        });
+        all.get(&index).map_or(&[], |runs| &runs[..])
     }
 
     /// The largest kld_mean of the floor comparisons of `model`.

@@ -47,6 +47,16 @@ impl Catalog<'_> {
                 setups.by_key.entry(key.clone()).or_default().1.push(i);
                 setups.sweep_keys.push(key);
             }
+            // Each set-up's records newest first, so a page takes its few most recent without
+            // sorting them all.
+            let (run_date, sweep_date) = (
+                |i: usize| self.doc.runs[i].generated.as_str(),
+                |i: usize| self.doc.sweeps[i].generated.as_str(),
+            );
+            for (runs, sweeps) in setups.by_key.values_mut() {
+                runs.sort_unstable_by(|&a, &b| run_date(b).cmp(run_date(a)).then(b.cmp(&a)));
+                sweeps.sort_unstable_by(|&a, &b| sweep_date(b).cmp(sweep_date(a)).then(b.cmp(&a)));
+            }
             setups
         })
     }
@@ -59,26 +69,33 @@ impl Catalog<'_> {
         Some(rules::server_dimensions(&profile.effective(&overrides)))
     }
 
-    /// The sweeps of a run's server set-up, in document order.
-    pub fn sweeps_of_setup(&self, run: &Run) -> Vec<&Sweep> {
+    /// The `limit` most recent sweeps of a run's server set-up (the latest date, then the
+    /// later in the document), in document order, and how many it has.
+    pub fn sweeps_of_setup(&self, run: &Run, limit: usize) -> (Vec<&Sweep>, usize) {
         let setups = self.setups();
         let index = super::records::index_in(&self.doc.runs, run);
-        index
+        let newest = index
             .and_then(|i| setups.run_keys[i].as_ref())
             .and_then(|key| setups.by_key.get(key))
-            .map_or_else(Vec::new, |(_, sweeps)| {
-                sweeps.iter().map(|&i| &self.doc.sweeps[i]).collect()
-            })
+            .map_or(&[][..], |(_, sweeps)| &sweeps[..]);
+        (recent(newest, &self.doc.sweeps, limit), newest.len())
     }
 
-    /// The runs of a sweep's server set-up, in document order.
-    pub fn runs_of_setup(&self, sweep: &Sweep) -> Vec<&Run> {
+    /// The `limit` most recent runs of a sweep's server set-up, in document order, and how
+    /// many it has.
+    pub fn runs_of_setup(&self, sweep: &Sweep, limit: usize) -> (Vec<&Run>, usize) {
         let setups = self.setups();
         let index = super::records::index_in(&self.doc.sweeps, sweep);
-        index
+        let newest = index
             .and_then(|i| setups.by_key.get(&setups.sweep_keys[i]))
-            .map_or_else(Vec::new, |(runs, _)| {
-                runs.iter().map(|&i| &self.doc.runs[i]).collect()
-            })
+            .map_or(&[][..], |(runs, _)| &runs[..]);
+        (recent(newest, &self.doc.runs, limit), newest.len())
     }
+}
+
+/// The first `limit` of `newest` (indexes of `records`, newest first), in document order.
+fn recent<'r, T>(newest: &[usize], records: &'r [T], limit: usize) -> Vec<&'r T> {
+    let mut kept: Vec<usize> = newest.iter().copied().take(limit).collect();
+    kept.sort_unstable();
+    kept.into_iter().map(|i| &records[i]).collect()
 }

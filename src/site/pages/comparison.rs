@@ -78,7 +78,7 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
         categories,
         runs: match index {
             Some(index) => c.runs_measured_by(&d.model, index),
-            None => c.related_runs(&d.model, |_| false),
+            None => c.related_runs(&d.model),
         },
         model_page: c.model_link(&d.model),
         ablations: c.ablation_links(Kind::Comparison, index),

@@ -3,7 +3,7 @@
 use crate::data::figures::{Value, run};
 use serde::Serialize;
 
-use super::super::catalog::{Catalog, Related, index_in};
+use super::super::catalog::{Catalog, RELATED, Related, index_in};
 use super::super::error::SiteError;
 use super::super::routes;
 use super::super::views::{Fact, Link};
@@ -48,18 +48,24 @@ pub fn page(c: &Catalog, failure: &Failure) -> FailurePage {
         status: failure.status.as_str().to_owned(),
         facts,
         reason: failure.reason.clone(),
-        runs: Related::pick(
-            models
+        runs: {
+            // The newest runs of all the models concerned are among each one's newest few.
+            let mut newest: Vec<(&str, usize)> = models
                 .iter()
-                .flat_map(|m| &m.runs)
-                .map(|&i| (false, Some(c.doc.runs[i].generated.as_str()), i))
-                .collect(),
-            |i| c.link_run(&c.doc.runs[i]),
-            |n| {
-                let first = models.first().map_or("", |m| m.name.as_str());
-                c.all_on_model_page(first, "runs", "runs", n)
-            },
-        ),
+                .flat_map(|m| m.newest.runs.iter().take(RELATED))
+                .map(|&i| (c.doc.runs[i].generated.as_str(), i))
+                .collect();
+            newest.sort_unstable_by(|a, b| b.cmp(a));
+            Related::pick(
+                newest.into_iter().map(|(_, i)| i),
+                models.iter().map(|m| m.runs.len()).sum(),
+                |i| c.link_run(&c.doc.runs[i]),
+                |n| {
+                    let first = models.first().map_or("", |m| m.name.as_str());
+                    c.all_on_model_page(first, "runs", "runs", n)
+                },
+            )
+        },
         model_pages: models.iter().map(|m| c.model_link(&m.name)).collect(),
         log: c.log_link(failure),
         provenance: provenance_facts(failure.provenance.as_ref()),

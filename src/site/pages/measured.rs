@@ -25,17 +25,14 @@ pub struct Measured {
 /// often its set-up was measured.
 pub const COUNTERPARTS: usize = 3;
 
-/// The most recent [`COUNTERPARTS`] of `records`, each made an [`Other`], and how many were
-/// left out, in words.
+/// The most recent [`COUNTERPARTS`] of a set-up's records (`kept`, of `all`), each made an
+/// [`Other`], and how many were left out, in words.
 fn bounded<'r, T>(
-    records: Vec<&'r T>,
-    date: impl Fn(&T) -> &str,
+    (kept, all): (Vec<&'r T>, usize),
     noun: &str,
     other: impl Fn(&'r T) -> Other,
 ) -> (Vec<Other>, Option<String>) {
-    let all = records.len();
-    let (kept, cut) = super::shared::most_recent(records, date, COUNTERPARTS);
-    let more = cut.then(|| {
+    let more = (all > COUNTERPARTS).then(|| {
         format!(
             "The {COUNTERPARTS} most recent of {all} {noun}s of this set-up; its model's page lists them all."
         )
@@ -177,11 +174,8 @@ pub fn of_run(c: &Catalog, run: &Run) -> Measured {
             ),
         ));
     }
-    let (others, more) = bounded(
-        c.sweeps_of_setup(run),
-        |s| s.generated.as_str(),
-        "sweep",
-        |sweep| Other {
+    let (others, more) = bounded(c.sweeps_of_setup(run, COUNTERPARTS), "sweep", |sweep| {
+        Other {
             link: c.link_sweep(sweep),
             differs: format!(
                 "measures the same server set-up as a sweep: it sent {}; this run sent {}.{}",
@@ -194,8 +188,8 @@ pub fn of_run(c: &Catalog, run: &Run) -> Measured {
                 },
                 speeds(run, sweep)
             ),
-        },
-    );
+        }
+    });
     Measured {
         facts,
         others,
@@ -229,20 +223,15 @@ pub fn of_sweep(c: &Catalog, sweep: &Sweep) -> Measured {
             (None, None) => "none: each level's first requests are measured cold".to_owned(),
         },
     ));
-    let (others, more) = bounded(
-        c.runs_of_setup(sweep),
-        |r| r.generated.as_str(),
-        "run",
-        |run| Other {
-            link: c.link_run(run),
-            differs: format!(
-                "measures the same server set-up as a run: it sent {}; this sweep sent {}.{}",
-                run_sends(c, run),
-                sweep_sends(sweep),
-                speeds(run, sweep)
-            ),
-        },
-    );
+    let (others, more) = bounded(c.runs_of_setup(sweep, COUNTERPARTS), "run", |run| Other {
+        link: c.link_run(run),
+        differs: format!(
+            "measures the same server set-up as a run: it sent {}; this sweep sent {}.{}",
+            run_sends(c, run),
+            sweep_sends(sweep),
+            speeds(run, sweep)
+        ),
+    });
     Measured {
         facts,
         others,

@@ -39,7 +39,6 @@ pub fn run_quality(c: &Catalog, run: &Run) -> Option<RunQuality> {
 pub fn page(c: &Catalog, run: &Run) -> RunPage {
     let index = c.index_of_run(run);
     let model = c.model(&run.model).expect("every run's model is a model");
-    let quality = c.quality_of(run);
     let figures = facts(run);
     let samples = samples(run);
     let kv = run.kv_tokens.map(|kv| KvPool {
@@ -89,35 +88,33 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
         kv,
         launch,
         sweeps: Related::pick(
-            model
-                .sweeps
-                .iter()
-                .map(|&i| {
-                    let s = &c.doc.sweeps[i];
-                    (false, Some(s.generated.as_str()), i)
-                })
-                .collect(),
+            model.newest.sweeps.iter().copied(),
+            model.sweeps.len(),
             |i| c.link_sweep(&c.doc.sweeps[i]),
             |n| c.all_on_model_page(&run.model, "sweeps", "sweeps", n),
         ),
-        comparisons: Related::pick(
-            model
-                .comparisons
-                .iter()
-                .map(|&i| {
-                    let d = &c.doc.divergence[i];
-                    let measures_it = quality.is_some_and(|q| std::ptr::eq(q, d));
-                    (measures_it, Some(d.generated.as_str()), i)
-                })
-                .collect(),
-            |i| c.link_comparison(&c.doc.divergence[i]),
-            |n| c.all_on_model_page(&run.model, "comparisons", "comparisons", n),
-        ),
+        comparisons: {
+            // The comparison that measures the run's quality first, when it is of its model.
+            let measures: Vec<usize> = c
+                .comparison_index(run)
+                .filter(|&i| c.doc.divergence[i].model == run.model)
+                .into_iter()
+                .collect();
+            Related::pick(
+                Related::preferred_first(&measures, &model.newest.comparisons, |i| {
+                    measures.contains(&i)
+                }),
+                model.comparisons.len(),
+                |i| c.link_comparison(&c.doc.divergence[i]),
+                |n| c.all_on_model_page(&run.model, "comparisons", "comparisons", n),
+            )
+        },
         ablations: c.ablation_links(Kind::Run, index),
         quality: run_quality(c, run),
         measured: super::measured::of_run(c, run),
         failures: Related::pick(
-            model.failures.iter().map(|&i| (false, None, i)).collect(),
+            model.newest.failures.iter().copied(),
+            model.failures.len(),
             |i| {
                 let f = &c.doc.failures[i];
                 Link {

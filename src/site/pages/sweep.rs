@@ -258,7 +258,7 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
             .collect(),
         charts: charts(c, sweep),
         levels: levels_table(c, sweep),
-        runs: c.related_runs(&sweep.model, |_| false),
+        runs: c.related_runs(&sweep.model),
         model_page: c.model_link(&sweep.model),
         ablations: c.ablation_links(Kind::Sweep, index),
     }

@@ -138,6 +138,8 @@ pub fn view(c: &Catalog, model: Option<&str>) -> Option<TradeOffs> {
 fn frontier(c: &Catalog, group: &Group) -> Frontier {
     let title = format!("{}, {}", group.model, group.workload);
     let mut series: Vec<(String, Vec<LinkedPoint>)> = Vec::new();
+    // Each configuration's place in `series`, so a group of many sweeps is read once.
+    let mut place: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for point in &group.points {
         let sweep = &c.doc.sweeps[point.sweep];
         // With several machines, a point names the one it was measured on.
@@ -150,9 +152,12 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
             url: format!("{}#c{}", c.sweep_url(sweep), point.concurrency),
             frontier: point.frontier,
         };
-        match series.iter_mut().find(|(name, _)| *name == sweep.label) {
-            Some((_, points)) => points.push(linked),
-            None => series.push((sweep.label.clone(), vec![linked])),
+        match place.get(sweep.label.as_str()) {
+            Some(&at) => series[at].1.push(linked),
+            None => {
+                place.insert(&sweep.label, series.len());
+                series.push((sweep.label.clone(), vec![linked]));
+            }
         }
     }
     // A bounded chart: the configurations with a level on the frontier first, then in
@@ -463,43 +468,78 @@ fn answer(c: &Catalog, sweep: &Sweep, slo: &Slo) -> Option<Answer> {
 /// The levels of `sweeps` for the page's script: what it needs to answer other limits and
 /// prices the way [`answer`] does.
 fn data(c: &Catalog, sweeps: &[usize]) -> String {
-    let sweeps: Vec<serde_json::Value> = sweeps
-        .iter()
-        .map(|&i| {
-            let sweep = &c.doc.sweeps[i];
-            serde_json::json!({
-                "slug": sweep.slug(),
-                "label": sweep.label,
-                "url": c.sweep_url(sweep),
-                "model": sweep.model,
-                "modelUrl": c.model_url(&sweep.model),
-                "workload": super::super::catalog::workload(sweep),
-                "gpus": rules::sweep_gpus(sweep),
-                "levels": sweep.levels.iter().map(level_data).collect::<Vec<_>>(),
+    // Written straight from the records, in the key order of the JSON maps the file has always
+    // had (sorted), without building a tree of values.
+    #[derive(Serialize)]
+    struct Data<'a> {
+        columns: serde_json::Value,
+        currency: String,
+        limits: serde_json::Value,
+        sweeps: Vec<SweepData<'a>>,
+    }
+    #[derive(Serialize)]
+    struct SweepData<'a> {
+        gpus: u64,
+        label: &'a str,
+        levels: Vec<LevelData<'a>>,
+        model: &'a str,
+        #[serde(rename = "modelUrl")]
+        model_url: String,
+        slug: String,
+        url: String,
+        workload: String,
+    }
+    let data = Data {
+        columns: serde_json::json!({ "cost": COST_COLUMN, "energy": ENERGY_COLUMN }),
+        currency: currency(c),
+        limits: serde_json::to_value(table::limits()).expect("the limits serialize"),
+        sweeps: sweeps
+            .iter()
+            .map(|&i| {
+                let sweep = &c.doc.sweeps[i];
+                SweepData {
+                    gpus: rules::sweep_gpus(sweep),
+                    label: &sweep.label,
+                    levels: sweep.levels.iter().map(LevelData).collect(),
+                    model: &sweep.model,
+                    model_url: c.model_url(&sweep.model),
+                    slug: sweep.slug(),
+                    url: c.sweep_url(sweep),
+                    workload: super::super::catalog::workload(sweep),
+                }
             })
-        })
-        .collect();
-    let json = serde_json::json!({
-        "limits": table::limits(),
-        "columns": { "cost": COST_COLUMN, "energy": ENERGY_COLUMN },
-        "currency": currency(c),
-        "sweeps": sweeps,
-    });
-    json.to_string().replace('<', "\\u003c")
+            .collect(),
+    };
+    serde_json::to_string(&data)
+        .expect("the levels serialize")
+        .replace('<', "\\u003c")
 }
 
 /// One level for the page's script: what the limits and prices are answered from, each
-/// limited figure under its registry key.
-fn level_data(l: &SweepLevel) -> serde_json::Value {
-    let mut level = serde_json::json!({
-        "c": l.concurrency,
-        "failed": l.failed,
-        "total": l.total_tok_s,
-        "joules": l.joules_per_token,
-        "perWatt": per_watt(l),
-    });
-    for figure in level::LIMITS {
-        level[figure.field.key] = figure.field.number_in(l).into();
+/// limited figure under its registry key, the keys sorted.
+struct LevelData<'a>(&'a SweepLevel);
+
+impl Serialize for LevelData<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let l = self.0;
+        let mut entries: Vec<(&str, serde_json::Value)> = vec![
+            ("c", l.concurrency.into()),
+            ("failed", l.failed.into()),
+            ("total", l.total_tok_s.into()),
+            ("joules", l.joules_per_token.into()),
+            ("perWatt", per_watt(l).into()),
+        ];
+        entries.extend(
+            level::LIMITS
+                .iter()
+                .map(|figure| (figure.field.key, figure.field.number_in(l).into())),
+        );
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut map = serializer.serialize_map(Some(entries.len()))?;
+        for (key, value) in &entries {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
     }
-    level
 }
