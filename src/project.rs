@@ -2,6 +2,8 @@
 //! every problem at once.
 
 use std::collections::HashMap;
+
+use sha2::Digest;
 use std::path::{Path, PathBuf};
 
 use crate::config::{self, Config, ConfigError};
@@ -160,34 +162,48 @@ pub struct Documents {
     pub documents: Vec<Results>,
     /// Where each machine's records start in the merged arrays, by array.
     starts: HashMap<&'static str, Vec<usize>>,
+    /// How many records of each array each machine has, counted before
+    /// [`Documents::take_merged`] moves them out.
+    counts: HashMap<&'static str, Vec<usize>>,
+    /// Whether [`Documents::take_merged`] moved the records out.
+    taken: bool,
 }
 
 impl Documents {
     /// The documents of `machines`, one each, in the same order.
     pub fn new(machines: Vec<Machine>, documents: Vec<Results>) -> Self {
         assert_eq!(machines.len(), documents.len(), "one document per machine");
-        fn starts_of<R: Record>(documents: &[Results]) -> (&'static str, Vec<usize>) {
-            let mut at = 0;
-            let starts = documents
-                .iter()
-                .map(|doc| {
-                    at += R::records(doc).len();
-                    at - R::records(doc).len()
-                })
-                .collect();
-            (R::ARRAY, starts)
+        fn counts_of<R: Record>(documents: &[Results]) -> (&'static str, Vec<usize>) {
+            let counts = documents.iter().map(|doc| R::records(doc).len()).collect();
+            (R::ARRAY, counts)
         }
-        let starts = HashMap::from([
-            starts_of::<data::Run>(&documents),
-            starts_of::<data::Failure>(&documents),
-            starts_of::<data::Sweep>(&documents),
-            starts_of::<data::Jitter>(&documents),
-            starts_of::<data::Divergence>(&documents),
+        let counts = HashMap::from([
+            counts_of::<data::Run>(&documents),
+            counts_of::<data::Failure>(&documents),
+            counts_of::<data::Sweep>(&documents),
+            counts_of::<data::Jitter>(&documents),
+            counts_of::<data::Divergence>(&documents),
         ]);
+        let starts = counts
+            .iter()
+            .map(|(&array, counts)| {
+                let mut at = 0;
+                let starts = counts
+                    .iter()
+                    .map(|count| {
+                        at += count;
+                        at - count
+                    })
+                    .collect();
+                (array, starts)
+            })
+            .collect();
         Self {
             machines,
             documents,
             starts,
+            counts,
+            taken: false,
         }
     }
 
@@ -212,25 +228,55 @@ impl Documents {
     }
 
     /// Every machine's records in one document, machine after machine; its hardware,
-    /// software and method are the first machine's, its date the latest.
-    pub fn merged(&self) -> Results {
-        let mut documents = self.documents.iter();
-        let mut all = documents.next().expect("a project has a machine").clone();
-        for doc in documents {
+    /// software and method are the first machine's, its date the latest. The records are
+    /// moved, not copied: each machine's document keeps its hardware, software, method and
+    /// date, and its records are the merged document's [`Documents::range`].
+    pub fn take_merged(&mut self) -> Results {
+        self.taken = true;
+        let mut all = Results {
+            runs: Vec::new(),
+            failures: Vec::new(),
+            sweeps: Vec::new(),
+            jitter: Vec::new(),
+            divergence: Vec::new(),
+            ..self.documents[0].clone()
+        };
+        for doc in &mut self.documents {
             all.generated = all.generated.clone().max(doc.generated.clone());
-            all.runs.extend(doc.runs.iter().cloned());
-            all.failures.extend(doc.failures.iter().cloned());
-            all.sweeps.extend(doc.sweeps.iter().cloned());
-            all.jitter.extend(doc.jitter.iter().cloned());
-            all.divergence.extend(doc.divergence.iter().cloned());
+            all.runs.append(&mut doc.runs);
+            all.failures.append(&mut doc.failures);
+            all.sweeps.append(&mut doc.sweeps);
+            all.jitter.append(&mut doc.jitter);
+            all.divergence.append(&mut doc.divergence);
         }
         all
+    }
+
+    /// Machine `machine`'s document whole: its own, or, once [`Documents::take_merged`] moved
+    /// the records out, a copy with its records from `merged`, the document that made.
+    pub fn whole(&self, machine: usize, merged: &Results) -> std::borrow::Cow<'_, Results> {
+        if !self.taken {
+            return std::borrow::Cow::Borrowed(&self.documents[machine]);
+        }
+        std::borrow::Cow::Owned(Results {
+            runs: merged.runs[self.range::<data::Run>(machine)].to_vec(),
+            failures: merged.failures[self.range::<data::Failure>(machine)].to_vec(),
+            sweeps: merged.sweeps[self.range::<data::Sweep>(machine)].to_vec(),
+            jitter: merged.jitter[self.range::<data::Jitter>(machine)].to_vec(),
+            divergence: merged.divergence[self.range::<data::Divergence>(machine)].to_vec(),
+            ..self.documents[machine].clone()
+        })
+    }
+
+    /// How many records of `R` machine `machine` has.
+    pub fn count<R: Record>(&self, machine: usize) -> usize {
+        self.counts[R::ARRAY][machine]
     }
 
     /// Where machine `machine`'s records of `R` are in the merged array.
     pub fn range<R: Record>(&self, machine: usize) -> std::ops::Range<usize> {
         let start = self.starts[R::ARRAY][machine];
-        start..start + R::records(&self.documents[machine]).len()
+        start..start + self.count::<R>(machine)
     }
 
     /// The index of the machine that measured record `index` of the merged array of `R`.
@@ -267,9 +313,11 @@ pub struct CheckReport {
     pub config: Option<Config>,
     /// Every machine's valid results document, when all are valid.
     pub documents: Option<Documents>,
-    /// Each machine's document as its file has it, in the order of [`Documents::machines`]
-    /// (what the site offers for download), when all are valid.
-    pub bytes: Vec<Vec<u8>>,
+    /// Each machine's document as the site offers it for download, in the order of
+    /// [`Documents::machines`], when all are valid.
+    pub downloads: Vec<Download>,
+    /// The SHA-256 of the downloads' bytes one after the other.
+    pub digest: [u8; 32],
     /// The profiles that parsed.
     pub profiles: Vec<Profile>,
     /// The quality prompt set, when the project has one.
@@ -284,6 +332,45 @@ impl CheckReport {
     /// Whether the project is valid.
     pub fn is_ok(&self) -> bool {
         self.errors.is_empty()
+    }
+}
+
+/// A machine's results document as the site offers it for download. The file's bytes are not
+/// kept: a report's documents may be hundreds of megabytes, which the site copies once.
+#[derive(Debug)]
+pub enum Download {
+    /// The file as `check` read it, by its path and hash: read again when the site is
+    /// written, and refused if it changed since.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// The SHA-256 of what `check` read.
+        sha256: [u8; 32],
+    },
+    /// A document of an earlier schema version, as this version stores it.
+    Upgraded(Vec<u8>),
+}
+
+impl Download {
+    /// Its bytes: the upgraded document, or the file read again; an error names the file when
+    /// it cannot be read or is no longer what `check` read.
+    pub fn read(&self) -> Result<Vec<u8>, DataError> {
+        match self {
+            Download::Upgraded(bytes) => Ok(bytes.clone()),
+            Download::File { path, sha256 } => {
+                let error = |source| DataError::Read {
+                    path: path.clone(),
+                    source,
+                };
+                let bytes = std::fs::read(path).map_err(error)?;
+                if <[u8; 32]>::from(sha2::Sha256::digest(&bytes)) != *sha256 {
+                    return Err(error(std::io::Error::other(
+                        "it changed since it was checked; build again",
+                    )));
+                }
+                Ok(bytes)
+            }
+        }
     }
 }
 
@@ -315,7 +402,8 @@ pub fn check(root: &Path) -> CheckReport {
         .collect();
     errors.extend(profile_errors.into_iter().map(ProjectError::Profile));
     let mut documents = Vec::new();
-    let mut bytes = Vec::new();
+    let mut downloads = Vec::new();
+    let mut digest = sha2::Sha256::new();
     let mut seen: HashMap<(&'static str, String), (String, String)> = HashMap::new();
     let mut all_valid = true;
     for machine in &machines {
@@ -342,9 +430,15 @@ pub fn check(root: &Path) -> CheckReport {
                         data::SCHEMA_VERSION,
                         data::SCHEMA_VERSION
                     ));
-                    bytes.push(data::to_json(&doc).into_bytes());
+                    let bytes = data::to_json(&doc).into_bytes();
+                    digest.update(&bytes);
+                    downloads.push(Download::Upgraded(bytes));
                 } else {
-                    bytes.push(read);
+                    digest.update(&read);
+                    downloads.push(Download::File {
+                        path: path.clone(),
+                        sha256: sha2::Sha256::digest(&read).into(),
+                    });
                 }
                 Ok(doc)
             });
@@ -371,7 +465,8 @@ pub fn check(root: &Path) -> CheckReport {
     CheckReport {
         config,
         documents,
-        bytes: if all_valid { bytes } else { Vec::new() },
+        downloads: if all_valid { downloads } else { Vec::new() },
+        digest: digest.finalize().into(),
         profiles,
         prompts,
         warnings,

@@ -2,7 +2,7 @@
 //! the document. The one list of their file names.
 
 use crate::data::figures::{Value, divergence, level, run};
-use crate::data::{Block, Results};
+use crate::data::{Block, Divergence, Failure, Jitter, Results, Run, Sweep};
 use crate::project::{Documents, Machine};
 
 /// The results document as the project has it.
@@ -74,7 +74,7 @@ pub fn results_path(machine: &Machine) -> String {
 
 /// The CSV files, by name, of every machine's document; with several machines, each row
 /// starts with its machine's slug.
-pub fn csv_files(documents: &Documents) -> Vec<(&'static str, String)> {
+pub fn csv_files(documents: &Documents, merged: &Results) -> Vec<(&'static str, String)> {
     let tables: [(&'static str, Table); 6] = [
         (RUNS, runs),
         (FAILURES, failures),
@@ -88,12 +88,14 @@ pub fn csv_files(documents: &Documents) -> Vec<(&'static str, String)> {
         .into_iter()
         .map(|(name, table)| {
             let mut writer = csv::Writer::from_writer(Vec::new());
-            for (m, (machine, doc)) in documents
-                .machines
-                .iter()
-                .zip(&documents.documents)
-                .enumerate()
-            {
+            for (m, machine) in documents.machines.iter().enumerate() {
+                let doc = Part {
+                    runs: &merged.runs[documents.range::<Run>(m)],
+                    failures: &merged.failures[documents.range::<Failure>(m)],
+                    sweeps: &merged.sweeps[documents.range::<Sweep>(m)],
+                    jitter: &merged.jitter[documents.range::<Jitter>(m)],
+                    divergence: &merged.divergence[documents.range::<Divergence>(m)],
+                };
                 let mut write = |header: &[&str], rows: &mut dyn Iterator<Item = Vec<String>>| {
                     if m == 0 {
                         let machine_column = declared.then_some("machine");
@@ -113,7 +115,7 @@ pub fn csv_files(documents: &Documents) -> Vec<(&'static str, String)> {
                         }
                     }
                 };
-                table(doc, &mut write);
+                table(&doc, &mut write);
             }
             let csv = String::from_utf8(writer.into_inner().expect("writing to memory"))
                 .expect("CSV of UTF-8 is UTF-8");
@@ -126,7 +128,16 @@ pub fn csv_files(documents: &Documents) -> Vec<(&'static str, String)> {
 type Write<'w> = dyn FnMut(&[&str], &mut dyn Iterator<Item = Vec<String>>) + 'w;
 
 /// One table of the downloads.
-type Table = fn(&Results, &mut Write<'_>);
+type Table = fn(&Part<'_>, &mut Write<'_>);
+
+/// One machine's records, from the merged document.
+struct Part<'a> {
+    runs: &'a [Run],
+    failures: &'a [Failure],
+    sweeps: &'a [Sweep],
+    jitter: &'a [Jitter],
+    divergence: &'a [Divergence],
+}
 
 fn o<T: ToString>(value: &Option<T>) -> String {
     value.as_ref().map(T::to_string).unwrap_or_default()
@@ -137,7 +148,7 @@ fn cell(value: Option<Value>) -> String {
     value.as_ref().map(Value::raw).unwrap_or_default()
 }
 
-fn runs(doc: &Results, write: &mut Write<'_>) {
+fn runs(doc: &Part<'_>, write: &mut Write<'_>) {
     let header: Vec<&str> = run::ALL.iter().map(|f| f.key).collect();
     write(
         &header,
@@ -148,7 +159,7 @@ fn runs(doc: &Results, write: &mut Write<'_>) {
     )
 }
 
-fn failures(doc: &Results, write: &mut Write<'_>) {
+fn failures(doc: &Part<'_>, write: &mut Write<'_>) {
     write(
         &[
             "id",
@@ -173,7 +184,7 @@ fn failures(doc: &Results, write: &mut Write<'_>) {
     )
 }
 
-fn sweep_levels(doc: &Results, write: &mut Write<'_>) {
+fn sweep_levels(doc: &Part<'_>, write: &mut Write<'_>) {
     let mut header = vec!["sweep", "model", "prompt_words", "output_tokens", "rounds"];
     header.extend(level::ALL.iter().map(|f| f.column));
     write(
@@ -196,7 +207,7 @@ fn sweep_levels(doc: &Results, write: &mut Write<'_>) {
     )
 }
 
-fn jitter(doc: &Results, write: &mut Write<'_>) {
+fn jitter(doc: &Part<'_>, write: &mut Write<'_>) {
     let mut header = vec![
         "label",
         "model",
@@ -229,7 +240,7 @@ fn jitter(doc: &Results, write: &mut Write<'_>) {
     )
 }
 
-fn divergence(doc: &Results, write: &mut Write<'_>) {
+fn divergence(doc: &Part<'_>, write: &mut Write<'_>) {
     let mut header = vec!["label", "a", "b", "model", "kind", "block"];
     header.extend(divergence::DOWNLOAD.iter().map(|f| f.key));
     header.extend([
@@ -270,7 +281,7 @@ fn divergence(doc: &Results, write: &mut Write<'_>) {
     )
 }
 
-fn divergence_categories(doc: &Results, write: &mut Write<'_>) {
+fn divergence_categories(doc: &Part<'_>, write: &mut Write<'_>) {
     let mut header = vec!["label", "category"];
     header.extend(divergence::CATEGORY.iter().map(|f| f.key));
     write(
@@ -294,7 +305,7 @@ mod tests {
         let text = include_str!("../../data/results.json");
         let doc: Results = serde_json::from_str(text).unwrap();
         let documents = Documents::single(doc);
-        for (name, csv) in csv_files(&documents) {
+        for (name, csv) in csv_files(&documents, &documents.documents[0]) {
             let mut reader = csv::Reader::from_reader(csv.as_bytes());
             let width = reader.headers().unwrap().len();
             let mut rows = 0;

@@ -17,7 +17,7 @@ use super::{links, search, templates};
 use crate::config::Config;
 use crate::data::{self, Results};
 use crate::profiles::Profile;
-use crate::project::{self, Documents, Layout, ProjectError};
+use crate::project::{self, Documents, Download, Layout, ProjectError};
 
 /// How to render.
 #[derive(Debug, Clone, Default)]
@@ -40,8 +40,10 @@ pub struct Inputs {
     documents: Documents,
     profiles: Vec<Profile>,
     tera: tera::Tera,
-    /// Each machine's document as its file has it.
-    data_bytes: Vec<Vec<u8>>,
+    /// Each machine's document as the site offers it for download.
+    downloads: Vec<Download>,
+    /// The SHA-256 of the downloads' bytes one after the other.
+    digest: [u8; 32],
     content: Content,
     baselines: Vec<Baseline>,
     /// The failures' server logs that exist: each one's path in the project and bytes.
@@ -80,11 +82,11 @@ impl Inputs {
         if !report.is_ok() {
             return Err(SiteError::Project(report.errors));
         }
-        let documents = report.documents.expect("a valid project has results");
-        let merged = documents.declared().then(|| documents.merged());
+        let mut documents = report.documents.expect("a valid project has results");
+        let merged = documents.declared().then(|| documents.take_merged());
         // What the check read and parsed, not read again.
         let config = report.config.expect("a valid project has its settings");
-        let data_bytes = report.bytes;
+        let (downloads, digest) = (report.downloads, report.digest);
         let data_error = |e| SiteError::Project(vec![ProjectError::Data(e)]);
         let content = content?;
         let tera = tera?;
@@ -99,10 +101,12 @@ impl Inputs {
                 });
             }
         }
-        let logs = documents
-            .documents
+        let logs = merged
+            .as_ref()
+            .unwrap_or(&documents.documents[0])
+            .failures
             .iter()
-            .flat_map(|doc| doc.failures.iter().filter_map(|f| f.log.clone()))
+            .filter_map(|f| f.log.clone())
             .filter_map(|path| {
                 let bytes = std::fs::read(layout.root.join(&path)).ok()?;
                 Some((path, bytes))
@@ -118,7 +122,8 @@ impl Inputs {
             documents,
             profiles: report.profiles,
             tera,
-            data_bytes,
+            downloads,
+            digest,
             content,
         })
     }
@@ -131,7 +136,8 @@ impl Inputs {
             documents: &self.documents,
             profiles: &self.profiles,
             baselines: &self.baselines,
-            data_bytes: &self.data_bytes,
+            downloads: &self.downloads,
+            digest: &self.digest,
             logs: &self.logs,
             tera: &self.tera,
             root: &self.layout.root,

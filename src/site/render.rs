@@ -8,7 +8,6 @@ use std::sync::Mutex;
 use bytes::Bytes;
 use rayon::prelude::*;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use super::assets::{ECHARTS, ECHARTS_LICENSE, ECHARTS_NOTICE};
 use super::catalog::{Baseline, Catalog};
@@ -26,7 +25,7 @@ use super::{downloads, html, links, narrative, sitemap, templates};
 use crate::config::Config;
 use crate::data::{self, Results};
 use crate::profiles::Profile;
-use crate::project::Documents;
+use crate::project::{Documents, Download, ProjectError};
 
 /// A rendered page and the data files of its paged tables, beside it.
 struct Rendered {
@@ -168,7 +167,7 @@ pub struct Renderer<'a> {
     tera: &'a tera::Tera,
     /// The `site` every template gets.
     site: serde_json::Value,
-    data_bytes: &'a [Vec<u8>],
+    downloads: &'a [Download],
     logs: &'a [(String, Vec<u8>)],
     root: &'a Path,
     content: &'a Content,
@@ -186,8 +185,10 @@ pub struct Read<'a> {
     pub profiles: &'a [Profile],
     /// The documents `/changes/` compares against.
     pub baselines: &'a [Baseline],
-    /// Each machine's document as its file has it.
-    pub data_bytes: &'a [Vec<u8>],
+    /// Each machine's document as the site offers it for download.
+    pub downloads: &'a [Download],
+    /// The SHA-256 of the downloads' bytes one after the other.
+    pub digest: &'a [u8; 32],
     /// The failures' server logs: each one's path in the project and bytes.
     pub logs: &'a [(String, Vec<u8>)],
     /// The templates.
@@ -201,15 +202,15 @@ pub struct Read<'a> {
 impl<'a> Renderer<'a> {
     /// A renderer of `results` (every record, or `check`'s sample of them).
     pub fn new(read: Read<'a>, results: &'a Results) -> Self {
-        let (config, data_bytes) = (read.config, read.data_bytes);
+        let config = read.config;
         let base_url = read.base_url.unwrap_or(&config.base_url);
         let urls = Urls::new(base_url);
-        let mut hash = Sha256::new();
-        for bytes in data_bytes {
-            hash.update(bytes);
-        }
-        let hash = hash.finalize();
-        let hash: String = hash.iter().take(6).map(|b| format!("{b:02x}")).collect();
+        let hash: String = read
+            .digest
+            .iter()
+            .take(6)
+            .map(|b| format!("{b:02x}"))
+            .collect();
         let catalog = Catalog::new(
             results,
             read.documents,
@@ -276,7 +277,7 @@ impl<'a> Renderer<'a> {
             urls,
             tera: read.tera,
             site: serde_json::to_value(site).expect("plain data serializes"),
-            data_bytes,
+            downloads: read.downloads,
             logs: read.logs,
             root: read.root,
             content: read.content,
@@ -523,13 +524,13 @@ impl<'a> Renderer<'a> {
         for asset in &self.content.assets {
             put(asset.site_path.clone(), asset.bytes.clone().into())?;
         }
-        for (machine, bytes) in self.catalog.machines.machines.iter().zip(self.data_bytes) {
-            put(
-                downloads::results_path(machine),
-                Bytes::copy_from_slice(bytes),
-            )?;
+        for (machine, download) in self.catalog.machines.machines.iter().zip(self.downloads) {
+            let bytes = download
+                .read()
+                .map_err(|e| SiteError::Project(vec![ProjectError::Data(e)]))?;
+            put(downloads::results_path(machine), bytes.into())?;
         }
-        for (name, csv) in downloads::csv_files(self.catalog.machines) {
+        for (name, csv) in downloads::csv_files(self.catalog.machines, self.catalog.doc) {
             put(downloads::path(name), csv.into())?;
         }
         for (path, bytes) in self.logs {

@@ -110,8 +110,8 @@ pub fn view(page: &Page) -> Result<View, SiteError> {
         .baselines
         .iter()
         .map(|baseline| {
-            let now = &c.machines.documents[baseline.machine];
-            let diff = compare::diff(&baseline.doc, now, c.threshold);
+            let now = c.machines.whole(baseline.machine, c.doc);
+            let diff = compare::diff(&baseline.doc, &now, c.threshold);
             let mut part = machine_changes(&diff, &baseline.path, c.threshold);
             let machine = &c.machines.machines[baseline.machine];
             if c.machines.declared() {

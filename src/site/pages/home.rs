@@ -9,7 +9,7 @@ use super::super::routes::{self, Route};
 use super::super::views::{Chart, Fact, Link, Table};
 use super::page::{Page, View};
 use super::runs;
-use crate::data::{Hardware, Software};
+use crate::data::{Divergence, Hardware, Run, Software, Sweep};
 use crate::format::{MISSING, count};
 
 /// The home page's content.
@@ -83,14 +83,15 @@ fn machines(c: &Catalog) -> Vec<Link> {
         .machines
         .iter()
         .zip(&c.machines.documents)
-        .map(|(machine, doc)| {
+        .enumerate()
+        .map(|(m, (machine, doc))| {
             let mut link = c.machine_link(machine);
             let gpu = doc.hardware.gpu.as_deref().unwrap_or(MISSING);
             link.note = Some(format!(
                 "{gpu}: {} configurations, {} sweeps, {} comparisons",
-                doc.runs.len(),
-                doc.sweeps.len(),
-                doc.divergence.len()
+                c.machines.count::<Run>(m),
+                c.machines.count::<Sweep>(m),
+                c.machines.count::<Divergence>(m)
             ));
             link
         })

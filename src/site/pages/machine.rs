@@ -54,11 +54,11 @@ pub fn page(c: &Catalog, index: usize) -> MachinePage {
     );
     let summary = format!(
         "{} configurations, {} sweeps, {} comparisons, {} jitter measurements and {} failures",
-        doc.runs.len(),
-        doc.sweeps.len(),
-        doc.divergence.len(),
-        doc.jitter.len(),
-        doc.failures.len()
+        machines.count::<Run>(index),
+        machines.count::<Sweep>(index),
+        machines.count::<Divergence>(index),
+        machines.count::<Jitter>(index),
+        machines.count::<Failure>(index)
     );
     let across = c
         .ablations()
