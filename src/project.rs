@@ -650,3 +650,53 @@ fn disagreements(at: &str, run: &Run, effective: &profiles::Effective) -> Vec<Pr
     }
     problems
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_download_is_refused_when_its_file_changed_since_the_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.json");
+        std::fs::write(&path, "{\"a\": 1}").unwrap();
+        let download = Download::File {
+            path: path.clone(),
+            sha256: sha2::Sha256::digest(b"{\"a\": 1}").into(),
+        };
+        assert_eq!(download.read().unwrap(), b"{\"a\": 1}");
+        std::fs::write(&path, "{\"a\": 2}").unwrap();
+        let error = download.read().unwrap_err().to_string();
+        assert!(
+            error.contains("results.json") && error.contains("changed since it was checked"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn merging_moves_the_records_and_each_machine_is_whole_again() {
+        let seed = data::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/results.json"))
+            .unwrap();
+        let (mut first, mut second) = (seed.clone(), seed.clone());
+        let half = seed.runs.len() / 2;
+        first.runs.truncate(half);
+        second.runs.drain(..half);
+        second.sweeps.clear();
+        let ids = |runs: &[Run]| runs.iter().map(|r| r.id.to_string()).collect::<Vec<_>>();
+        let mut documents = Documents::new(
+            vec![single(None), single(None)],
+            vec![first.clone(), second.clone()],
+        );
+        let merged = documents.take_merged();
+        assert_eq!(ids(&merged.runs), ids(&seed.runs));
+        assert_eq!(merged.sweeps.len(), seed.sweeps.len());
+        assert!(documents.documents.iter().all(|d| d.runs.is_empty()));
+        assert_eq!(documents.count::<Run>(1), seed.runs.len() - half);
+        assert_eq!(documents.range::<Run>(1), half..seed.runs.len());
+        assert_eq!(documents.count::<data::Sweep>(1), 0);
+        let whole = documents.whole(1, &merged);
+        assert_eq!(ids(&whole.runs), ids(&second.runs));
+        assert_eq!(whole.failures.len(), second.failures.len());
+        assert_eq!(whole.hardware.gpu, second.hardware.gpu);
+    }
+}
