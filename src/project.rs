@@ -675,8 +675,8 @@ mod tests {
 
     #[test]
     fn merging_moves_the_records_and_each_machine_is_whole_again() {
-        let seed = data::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/results.json"))
-            .unwrap();
+        let seed =
+            data::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/results.json")).unwrap();
         let (mut first, mut second) = (seed.clone(), seed.clone());
         let half = seed.runs.len() / 2;
         first.runs.truncate(half);

@@ -267,15 +267,23 @@ fn read_site_files(
     )
 }
 
-/// The document with only the first record of each kind.
+/// The document with only the first record of each kind, the others not copied.
 fn first_of_each(doc: &Results) -> Results {
-    let mut sample = doc.clone();
-    sample.runs.truncate(1);
-    sample.failures.truncate(1);
-    sample.sweeps.truncate(1);
-    sample.jitter.truncate(1);
-    sample.divergence.truncate(1);
-    sample
+    fn first<T: Clone>(records: &[T]) -> Vec<T> {
+        records.iter().take(1).cloned().collect()
+    }
+    Results {
+        schema_version: doc.schema_version.clone(),
+        generated: doc.generated.clone(),
+        hardware: doc.hardware.clone(),
+        software: doc.software.clone(),
+        method: doc.method.clone(),
+        runs: first(&doc.runs),
+        failures: first(&doc.failures),
+        sweeps: first(&doc.sweeps),
+        jitter: first(&doc.jitter),
+        divergence: first(&doc.divergence),
+    }
 }
 
 /// What a build wrote.

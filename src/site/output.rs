@@ -42,6 +42,30 @@ fn error(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError {
     move |source| SiteError::Write { path, source }
 }
 
+/// Whether the file at `path` holds exactly `bytes`: its length first, then its content
+/// read a block at a time, so a rebuild that leaves most files alone allocates nothing for them.
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if !file
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+    {
+        return false;
+    }
+    let mut block = [0u8; 64 * 1024];
+    let mut rest = bytes;
+    loop {
+        match file.read(&mut block) {
+            Ok(0) => return rest.is_empty(),
+            Ok(n) if n <= rest.len() && block[..n] == rest[..n] => rest = &rest[n..],
+            Ok(_) | Err(_) => return false,
+        }
+    }
+}
+
 /// Removes the first file among the ancestors of `folder` below `root`; whether there was one.
 fn remove_file_ancestor(root: &Path, folder: &Path) -> bool {
     folder
@@ -79,7 +103,7 @@ pub struct Staging {
     /// Whether the folder is a recycled earlier site, whose files not written are stale.
     recycled: bool,
     /// The files written, inside the site.
-    written: Mutex<HashSet<PathBuf>>,
+    written: Mutex<HashSet<String>>,
 }
 
 /// The name of the kept previous site beside an output called `name`.
@@ -122,8 +146,8 @@ impl Staging {
             self.written
                 .lock()
                 .expect("no panic holds the lock")
-                .insert(PathBuf::from(path));
-            if std::fs::read(&target).is_ok_and(|old| old == bytes) {
+                .insert(path.to_owned());
+            if holds(&target, bytes) {
                 return Ok(());
             }
         }
@@ -152,15 +176,22 @@ impl Staging {
             return Ok(());
         }
         let written = self.written.lock().expect("no panic holds the lock");
-        let folders: HashSet<&Path> = written
+        // The folders, as the paths before each `/` of a written file's path.
+        let folders: HashSet<&str> = written
             .iter()
-            .flat_map(|file| file.ancestors().skip(1))
+            .flat_map(|file| file.match_indices('/').map(|(at, _)| &file[..at]))
             .collect();
         let root = self.temp.path();
         let mut walk = walkdir::WalkDir::new(root).min_depth(1).into_iter();
         while let Some(entry) = walk.next() {
             let entry = entry.map_err(|e| error(root)(e.into()))?;
-            let inside = entry.path().strip_prefix(root).expect("below the root");
+            // A name that is not UTF-8 is none this build wrote.
+            let inside = entry
+                .path()
+                .strip_prefix(root)
+                .expect("below the root")
+                .to_str()
+                .unwrap_or_default();
             if entry.file_type().is_dir() {
                 if !folders.contains(inside) {
                     std::fs::remove_dir_all(entry.path()).map_err(error(entry.path()))?;
@@ -204,6 +235,23 @@ impl Staging {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_holds_bytes_only_when_it_has_exactly_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("page.html");
+        let bytes: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(holds(&path, &bytes));
+        assert!(!holds(&path, &bytes[..bytes.len() - 1]));
+        let mut changed = bytes.clone();
+        changed[150_000] ^= 1;
+        assert!(!holds(&path, &changed));
+        assert!(!holds(&dir.path().join("missing.html"), b""));
+        assert!(!holds(dir.path(), b""));
+        std::fs::write(&path, b"").unwrap();
+        assert!(holds(&path, b""));
+    }
 
     fn build(out: &Path, files: &[(&str, &str)]) {
         let staging = Staging::new(out).unwrap();
