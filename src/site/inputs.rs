@@ -273,7 +273,7 @@ fn first_of_each(doc: &Results) -> Results {
         records.iter().take(1).cloned().collect()
     }
     Results {
-        schema_version: doc.schema_version.clone(),
+        schema_version: doc.schema_version,
         generated: doc.generated.clone(),
         hardware: doc.hardware.clone(),
         software: doc.software.clone(),
