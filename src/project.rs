@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use sha2::Digest;
 use std::path::{Path, PathBuf};
 
@@ -406,22 +407,17 @@ pub fn check(root: &Path) -> CheckReport {
     let mut digest = sha2::Sha256::new();
     let mut seen: HashMap<(&'static str, String), (String, String)> = HashMap::new();
     let mut all_valid = true;
-    for machine in &machines {
-        let path = layout.document(machine);
-        let results = std::fs::read(&path)
-            .map_err(|source| data::DataError::Read {
-                path: path.clone(),
-                source,
-            })
-            .and_then(|read| {
-                let (doc, upgraded) = data::parse_upgrading(&path, &read, |doc| {
-                    let mut problems =
-                        run_profile_problems(doc, &profiles, &profile_names, &layout.profiles());
-                    problems.extend(not_unique_across(doc, &machine.data, &mut seen));
-                    problems
-                })?;
-                if upgraded {
-                    // The site's download is the document as this version stores it.
+    // Each document read and parsed on its own thread with the checks it needs alone; then,
+    // in order, the keys unique across them and the digest of their bytes.
+    let parsed = parse_all(&layout, &machines, &profiles, &profile_names);
+    for (machine, parsed) in machines.iter().zip(parsed) {
+        let results = parsed.and_then(|(doc, download)| {
+            let clashes = not_unique_across(&doc, &machine.data, &mut seen);
+            if !clashes.is_empty() {
+                return Err(located(&layout.document(machine), clashes));
+            }
+            let bytes = match &download {
+                Download::Upgraded(bytes) => {
                     warnings.push(format!(
                         "{} is of an earlier schema version, read as version {}: weights are \
                          GiB under weights_gib (REFERENCE.md, \"Schema versions\"); the next \
@@ -430,18 +426,21 @@ pub fn check(root: &Path) -> CheckReport {
                         data::SCHEMA_VERSION,
                         data::SCHEMA_VERSION
                     ));
-                    let bytes = data::to_json(&doc).into_bytes();
-                    digest.update(&bytes);
-                    downloads.push(Download::Upgraded(bytes));
-                } else {
-                    digest.update(&read);
-                    downloads.push(Download::File {
-                        path: path.clone(),
-                        sha256: sha2::Sha256::digest(&read).into(),
-                    });
+                    std::borrow::Cow::Borrowed(bytes)
                 }
-                Ok(doc)
-            });
+                Download::File { path, .. } => {
+                    std::borrow::Cow::Owned(std::fs::read(path).map_err(|source| {
+                        DataError::Read {
+                            path: path.clone(),
+                            source,
+                        }
+                    })?)
+                }
+            };
+            digest.update(&*bytes);
+            downloads.push(download);
+            Ok(doc)
+        });
         match results {
             Ok(results) => documents.push(results),
             Err(error) => {
@@ -471,6 +470,58 @@ pub fn check(root: &Path) -> CheckReport {
         prompts,
         warnings,
         errors,
+    }
+}
+
+/// Each machine's document read and parsed, on as many threads as there are, with the checks
+/// a document needs alone (its runs against the profiles), and what the site offers for its
+/// download.
+fn parse_all(
+    layout: &Layout,
+    machines: &[Machine],
+    profiles: &[Profile],
+    profile_names: &[String],
+) -> Vec<Result<(Results, Download), DataError>> {
+    machines
+        .par_iter()
+        .map(|machine| {
+            let path = layout.document(machine);
+            let read = std::fs::read(&path).map_err(|source| DataError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            let (doc, upgraded) = data::parse_upgrading(&path, &read, |doc| {
+                run_profile_problems(doc, profiles, profile_names, &layout.profiles())
+            })?;
+            let download = if upgraded {
+                // The site's download is the document as this version stores it.
+                Download::Upgraded(data::to_json(&doc).into_bytes())
+            } else {
+                Download::File {
+                    sha256: sha2::Sha256::digest(&read).into(),
+                    path,
+                }
+            };
+            Ok((doc, download))
+        })
+        .collect()
+}
+
+/// The error of the document at `path` with `problems`, each at its line and column: the
+/// file is read and parsed again with them, as any document's problems are located.
+fn located(path: &Path, problems: Vec<Problem>) -> DataError {
+    let read = match std::fs::read(path) {
+        Ok(read) => read,
+        Err(source) => {
+            return DataError::Read {
+                path: path.to_owned(),
+                source,
+            };
+        }
+    };
+    match data::parse_upgrading(path, &read, |_| problems) {
+        Err(error) => error,
+        Ok(_) => unreachable!("a document with problems does not parse"),
     }
 }
 

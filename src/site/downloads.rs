@@ -1,6 +1,8 @@
 //! The data for download: the results document and a CSV per table, with the raw values of
 //! the document. The one list of their file names.
 
+use rayon::prelude::*;
+
 use crate::data::figures::{Value, divergence, level, run};
 use crate::data::{Block, Divergence, Failure, Jitter, Results, Run, Sweep};
 use crate::project::{Documents, Machine};
@@ -84,8 +86,9 @@ pub fn csv_files(documents: &Documents, merged: &Results) -> Vec<(&'static str, 
         (DIVERGENCE_CATEGORIES, divergence_categories),
     ];
     let declared = documents.declared();
+    // Each table on its own thread: the runs and the sweep levels are most of the work.
     tables
-        .into_iter()
+        .into_par_iter()
         .map(|(name, table)| {
             let mut writer = csv::Writer::from_writer(Vec::new());
             for (m, machine) in documents.machines.iter().enumerate() {

@@ -11,6 +11,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use bytes::Bytes;
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -40,6 +41,36 @@ pub type PageFile = (String, Bytes);
 fn error(path: &Path) -> impl FnOnce(std::io::Error) -> SiteError {
     let path = path.to_owned();
     move |source| SiteError::Write { path, source }
+}
+
+/// Removes what `top` (a file or folder at the top of the recycled site `root`) holds that
+/// the build did not write: files not `written`, and folders not among `folders`.
+fn remove_stale_in(
+    root: &Path,
+    top: &Path,
+    written: &HashSet<String>,
+    folders: &HashSet<&str>,
+) -> Result<(), SiteError> {
+    let mut walk = walkdir::WalkDir::new(top).into_iter();
+    while let Some(entry) = walk.next() {
+        let entry = entry.map_err(|e| error(root)(e.into()))?;
+        // A name that is not UTF-8 is none this build wrote.
+        let inside = entry
+            .path()
+            .strip_prefix(root)
+            .expect("below the root")
+            .to_str()
+            .unwrap_or_default();
+        if entry.file_type().is_dir() {
+            if !folders.contains(inside) {
+                std::fs::remove_dir_all(entry.path()).map_err(error(entry.path()))?;
+                walk.skip_current_dir();
+            }
+        } else if !written.contains(inside) {
+            std::fs::remove_file(entry.path()).map_err(error(entry.path()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Whether the file at `path` holds exactly `bytes`: its length first, then its content
@@ -182,26 +213,13 @@ impl Staging {
             .flat_map(|file| file.match_indices('/').map(|(at, _)| &file[..at]))
             .collect();
         let root = self.temp.path();
-        let mut walk = walkdir::WalkDir::new(root).min_depth(1).into_iter();
-        while let Some(entry) = walk.next() {
-            let entry = entry.map_err(|e| error(root)(e.into()))?;
-            // A name that is not UTF-8 is none this build wrote.
-            let inside = entry
-                .path()
-                .strip_prefix(root)
-                .expect("below the root")
-                .to_str()
-                .unwrap_or_default();
-            if entry.file_type().is_dir() {
-                if !folders.contains(inside) {
-                    std::fs::remove_dir_all(entry.path()).map_err(error(entry.path()))?;
-                    walk.skip_current_dir();
-                }
-            } else if !written.contains(inside) {
-                std::fs::remove_file(entry.path()).map_err(error(entry.path()))?;
-            }
-        }
-        Ok(())
+        // Each folder at the top on its own thread: a large site is mostly a few of them.
+        let tops: Vec<PathBuf> = std::fs::read_dir(root)
+            .map_err(error(root))?
+            .map(|entry| entry.map(|e| e.path()).map_err(error(root)))
+            .collect::<Result<_, _>>()?;
+        tops.par_iter()
+            .try_for_each(|top| remove_stale_in(root, top, &written, &folders))
     }
 
     /// Swaps the written site in for the output, and keeps the replaced one as the next
