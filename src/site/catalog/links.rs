@@ -165,3 +165,49 @@ impl<'a> Catalog<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(i: usize) -> Link {
+        Link {
+            text: i.to_string(),
+            href: format!("/r/{i}/"),
+            note: None,
+            warning: None,
+        }
+    }
+
+    fn shown(related: &Related) -> Vec<String> {
+        related.links.iter().map(|l| l.text.clone()).collect()
+    }
+
+    #[test]
+    fn the_preferred_come_first_then_the_newest_others_at_most_a_handful() {
+        // Records 0..=9, newest first by hand: 9, 7, 8, 6, 5, 4, 3, 2, 1, 0; 2 and 4 preferred.
+        let newest = [9, 7, 8, 6, 5, 4, 3, 2, 1, 0];
+        let preferred = [4, 2];
+        let related = Related::pick(
+            Related::preferred_first(&preferred, &newest, |i| i == 2 || i == 4),
+            newest.len(),
+            link,
+            |n| link(1000 + n),
+        );
+        assert_eq!(shown(&related), ["4", "2", "9", "7", "8"]);
+        assert_eq!(related.more.unwrap().text, "1010");
+        // A handful or fewer: all of them, and no link to the rest.
+        let few = Related::pick([3, 1].into_iter(), 2, link, |n| link(1000 + n));
+        assert_eq!(shown(&few), ["3", "1"]);
+        assert!(few.more.is_none());
+        // More preferred than a handful: only the preferred are shown.
+        let many: Vec<usize> = (0..7).collect();
+        let all = Related::pick(
+            Related::preferred_first(&many, &newest, |i| i < 7),
+            newest.len(),
+            link,
+            |n| link(1000 + n),
+        );
+        assert_eq!(shown(&all), ["0", "1", "2", "3", "4"]);
+    }
+}
