@@ -189,22 +189,23 @@ fn machine_and_model_pages_of_a_three_machine_report_work_in_chromium() {
 
 #[test]
 fn the_long_tables_of_a_large_report_page_through_every_record_in_chromium() {
-    // The seed's configurations measured 60 nights running: 780 sweeps, more than one data
-    // file of rows (500 each), and 60 measurements of each configuration.
+    // The seed's configurations measured 353 nights running, the 12,000-page report of the
+    // growth bench: 4,589 sweeps in ten data files of rows (500 each), and 353 measurements of
+    // each configuration.
     let project = Project::copy_of_repo();
     let root = project.root.path();
     project.write(
         "data/results.json",
-        &benchsite::data::to_json(&common::scaled(&common::seed(), 60)),
+        &benchsite::data::to_json(&common::scaled(&common::seed(), 353)),
     );
     project.run(&["build"]).assert_success();
     let sweeps = std::fs::read_to_string(root.join("site/sweeps/index.html")).unwrap();
     assert!(
-        sweeps.contains("data-rows=\"780\""),
+        sweeps.contains("data-rows=\"4589\""),
         "the sweeps table is paged"
     );
     assert!(
-        root.join("site/sweeps/concurrency-sweeps.2.rows.json")
+        root.join("site/sweeps/concurrency-sweeps.10.rows.json")
             .exists()
     );
     let output = node()
@@ -213,17 +214,17 @@ fn the_long_tables_of_a_large_report_page_through_every_record_in_chromium() {
         .arg("/")
         .arg("sweep-qwen3-6-35b-a3b-baseline")
         // The last copy's first failure: on the table's last page.
-        .arg("failure-qwen38-bf16-x59")
+        .arg("failure-qwen38-bf16-x352")
         .output()
         .expect("node runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stdout}\n{stderr}");
     assert!(
-        stdout.contains("paged through 780 of 780 sweeps"),
+        stdout.contains("paged through 4589 of 4589 sweeps"),
         "{stdout}"
     );
-    assert!(stdout.contains("paged through 60 of 60 measurements, 60 to compare"));
+    assert!(stdout.contains("paged through 353 of 353 measurements, 353 to compare"));
     assert!(stdout.contains("0 problems"), "{stdout}");
 }
 
