@@ -234,23 +234,26 @@ impl Documents {
     /// date, and its records are the merged document's [`Documents::range`].
     pub fn take_merged(&mut self) -> Results {
         self.taken = true;
-        let mut all = Results {
-            runs: Vec::new(),
-            failures: Vec::new(),
-            sweeps: Vec::new(),
-            jitter: Vec::new(),
-            divergence: Vec::new(),
-            ..self.documents[0].clone()
-        };
+        let (mut runs, mut failures, mut sweeps, mut jitter, mut divergence) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for doc in &mut self.documents {
-            all.generated = all.generated.clone().max(doc.generated.clone());
-            all.runs.append(&mut doc.runs);
-            all.failures.append(&mut doc.failures);
-            all.sweeps.append(&mut doc.sweeps);
-            all.jitter.append(&mut doc.jitter);
-            all.divergence.append(&mut doc.divergence);
+            runs.append(&mut doc.runs);
+            failures.append(&mut doc.failures);
+            sweeps.append(&mut doc.sweeps);
+            jitter.append(&mut doc.jitter);
+            divergence.append(&mut doc.divergence);
         }
-        all
+        let generated = self.documents.iter().map(|d| &d.generated).max().cloned();
+        // The first machine's document, its records moved out, is the merged one's header.
+        Results {
+            generated: generated.expect("a project has a machine"),
+            runs,
+            failures,
+            sweeps,
+            jitter,
+            divergence,
+            ..self.documents[0].clone()
+        }
     }
 
     /// Machine `machine`'s document whole: its own, or, once [`Documents::take_merged`] moved

@@ -39,7 +39,10 @@ pub struct Newest {
 }
 
 /// `indices` newest first, by `date`, then the later index.
-fn newest_first<'d>(indices: &[usize], date: impl Fn(usize) -> Option<&'d str>) -> Vec<usize> {
+pub(super) fn newest_first<'d>(
+    indices: &[usize],
+    date: impl Fn(usize) -> Option<&'d str>,
+) -> Vec<usize> {
     let mut sorted: Vec<(Option<&str>, usize)> = indices.iter().map(|&i| (date(i), i)).collect();
     sorted.sort_unstable_by(|a, b| b.cmp(a));
     sorted.into_iter().map(|(_, i)| i).collect()

@@ -4,7 +4,7 @@
 //! server two ways, so each page names the other and how their methods differ. The set-ups
 //! are indexed once, so a page finds its counterparts without reading every record.
 
-use super::records::{Catalog, Setups};
+use super::records::{Catalog, Setups, newest_first};
 use crate::data::{Run, Sweep, rules};
 use crate::profiles;
 
@@ -49,13 +49,9 @@ impl Catalog<'_> {
             }
             // Each set-up's records newest first, so a page takes its few most recent without
             // sorting them all.
-            let (run_date, sweep_date) = (
-                |i: usize| self.doc.runs[i].generated.as_str(),
-                |i: usize| self.doc.sweeps[i].generated.as_str(),
-            );
             for (runs, sweeps) in setups.by_key.values_mut() {
-                runs.sort_unstable_by(|&a, &b| run_date(b).cmp(run_date(a)).then(b.cmp(&a)));
-                sweeps.sort_unstable_by(|&a, &b| sweep_date(b).cmp(sweep_date(a)).then(b.cmp(&a)));
+                *runs = newest_first(runs, |i| Some(self.doc.runs[i].generated.as_str()));
+                *sweeps = newest_first(sweeps, |i| Some(self.doc.sweeps[i].generated.as_str()));
             }
             setups
         })
