@@ -133,8 +133,8 @@ fn a_record_page_weighs_the_same_however_often_its_configuration_was_measured() 
         .collect();
     eprintln!("run and sweep page bytes at 1, 10 and 100 measurements: {sizes:?}");
     let (first, last) = (sizes[0], sizes[2]);
-    // The trend on a record page holds its 10 most recent measurements only: from 1
-    // measurement (no history section) to 100, a page gains the section and its 10 points,
+    // The trend on a record page holds its 8 most recent measurements only: from 1
+    // measurement (no history section) to 100, a page gains the section and its 8 points,
     // about 6 KB for the run and 8 KB for the sweep, whose links are longer.
     for (what, one, hundred) in [("run", first.0, last.0), ("sweep", first.1, last.1)] {
         assert!(

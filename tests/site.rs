@@ -1154,12 +1154,12 @@ fn the_frontier_and_the_limits_answer_by_hand() {
     // c16 has 1000 / 140.9 = 7.10 ms, so c8 (5.81 ms), 1179.5 tok/s; MTP's best rate is 75.5,
     // 13.25 ms: none.
     let baseline = row(&sweeps, "within-qwen3-6-35b-a3b-baseline");
-    for cell in ["<td class=\"num\">8<", ">1223.0<", ">$0.568<"] {
+    for cell in ["<td>8<", ">1223.0<", ">$0.568<"] {
         assert!(baseline.contains(cell), "{cell}: {baseline}");
     }
     let seqs = row(&sweeps, "within-qwen3-6-35b-a3b-max-num-seqs-32");
     assert!(
-        seqs.contains("<td class=\"num\">8<") && seqs.contains(">1179.5<"),
+        seqs.contains("<td>8<") && seqs.contains(">1179.5<"),
         "{seqs}"
     );
     assert!(row(&sweeps, "within-qwen3-8-27b-mtp-text-only").contains(">none within<"));
@@ -1185,7 +1185,7 @@ fn the_frontier_and_the_limits_answer_by_hand() {
         .skip(1)
         .map(|r| {
             let label = &r[r.find("\">").unwrap() + 2..r.find("</a>").unwrap()];
-            let cell = "</a></td><td class=\"num\">";
+            let cell = "</a></td><td>";
             let c = &r[r.find(cell).unwrap() + cell.len()..];
             format!("{label} c{}", &c[..c.find('<').unwrap()])
         })
@@ -1243,13 +1243,10 @@ fn energy_stands_beside_throughput_where_power_was_recorded() {
         "within-qwen3-6-35b-a3b-max-num-seqs-32",
     ] {
         let row = row(&sweeps, id);
-        assert!(
-            row.contains(">0.196</td><td class=\"num\">5.093<"),
-            "{id}: {row}"
-        );
+        assert!(row.contains(">0.196</td><td>5.093<"), "{id}: {row}");
     }
     // A level without power shows the missing mark there.
-    assert!(row(&sweeps, "level-qwen3-6-35b-a3b-baseline-c8").contains(">—</td><td class=\"num\""));
+    assert!(row(&sweeps, "level-qwen3-6-35b-a3b-baseline-c8").contains(">—</td><td"));
     assert!(sweeps.contains("<th scope=\"col\" class=\"num\">J per output token</th>"));
 }
 
@@ -1350,7 +1347,7 @@ fn a_configuration_measured_again_has_a_history() {
     );
     // `/history/` has a row for the configuration: its first and latest decode speed, and the
     // change between them, (270.0 − 289.0) / 289.0 = −6.6%, leading to its own page.
-    assert!(index.contains("<tr id=\"run-qwen36-moe-default\"><td><a href=\"/history/run-qwen36-moe-default/\">Qwen3.6-35B-A3B (qwen36-moe-default and its reruns)</a></td><td>decode tok/s</td><td class=\"num\">2</td><td>vLLM 0.28.0, 2026-09-07</td><td class=\"num\">289.0</td><td>vLLM 0.29.0, 2026-10-01</td><td class=\"num\">270.0</td><td class=\"num\" data-sort=\"-6.5743944636678195\">−6.6%</td></tr>"), "{index}");
+    assert!(index.contains("<tr id=\"run-qwen36-moe-default\"><td><a href=\"/history/run-qwen36-moe-default/\">Qwen3.6-35B-A3B (qwen36-moe-default and its reruns)</a></td><td>decode tok/s</td><td>2</td><td>vLLM 0.28.0, 2026-09-07</td><td>289.0</td><td>vLLM 0.29.0, 2026-10-01</td><td>270.0</td><td data-sort=\"-6.5743944636678195\">−6.6%</td></tr>"), "{index}");
     let history = project.page("history/run-qwen36-moe-default/index.html");
     // Every measurement's figures are in a data file beside the page, for comparing any two.
     let figures = project.page("history/run-qwen36-moe-default/figures.json");
@@ -1358,7 +1355,7 @@ fn a_configuration_measured_again_has_a_history() {
     assert_eq!(figures["members"].as_array().unwrap().len(), 2);
     assert!(history.contains("data-figures=\"/history/run-qwen36-moe-default/figures.json\""));
     // 289.0 → 270.0 tok/s is −6.6%, past the 5% threshold: marked; the KV pool did not move.
-    assert!(history.contains("<tr class=\"regression\"><td>Decode tok/s</td><td class=\"num\">289.0</td><td class=\"num\">270.0</td><td class=\"num\" data-sort=\"-6.5743944636678195\">−6.6%</td></tr>"), "{history}");
+    assert!(history.contains("<tr class=\"regression\"><td>Decode tok/s</td><td>289.0</td><td>270.0</td><td data-sort=\"-6.5743944636678195\">−6.6%</td></tr>"), "{history}");
     assert_eq!(history.matches("<tr class=\"regression\">").count(), 1);
     assert!(history.contains("vLLM 0.29.0, 2026-10-01 against vLLM 0.28.0, 2026-09-07"));
     // Both runs' pages show the trend and link to the comparison.
@@ -1426,7 +1423,7 @@ fn a_sweep_measured_again_has_a_history_diffed_level_by_level() {
     let history = project.page("history/sweep-qwen3-6-35b-a3b-baseline/index.html");
     // By hand: c8's total throughput 1223.0 → 1100.0 is −10.1%, past the 5% threshold; no
     // other figure moved. The peak, 1223.0 at c8 before, is 1210.9 at c16 after.
-    assert!(history.contains("<tr class=\"regression\"><td>c = 8: Output tok/s, all streams</td><td class=\"num\">1223.0</td><td class=\"num\">1100.0</td><td class=\"num\" data-sort=\"-10.057236304170074\">−10.1%</td></tr>"), "{history}");
+    assert!(history.contains("<tr class=\"regression\"><td>c = 8: Output tok/s, all streams</td><td>1223.0</td><td>1100.0</td><td data-sort=\"-10.057236304170074\">−10.1%</td></tr>"), "{history}");
     assert_eq!(history.matches("<tr class=\"regression\">").count(), 1);
     // Both sweeps' pages show the trend of the peak and link to the comparison.
     for slug in [
@@ -1464,16 +1461,14 @@ fn a_tpot_percentile_limit_holds_where_levels_measured_it() {
     // The baseline measured no TPOT percentile, so none of its levels is within.
     let within = row(&sweeps, "within-qwen3-6-35b-a3b-max-num-seqs-32");
     assert!(
-        within.contains("<td class=\"num\">16<") && within.contains(">1860.8<"),
+        within.contains("<td>16<") && within.contains(">1860.8<"),
         "{within}"
     );
     assert!(row(&sweeps, "within-qwen3-6-35b-a3b-baseline").contains(">none within<"));
     // The sweep's levels table shows the percentiles; a sweep without them has no such columns.
     let page = project.page("sweeps/qwen3-6-35b-a3b-max-num-seqs-32/index.html");
     assert!(page.contains(">TPOT p95 (ms)</th>"));
-    assert!(
-        row(&page, "c16").contains(">7.5</td><td class=\"num\" title=\"p95 of 32 requests\">8.0<")
-    );
+    assert!(row(&page, "c16").contains(">7.5</td><td title=\"p95 of 32 requests\">8.0<"));
     let baseline = project.page("sweeps/qwen3-6-35b-a3b-baseline/index.html");
     assert!(!baseline.contains("TPOT p95"));
 }
@@ -1486,7 +1481,7 @@ fn a_tail_percentile_of_too_few_requests_is_greyed_with_its_n_and_never_drawn() 
     let c1 = row(&page, "c1");
     assert!(
         c1.contains(
-            "<td class=\"num weak\" data-sort=\"0.1211\" title=\"p95 of 2 requests; recorded 0.1211\">0.121 <small>(p95 of 2 requests)</small></td>"
+            "<td class=\"weak\" data-sort=\"0.1211\" title=\"p95 of 2 requests; recorded 0.1211\">0.121 <small>(p95 of 2 requests)</small></td>"
         ),
         "{c1}"
     );
@@ -1494,7 +1489,7 @@ fn a_tail_percentile_of_too_few_requests_is_greyed_with_its_n_and_never_drawn() 
     assert!(row(&page, "c8").contains("(p95 of 16 requests)"));
     let c16 = row(&page, "c16");
     assert!(
-        c16.contains("<td class=\"num\" title=\"p95 of 32 requests\">12.089</td>"),
+        c16.contains("<td title=\"p95 of 32 requests\">12.089</td>"),
         "{c16}"
     );
     // The TTFT p95 line is drawn at 16 and 32 only; the p50 line at every level.
@@ -1748,9 +1743,7 @@ fn a_change_of_method_is_said_and_never_marked_a_regression() {
     build(&project, &[]).assert_success();
     let history = project.page("history/sweep-qwen3-6-35b-a3b-baseline/index.html");
     // The same −10.1% as measured by one method is listed, not marked: the definitions moved.
-    assert!(
-        history.contains("<td>c = 8: Output tok/s, all streams</td><td class=\"num\">1223.0</td>")
-    );
+    assert!(history.contains("<td>c = 8: Output tok/s, all streams</td><td>1223.0</td>"));
     assert_eq!(history.matches("<tr class=\"regression\">").count(), 0);
     assert!(
         history

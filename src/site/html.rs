@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::ops::Range;
 
 use html5gum::emitters::callback::{CallbackEmitter, CallbackEvent};
-use html5gum::{Span, Tokenizer};
+use html5gum::{Emitter, ForwardingEmitter, Span, Tokenizer};
 
 /// The attribute that marks what a page is found by.
 pub const BODY: &str = "data-pagefind-body";
@@ -44,10 +44,26 @@ pub fn read(html: &[u8], text: bool) -> Reading {
     emitter.naively_switch_states(true);
     // The callback takes every event, so the tokenizer yields nothing: running it to its end
     // is the pass.
-    Tokenizer::new_with_emitter(html, emitter).for_each(|token| match token {
+    Tokenizer::new_with_emitter(html, Quiet(emitter)).for_each(|token| match token {
         Ok(never) => match never {},
     });
     state.finish()
+}
+
+/// An emitter that tells the tokenizer no parse errors are wanted, so it skips checking every
+/// character for them (the reader ignores them; a third of its time went to the checks).
+struct Quiet<E>(E);
+
+impl<E: Emitter> ForwardingEmitter for Quiet<E> {
+    type Token = E::Token;
+
+    fn inner(&mut self) -> &mut impl Emitter<Token = Self::Token> {
+        &mut self.0
+    }
+
+    fn should_emit_errors(&mut self) -> bool {
+        false
+    }
 }
 
 /// The reader's state between the tokenizer's events.

@@ -57,11 +57,10 @@ pub struct Table {
 impl Table {
     /// Each row as one `<tr>` line, with `attributes[row]` as `data-` attributes.
     fn row_lines(&self, attributes: &[Vec<(&str, &str)>]) -> Vec<String> {
-        let numeric: Vec<bool> = self.columns.iter().map(|c| c.numeric).collect();
         self.rows
             .iter()
             .enumerate()
-            .map(|(i, row)| row_html(row, &numeric, attributes.get(i).map_or(&[], Vec::as_slice)))
+            .map(|(i, row)| row_html(row, attributes.get(i).map_or(&[], Vec::as_slice)))
             .collect()
     }
 
@@ -95,7 +94,7 @@ impl Table {
 }
 
 /// One row as a `<tr>` line, each cell with its sort key and warning.
-fn row_html(row: &Row, numeric: &[bool], attributes: &[(&str, &str)]) -> String {
+fn row_html(row: &Row, attributes: &[(&str, &str)]) -> String {
     let mut html = String::with_capacity(256);
     let attribute = |html: &mut String, name: &str, value: &Option<String>| {
         if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
@@ -112,14 +111,11 @@ fn row_html(row: &Row, numeric: &[bool], attributes: &[(&str, &str)]) -> String 
         ));
     }
     html.push('>');
-    let numeric = numeric.iter().copied().chain(std::iter::repeat(false));
-    for (cell, numeric) in row.cells.iter().zip(numeric) {
+    for cell in &row.cells {
+        // A numeric column is marked once, on its heading; the style sheet aligns its cells.
         html.push_str("<td");
-        match (numeric, cell.weak.is_some()) {
-            (true, true) => html.push_str(" class=\"num weak\""),
-            (true, false) => html.push_str(" class=\"num\""),
-            (false, true) => html.push_str(" class=\"weak\""),
-            (false, false) => {}
+        if cell.weak.is_some() {
+            html.push_str(" class=\"weak\"");
         }
         // The script sorts by the text where it reads as the same number.
         let plain = cell.aside.is_none()
@@ -367,9 +363,25 @@ pub struct Chart {
     pub table: Table,
     /// Its CSV download as a file (else a `data:` link of its table, or its paged CSV).
     pub csv: Option<String>,
+    /// The table elsewhere on its page that holds every number it draws, named and linked
+    /// (`#levels`): its own table and CSV are then left out, not printed twice.
+    pub data_in: Option<Link>,
 }
 
 impl Chart {
+    /// The chart, its data said to be in the page's table `text` at `href` (an anchor).
+    pub fn data_in(self, text: &str, href: &str) -> Self {
+        Chart {
+            data_in: Some(Link {
+                text: text.to_owned(),
+                href: href.to_owned(),
+                note: None,
+                warning: None,
+            }),
+            ..self
+        }
+    }
+
     /// The name its PNG and CSV downloads take: the title's slug.
     pub fn file_name(&self) -> String {
         let mut name = crate::data::slugify(&self.title);
@@ -396,7 +408,7 @@ impl Serialize for Chart {
                 })
             })
             .flatten();
-        let mut chart = serializer.serialize_struct("Chart", 8)?;
+        let mut chart = serializer.serialize_struct("Chart", 9)?;
         chart.serialize_field("title", &self.title)?;
         chart.serialize_field("alt", &self.alt)?;
         chart.serialize_field("option", if src.is_some() { "" } else { &self.option })?;
@@ -405,6 +417,7 @@ impl Serialize for Chart {
         chart.serialize_field("table", &table)?;
         chart.serialize_field("file", &self.file_name())?;
         chart.serialize_field("csv", &csv)?;
+        chart.serialize_field("data_in", &self.data_in)?;
         chart.end()
     }
 }

@@ -99,10 +99,19 @@ try {
       ).catch(() => problems.push(`${where}: not every chart rendered`));
       const rendered = await page.locator('figure.chart .chart-box canvas').count();
       charts += Math.min(rendered, figures);
-      // Each chart: an aria-label saying what it shows, and its data as a CSV download whose
-      // header is the header of the table beside it.
+      // Each chart: an aria-label saying what it shows, a "save as PNG" button, and its data
+      // as a CSV download whose header is the header of the table beside it, or else a link to
+      // the table on the page that holds its numbers.
       // A long chart's CSV is a file beside the page (site::paging), a short one's a data: link.
       const downloads = await page.locator('figure.chart').evaluateAll((all) => Promise.all(all.map(async (figure) => {
+        const toolbox = figure.benchsiteChart ? figure.benchsiteChart.getOption().toolbox : null;
+        const png = !!(toolbox && toolbox[0] && toolbox[0].feature.saveAsImage);
+        const dataIn = figure.querySelector('figcaption .data-in a');
+        if (dataIn) {
+          const target = document.getElementById(dataIn.getAttribute('href').slice(1));
+          return { png, dataIn: dataIn.getAttribute('href'), table: !!(target && target.querySelector('table')),
+            label: figure.querySelector('.chart-box').getAttribute('aria-label') || '' };
+        }
         const link = figure.querySelector('figcaption a.download');
         const header = [...figure.querySelectorAll('details.chart-data thead th')].map((th) => th.textContent.trim());
         const href = link ? link.getAttribute('href') : '';
@@ -110,10 +119,13 @@ try {
           ? decodeURIComponent(href.split(',').slice(1).join(','))
           : await (await fetch(href)).text();
         const label = figure.querySelector('.chart-box').getAttribute('aria-label') || '';
-        return { download: link ? link.getAttribute('download') : null, first: csv.split('\r\n')[0].split('\n')[0], header, label };
+        return { png, download: link ? link.getAttribute('download') : null, first: csv.split('\r\n')[0].split('\n')[0], header, label };
       })));
       for (const chart of downloads) {
-        if (!chart.download || !chart.download.endsWith('.csv')) problems.push(`${where}: a chart has no CSV download`);
+        if (!chart.png) problems.push(`${where}: a chart has no "save as PNG" button`);
+        if (chart.dataIn !== undefined) {
+          if (!chart.table) problems.push(`${where}: a chart's data is said to be in ${chart.dataIn}, which holds no table`);
+        } else if (!chart.download || !chart.download.endsWith('.csv')) problems.push(`${where}: a chart has no CSV download`);
         else if (chart.first.split(',').length !== chart.header.length) problems.push(`${where}: CSV header ${chart.first} is not the table's ${chart.header}`);
         if (chart.label.length < 40) problems.push(`${where}: chart aria-label says too little: ${chart.label}`);
       }

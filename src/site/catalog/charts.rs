@@ -45,6 +45,7 @@ impl<'a> Catalog<'a> {
             }
         );
         Chart {
+            data_in: None,
             csv: None,
             title: title.to_owned(),
             alt,

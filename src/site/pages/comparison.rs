@@ -21,7 +21,8 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
     let index = super::super::catalog::index_in(&c.doc.divergence, d);
     let tf = &d.teacher_forced;
     let statistics = statistics(d);
-    let profile_chart = profile_chart(d);
+    // Its percentiles are rows of the statistics table above it.
+    let profile_chart = profile_chart(d).data_in("statistics", "#statistics");
     let categories = categories(c, d);
     let mut facts = facts(d);
     if let Some(judged) = c.judged(d) {
@@ -211,6 +212,7 @@ fn profile_chart(d: &Divergence) -> Chart {
     // A log axis cannot show zero.
     let all_positive = tv.iter().chain(&gv).all(|v| *v > 0.0);
     Chart {
+        data_in: None,
         csv: None,
         title: "KL divergence percentile profile".into(),
         alt: format!(

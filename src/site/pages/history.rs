@@ -230,7 +230,7 @@ pub fn diff(c: &Catalog, kind: Kind, from: usize, to: usize) -> Table {
 
 /// At most this many measurements in a record page's trend, the most recent: the page does
 /// not grow with how often its configuration was measured.
-pub const TREND_POINTS: usize = 10;
+pub const TREND_POINTS: usize = 8;
 
 /// The CSV of every measurement's headline, beside a configuration's page.
 const TREND_CSV: &str = "trend.csv";
@@ -290,6 +290,7 @@ fn trend_of(c: &Catalog, history: &History, members: &[usize]) -> Chart {
         })
         .collect();
     Chart {
+        data_in: None,
         csv: None,
         alt: format!(
             "Line chart of {} over {} measurements of the same configuration, from {} to {}",

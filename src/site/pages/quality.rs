@@ -115,6 +115,7 @@ pub fn speed_quality(c: &Catalog) -> Chart {
         }
     );
     Chart {
+        data_in: None,
         csv: None,
         title: "Decode speed against quality cost".into(),
         alt,
@@ -161,6 +162,7 @@ pub fn heatmap(c: &Catalog) -> Chart {
         .filter(|v| v.is_some_and(|v| v > max))
         .count();
     Chart {
+        data_in: None,
         csv: None,
         alt: heatmap_alt(rows.len(), columns.len(), max, clipped),
         title: if cut {

@@ -135,6 +135,7 @@ pub fn decode_chart(c: &Catalog) -> Chart {
         _ => "Bar chart of single-stream decode speed, with no runs yet".to_owned(),
     };
     Chart {
+        data_in: None,
         csv: None,
         title,
         alt,

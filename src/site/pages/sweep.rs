@@ -256,7 +256,11 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
             .iter()
             .map(|(k, v)| Fact::new(k.clone(), v.clone()))
             .collect(),
-        charts: charts(c, sweep),
+        // Every number they draw is in the levels table above them.
+        charts: charts(c, sweep)
+            .into_iter()
+            .map(|chart| chart.data_in("levels", "#levels"))
+            .collect(),
         levels: levels_table(c, sweep),
         runs: c.related_runs(&sweep.model),
         model_page: c.model_link(&sweep.model),

@@ -179,6 +179,7 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
     Frontier {
         id: frontier_id(&group.model, &group.workload),
         chart: Chart {
+            data_in: None,
             csv: None,
             alt: format!(
                 "Scatter chart of output tok/s per GPU against tok/s per user for {} levels of {} sweeps of {title}; {on} levels are on the frontier, which a dashed line joins",

@@ -317,7 +317,7 @@
     return Promise.all(figures.map(function (figure) {
       return optionOf(figure).then(function (text) { if (text) { drawChart(figure, text); } }, function (error) {
         var box = figure.querySelector('.chart-box');
-        if (box) { box.textContent = 'The chart could not be loaded (' + error.message + '); its data is in the table below.'; }
+        if (box) { box.textContent = 'The chart could not be loaded (' + error.message + '); its data is in the table ' + (figure.querySelector('.data-in') ? 'it names' : 'below') + '.'; }
       });
     }));
   }
@@ -326,7 +326,12 @@
     var box = figure.querySelector('.chart-box');
     var option = JSON.parse(text);
     option.backgroundColor = 'transparent';
-    var save = option.toolbox && option.toolbox.feature && option.toolbox.feature.saveAsImage;
+    // Every chart saves as a PNG; an option may bring its own toolbox.
+    option.toolbox = option.toolbox || {
+      right: 10,
+      feature: { saveAsImage: { type: 'png', pixelRatio: 2, title: 'Save as PNG' } }
+    };
+    var save = option.toolbox.feature && option.toolbox.feature.saveAsImage;
     if (save) {
       // The PNG is named for the chart and keeps the page's background, light or dark.
       save.name = figure.getAttribute('data-name') || 'chart';
@@ -482,7 +487,7 @@
       function cell(text, sort, href) {
         var inner = href ? '<a href="' + escapeHtml(href) + '">' + escapeHtml(text) + '</a>' : escapeHtml(text);
         var numeric = sort !== undefined;
-        return '<td' + (numeric ? ' class="num" data-sort="' + sort + '"' : '') + '>' + inner + '</td>';
+        return '<td' + (numeric ? ' data-sort="' + sort + '"' : '') + '>' + inner + '</td>';
       }
 
       // Every row of the frontier tables, by id, fetched when the table is paged.
@@ -640,8 +645,8 @@
             ((f[2] > 0 && change < -data.threshold) || (f[2] < 0 && change > data.threshold));
           var shownChange = change === null ? '—' : (change >= 0 ? '+' : '−') + Math.abs(change).toFixed(1) + '%';
           var write = f[3] ? count : shown;
-          return '<tr' + (bad ? ' class="regression"' : '') + '><td>' + escapeHtml(f[0]) + '</td><td class="num" data-sort="' + old + '">' +
-            write(old) + '</td><td class="num" data-sort="' + now + '">' + write(now) + '</td><td class="num" data-sort="' +
+          return '<tr' + (bad ? ' class="regression"' : '') + '><td>' + escapeHtml(f[0]) + '</td><td data-sort="' + old + '">' +
+            write(old) + '</td><td data-sort="' + now + '">' + write(now) + '</td><td data-sort="' +
             (change === null ? '' : change) + '">' + shownChange + '</td></tr>';
         }).join('\n') + '\n');
         table.caption.firstChild.textContent = sameMethod
