@@ -62,7 +62,38 @@ pub fn speed_quality(c: &Catalog) -> Chart {
             }
         })
         .collect();
-    let table = Table {
+    let table = speed_quality_table(c, &linked);
+    let drawn: usize = groups.iter().map(|g| g.points.len()).sum();
+    let alt = format!(
+        "Scatter chart of decode speed in tok/s (x) against quality cost, teacher-forced {} in {} (y), for {drawn} run{} of {} model{}, each model's noise floor drawn as a band from 0{}",
+        divergence::KLD_MEAN.name(),
+        divergence::KLD_MEAN.unit,
+        if drawn == 1 { "" } else { "s" },
+        groups.len(),
+        if groups.len() == 1 { "" } else { "s" },
+        if drawn < linked.len() {
+            format!(
+                "; {} with a suspect comparison are in the table only",
+                linked.len() - drawn
+            )
+        } else {
+            String::new()
+        }
+    );
+    Chart {
+        data_in: None,
+        csv: None,
+        title: "Decode speed against quality cost".into(),
+        alt,
+        option: charts::scatter(&groups, "decode tok/s", divergence::KLD_MEAN.label),
+        height: 420,
+        table,
+    }
+}
+
+/// The table beside the speed-against-quality chart: every linked run, suspect ones too.
+fn speed_quality_table(c: &Catalog, linked: &[(&Run, &Divergence, Option<&String>)]) -> Table {
+    Table {
         caption: format!(
             "Decode speed against quality cost: each run with the comparison that measures it (teacher-forced {} against the reference)",
             divergence::KLD_MEAN.name()
@@ -96,32 +127,6 @@ pub fn speed_quality(c: &Catalog) -> Chart {
             })
             .collect(),
         csv: None,
-    };
-    let drawn: usize = groups.iter().map(|g| g.points.len()).sum();
-    let alt = format!(
-        "Scatter chart of decode speed in tok/s (x) against quality cost, teacher-forced {} in {} (y), for {drawn} run{} of {} model{}, each model's noise floor drawn as a band from 0{}",
-        divergence::KLD_MEAN.name(),
-        divergence::KLD_MEAN.unit,
-        if drawn == 1 { "" } else { "s" },
-        groups.len(),
-        if groups.len() == 1 { "" } else { "s" },
-        if drawn < linked.len() {
-            format!(
-                "; {} with a suspect comparison are in the table only",
-                linked.len() - drawn
-            )
-        } else {
-            String::new()
-        }
-    );
-    Chart {
-        data_in: None,
-        csv: None,
-        title: "Decode speed against quality cost".into(),
-        alt,
-        option: charts::scatter(&groups, "decode tok/s", divergence::KLD_MEAN.label),
-        height: 420,
-        table,
     }
 }
 
