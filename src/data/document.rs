@@ -87,18 +87,26 @@ pub fn parse_upgrading(
         )]));
     }
     // The typed parse runs beside the schema's, on the other core; its result counts only
-    // once the schema passed, and only for a document of this version.
+    // once the schema passed, and only for a document of this version. A document shown to
+    // conform a record at a time is never read whole as a `Value`; any other is, to be
+    // upgraded or to say where and why it breaks the schema.
     let (value, typed) = rayon::join(
         || {
+            if schema::conforms(text) {
+                return Ok(None);
+            }
             let mut value: Value = serde_json::from_str(text)?;
             let upgraded = upgrade::upgrade(&mut value);
             let problems = schema::violations(&value);
-            Ok::<_, serde_json::Error>((value, upgraded, problems))
+            Ok::<_, serde_json::Error>(Some((value, upgraded, problems)))
         },
         || serde_json::from_str::<Results>(text),
     );
-    let (value, upgraded, mut problems) =
-        value.map_err(|error| invalid(vec![syntax_problem(text, &error)]))?;
+    let (value, upgraded, mut problems) = match value {
+        Ok(Some(read)) => read,
+        Ok(None) => (Value::Null, false, Vec::new()),
+        Err(error) => return Err(invalid(vec![syntax_problem(text, &error)])),
+    };
     if !problems.is_empty() {
         annotate(&mut problems, &value, Some(text));
         return Err(invalid(problems));
@@ -126,6 +134,11 @@ pub fn parse_upgrading(
     let mut problems = checks::problems(&doc);
     problems.extend(more_checks(&doc));
     if !problems.is_empty() {
+        // Only now is a conforming document read whole, to name each problem's record.
+        let value = match value {
+            Value::Null => serde_json::from_str(text).unwrap_or(Value::Null),
+            value => value,
+        };
         annotate(&mut problems, &value, Some(text));
         return Err(invalid(problems));
     }

@@ -32,6 +32,86 @@ fn validator() -> &'static Validator {
     })
 }
 
+/// Whether `text`, a results document of this schema version, conforms to the schema, judged
+/// a record at a time: each record is read into a `Value`, validated against its kind's
+/// definition and dropped, so the whole document is never a `Value` tree (at 120,000 records
+/// that tree was most of `check`'s time and memory). `false` means "not shown to conform":
+/// a document that does not read, needs upgrading or breaks a rule is then validated whole by
+/// [`violations`], which says where and why.
+pub fn conforms(text: &str) -> bool {
+    use rayon::prelude::*;
+    use serde_json::value::RawValue;
+    let Ok(top) = serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(text)
+    else {
+        return false;
+    };
+    let arrays = record_arrays();
+    let mut skeleton = serde_json::Map::new();
+    let mut records: Vec<(&Validator, &RawValue)> = Vec::new();
+    for (key, raw) in top {
+        let value = match arrays.iter().find(|(array, _)| *array == key) {
+            Some((_, validator)) => match serde_json::from_str::<Vec<&RawValue>>(raw.get()) {
+                Ok(items) => {
+                    records.extend(items.into_iter().map(|item| (validator, item)));
+                    Value::Array(Vec::new())
+                }
+                Err(_) => return false,
+            },
+            None => match serde_json::from_str(raw.get()) {
+                Ok(value) => value,
+                Err(_) => return false,
+            },
+        };
+        skeleton.insert(key, value);
+    }
+    // A version-1 document is upgraded first, which needs the whole tree.
+    if skeleton.get("schema_version").and_then(Value::as_u64) == Some(1) {
+        return false;
+    }
+    validator().is_valid(&Value::Object(skeleton))
+        && records.par_iter().all(|(validator, raw)| {
+            serde_json::from_str::<Value>(raw.get()).is_ok_and(|value| validator.is_valid(&value))
+        })
+}
+
+/// The document's arrays of records, each with a validator of its items: the properties whose
+/// schema is only "an array of `$defs/<kind>`", so that the document with those arrays empty
+/// and every item valid on its own is exactly the document valid whole.
+fn record_arrays() -> &'static [(String, Validator)] {
+    static ARRAYS: OnceLock<Vec<(String, Validator)>> = OnceLock::new();
+    ARRAYS.get_or_init(|| {
+        let root = schema();
+        let properties = root["properties"].as_object().expect("an object schema");
+        properties
+            .iter()
+            .filter(|(_, property)| {
+                let object = property.as_object().expect("a property schema");
+                property["type"] == "array"
+                    && property["items"]["$ref"].is_string()
+                    && property["items"]
+                        .as_object()
+                        .is_some_and(|items| items.len() == 1)
+                    && object
+                        .keys()
+                        .all(|k| matches!(k.as_str(), "type" | "items" | "default" | "description"))
+            })
+            .map(|(name, property)| {
+                let item = serde_json::json!({
+                    "$schema": root["$schema"],
+                    "$defs": root["$defs"],
+                    "$ref": property["items"]["$ref"],
+                });
+                let validator = jsonschema::options()
+                    .with_draft(jsonschema::Draft::Draft202012)
+                    .should_validate_formats(true)
+                    .build(&item)
+                    .expect("the derived schema compiles");
+                (name.clone(), validator)
+            })
+            .collect()
+    })
+}
+
 /// Every way `document` violates the schema; empty when it conforms.
 pub fn violations(document: &Value) -> Vec<Problem> {
     let validator = validator();
@@ -221,6 +301,71 @@ mod tests {
             schema["$defs"]["Software"]["additionalProperties"]["type"],
             "string"
         );
+    }
+
+    /// The whole-document validator's verdict, the oracle for the record-at-a-time one.
+    fn conforms_whole(text: &str) -> bool {
+        serde_json::from_str::<Value>(text).is_ok_and(|value| violations(&value).is_empty())
+    }
+
+    #[test]
+    fn every_record_array_is_validated_a_record_at_a_time() {
+        let names: Vec<&str> = record_arrays().iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            ["divergence", "failures", "jitter", "runs", "sweeps"],
+            "a record array whose schema has more than its items would be validated whole"
+        );
+    }
+
+    #[test]
+    fn a_record_at_a_time_agrees_with_the_whole_document() {
+        let seed = include_str!("../../data/results.json");
+        assert!(conforms(seed));
+        let mut doc: Value = serde_json::from_str(seed).unwrap();
+        // Each change breaks the schema in one place: inside a record of each kind, in a
+        // record array itself, and outside the records.
+        let breaks: [(&str, fn(&mut Value)); 9] = [
+            ("an unknown key in a run", |d| {
+                d["runs"][3]["decode_toks"] = 1.into();
+            }),
+            ("a string for a number deep in a sweep", |d| {
+                d["sweeps"][1]["levels"][0]["ttft_p50_s"] = "fast".into();
+            }),
+            ("a failure without its id", |d| {
+                d["failures"][0].as_object_mut().unwrap().remove("id");
+            }),
+            ("a bad id pattern in a comparison", |d| {
+                d["divergence"][0]["id"] = "Not An Id!".into();
+            }),
+            ("a number in place of a jitter record", |d| {
+                d["jitter"] = serde_json::json!([7]);
+            }),
+            ("an object in place of the runs", |d| {
+                d["runs"] = serde_json::json!({});
+            }),
+            ("an unknown top-level key", |d| {
+                d["extra"] = 1.into();
+            }),
+            ("no hardware", |d| {
+                d.as_object_mut().unwrap().remove("hardware");
+            }),
+            ("a bad date", |d| {
+                d["generated"] = "yesterday".into();
+            }),
+        ];
+        for (what, break_it) in breaks {
+            let mut broken = doc.clone();
+            break_it(&mut broken);
+            let text = serde_json::to_string(&broken).unwrap();
+            assert!(!conforms_whole(&text), "the oracle accepts {what}");
+            assert!(!conforms(&text), "{what} passed a record at a time");
+        }
+        // Version 1 is upgraded first: not judged a record at a time; nor is what does not read.
+        doc["schema_version"] = 1.into();
+        assert!(!conforms(&serde_json::to_string(&doc).unwrap()));
+        assert!(!conforms("{\"runs\": [}"));
+        assert!(!conforms("[]"));
     }
 
     #[test]
