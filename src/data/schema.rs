@@ -325,7 +325,8 @@ mod tests {
         let mut doc: Value = serde_json::from_str(seed).unwrap();
         // Each change breaks the schema in one place: inside a record of each kind, in a
         // record array itself, and outside the records.
-        let breaks: [(&str, fn(&mut Value)); 9] = [
+        type Break = (&'static str, fn(&mut Value));
+        let breaks: [Break; 9] = [
             ("an unknown key in a run", |d| {
                 d["runs"][3]["decode_toks"] = 1.into();
             }),
