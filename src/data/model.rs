@@ -15,7 +15,7 @@ use super::types::{Date, Dimensions, Id, Provenance, SchemaVersion, permalink};
 #[serde(deny_unknown_fields)]
 #[schemars(title = "benchsite results document")]
 pub struct Results {
-    /// Always 1.
+    /// The schema version this document follows: 2 (a version-1 document is read and upgraded).
     pub schema_version: SchemaVersion,
     /// When the document was last generated.
     pub generated: Date,
