@@ -410,7 +410,9 @@ fn whole(entries: &[Entry], width: usize) -> BTreeMap<String, Bytes> {
 }
 
 /// The shards as the previous build's with the changed pages' postings replaced, when every
-/// file needed is there; the other shards are the previous bytes.
+/// file needed is there and at most half the pages changed (past that, indexing every page
+/// reads less); the other shards are the previous bytes. Its work grows with the changed
+/// pages' terms and the shards they touch, not with their product.
 fn patched(
     earlier: &Earlier<'_>,
     entries: &[Entry],
@@ -424,8 +426,12 @@ fn patched(
         .filter(|(_, (entry, (_, hash)))| entry.hash != *hash)
         .map(|(page, _)| page)
         .collect();
-    // The shards the changed pages' old and new terms fall in.
+    if changed.len() * 2 > entries.len() {
+        return None;
+    }
+    // The shards the changed pages' old terms fall in, and their new terms by shard.
     let mut dirty = BTreeSet::new();
+    let mut added: HashMap<String, Vec<(&String, u32, u32)>> = HashMap::new();
     let mut chunks: HashMap<usize, Vec<Record>> = HashMap::new();
     for &page in &changed {
         let chunk = match chunks.entry(page / CHUNK) {
@@ -440,13 +446,14 @@ fn patched(
                 .iter()
                 .map(|(t, _)| shard(t, width)),
         );
-        dirty.extend(
-            entries[page]
-                .terms
-                .as_deref()?
-                .iter()
-                .map(|(t, _)| shard(t, width)),
-        );
+        for (term, weight) in entries[page].terms.as_deref()? {
+            let key = shard(term, width);
+            dirty.insert(key.clone());
+            added
+                .entry(key)
+                .or_default()
+                .push((term, page as u32, *weight));
+        }
     }
     let before: BTreeSet<&String> = earlier.meta.shards.iter().collect();
     let mut shards = BTreeMap::new();
@@ -472,18 +479,20 @@ fn patched(
                 .collect();
             *list = kept;
         }
-        for &page in &changed {
-            for (term, weight) in entries[page].terms.as_deref()? {
-                if shard(term, width) != key {
-                    continue;
-                }
-                let list = postings.entry(term.clone()).or_default();
-                let at = list
-                    .chunks(2)
-                    .position(|pair| pair[0] as usize > page)
-                    .map_or(list.len(), |i| i * 2);
-                list.splice(at..at, [page as u32, *weight]);
-            }
+        // Each new posting joins its term's list, which stays in page order.
+        let mut touched = BTreeSet::new();
+        for (term, page, weight) in added.remove(&key).unwrap_or_default() {
+            postings
+                .entry(term.clone())
+                .or_default()
+                .extend([page, weight]);
+            touched.insert(term);
+        }
+        for term in touched {
+            let list = postings.get_mut(term).expect("just added");
+            let mut pairs: Vec<[u32; 2]> = list.chunks(2).map(|p| [p[0], p[1]]).collect();
+            pairs.sort_by_key(|pair| pair[0]);
+            *list = pairs.concat();
         }
         postings.retain(|_, list| !list.is_empty());
         if !postings.is_empty() {
@@ -660,6 +669,21 @@ mod tests {
             }
         );
         assert_eq!(patched, index(&records, &no_previous).0);
+        // A few pages change, the last and first among them: the same.
+        for page in [0, 7, 8, count - 1] {
+            records[page].text = format!("{} fp4 decode", records[page].title);
+        }
+        let (patched, indexed) = index(&records, &previous);
+        assert_eq!(indexed.anew, 5);
+        assert_eq!(patched, index(&records, &no_previous).0);
+        // Every page changes (a template edit that reaches each one): the same, made whole.
+        let mut every = records.clone();
+        for record in &mut every {
+            record.text.push_str(" eagle");
+        }
+        let (all, indexed) = index(&every, &previous);
+        assert_eq!(indexed.anew, count);
+        assert_eq!(all, index(&every, &no_previous).0);
         // A page more renumbers the pages after it: everything is indexed.
         records.insert(3, record("r0002b", "new"));
         let (_, indexed) = index(&records, &previous);
