@@ -124,6 +124,23 @@ fn a_record_page_weighs_the_same_however_often_its_configuration_was_measured() 
                 &benchsite::data::to_json(&measured_nightly(times)),
             );
             project.run(&["build"]).assert_success();
+            if times == 100 {
+                // The oldest measurement's page shows itself, marked, then the 7 latest; the
+                // latest's, the 8 latest.
+                let oldest = project.page("runs/qwen36-moe-default/index.html");
+                assert!(oldest.contains("this measurement and the 7 most recent of 100"));
+                assert!(oldest.contains("<tr class=\"current\">"));
+                assert!(oldest.contains(">qwen36-moe-default (this page)</a>"));
+                let trend = &oldest[oldest.find("<section id=\"history\">").unwrap()..];
+                let trend = &trend[..trend.find("</section>").unwrap()];
+                assert_eq!(trend.matches("<tr").count(), 1 + 8, "a heading and 8 rows");
+                // Nights 93 to 99 are the 7 latest of nights 1 to 99.
+                assert!(trend.contains(">qwen36-moe-default-night-93</a>"));
+                assert!(!trend.contains(">qwen36-moe-default-night-92</a>"));
+                let latest = project.page("runs/qwen36-moe-default-night-99/index.html");
+                assert!(latest.contains("its 8 most recent of 100 measurements"));
+                assert!(latest.contains(">qwen36-moe-default-night-99 (this page)</a>"));
+            }
             let run = project.page("runs/qwen36-moe-default/index.html").len();
             let sweep = project
                 .page("sweeps/qwen3-6-35b-a3b-baseline/index.html")

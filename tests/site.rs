@@ -154,6 +154,17 @@ fn the_seed_figures_are_on_the_right_pages() {
         "acceptance"
     );
     assert!(mtp.contains("111,009 tokens"), "KV pool");
+    // The KV-pool table's configured row reads as the text above it, and as vLLM logs its
+    // maximum concurrency, to two places: 370,189 / 65,536 = 5.6486, 5.65 (not cut to 5.64).
+    let default = project.page("runs/qwen36-moe-default/index.html");
+    assert!(default.contains("5.65 sequences of the full 65,536-token context"));
+    let configured = &default[default.find("<tr class=\"configured\">").unwrap()..];
+    let configured = &configured[..configured.find("</tr>").unwrap()];
+    assert!(configured.contains(">5.65</td>"), "{configured}");
+    // 370,189 / 32,768 = 11.297: 11.3.
+    assert!(default.contains(
+        "<td data-sort=\"32768\">32,768</td><td data-sort=\"11.297271728515625\">11.3</td>"
+    ));
     assert!(mtp.contains("--speculative-config"), "launch command");
     assert!(
         mtp.contains("benchsite collect run --id qwen36-moe-mtp --profile qwen3.6-35b-a3b --set SPEC_DECODE=1 --launch"),

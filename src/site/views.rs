@@ -85,6 +85,7 @@ impl Table {
             caption: &self.caption,
             columns: &self.columns,
             rows: self.rows.len(),
+            count: crate::format::count(self.rows.len() as u64),
             body,
             csv,
             paged,
@@ -207,6 +208,8 @@ pub struct TableOut<'t, F: Serialize> {
     pub columns: &'t [Column],
     /// How many rows the table has in all.
     pub rows: usize,
+    /// The same, as the report writes a count (4,589).
+    pub count: String,
     /// The rows in the HTML, as HTML.
     pub body: String,
     /// The CSV link: the table's own download, else its paged CSV.
@@ -419,5 +422,29 @@ impl Serialize for Chart {
         chart.serialize_field("csv", &csv)?;
         chart.serialize_field("data_in", &self.data_in)?;
         chart.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_states_its_row_count_as_the_report_writes_counts() {
+        let rows = (0..1234)
+            .map(|i| Row {
+                id: None,
+                class: None,
+                cells: vec![Cell::text(i.to_string())],
+            })
+            .collect();
+        let table = Table {
+            caption: "rows".into(),
+            columns: vec![Column::text("n")],
+            rows,
+            csv: None,
+        };
+        let out = table.out::<()>(&[], None);
+        assert_eq!((out.rows, out.count.as_str()), (1234, "1,234"));
     }
 }

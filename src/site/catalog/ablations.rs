@@ -75,7 +75,10 @@ impl<'a> Catalog<'a> {
         Related {
             links,
             more: (total > RELATED).then(|| Link {
-                text: format!("all {total} pairs on the ablations page"),
+                text: format!(
+                    "all {} pairs on the ablations page",
+                    crate::format::count(total as u64)
+                ),
                 href: self.urls.page(&routes::ABLATIONS.path("")),
                 note: None,
                 warning: None,

@@ -93,7 +93,10 @@ impl<'a> Catalog<'a> {
     /// The link "all N `noun` of `model`" to the model's page, at the section `anchor`.
     pub fn all_on_model_page(&self, model: &str, noun: &str, anchor: &str, total: usize) -> Link {
         Link {
-            text: format!("all {total} {noun} of {model} on its page"),
+            text: format!(
+                "all {} {noun} of {model} on its page",
+                crate::format::count(total as u64)
+            ),
             href: format!("{}#{anchor}", self.model_url(model)),
             note: None,
             warning: None,

@@ -18,7 +18,7 @@ use super::page::{Page, View};
 use crate::compare::{History, Kind};
 use crate::data::figures::{Better, Value, level, run};
 use crate::data::rules;
-use crate::format::figure;
+use crate::format::{count, figure};
 
 /// `/history/`'s content: a row per configuration measured more than once.
 #[derive(Debug, Serialize)]
@@ -237,12 +237,13 @@ const TREND_CSV: &str = "trend.csv";
 
 /// The trend of a history's headline figure over its measurements.
 pub fn trend(c: &Catalog, history: &History) -> Chart {
-    trend_of(c, history, &history.members)
+    trend_of(c, history, &history.members, None)
 }
 
 /// The trend of a history's headline figure over `members`, some of its measurements in
-/// order; the title says when they are not all of them.
-fn trend_of(c: &Catalog, history: &History, members: &[usize]) -> Chart {
+/// order; the title says when they are not all of them, and `this`, the measurement of the
+/// page it is on, is marked.
+fn trend_of(c: &Catalog, history: &History, members: &[usize], this: Option<usize>) -> Chart {
     let kind = history.kind;
     let versions: Vec<String> = members.iter().map(|&i| version(c, kind, i)).collect();
     let (name, unit) = match kind {
@@ -259,28 +260,27 @@ fn trend_of(c: &Catalog, history: &History, members: &[usize]) -> Chart {
         .iter()
         .map(|&(i, _)| c.record(kind, members[i as usize]).1)
         .collect();
-    let all = history.members.len();
-    let title = if members.len() < all {
-        format!(
-            "{name} of {}, its {} most recent of {all} measurements",
-            title(c, history),
-            members.len()
-        )
-    } else {
-        format!("{name} of {} over its measurements", title(c, history))
-    };
+    let title = trend_title(c, history, name, members, this);
     let rows = members
         .iter()
         .zip(&versions)
         .zip(&values)
         .map(|((&i, version), value)| {
             let (key, url) = c.record(kind, i);
+            let here = this == Some(i);
             Row {
                 id: None,
-                class: None,
+                class: here.then(|| "current".to_owned()),
                 cells: vec![
                     Cell::text(version),
-                    Cell::link(key, url),
+                    Cell::link(
+                        if here {
+                            format!("{key} (this page)")
+                        } else {
+                            key
+                        },
+                        url,
+                    ),
                     match value {
                         Some(v) => Cell::number(figure(*v), *v),
                         None => Cell::missing(),
@@ -322,6 +322,35 @@ fn trend_of(c: &Catalog, history: &History, members: &[usize]) -> Chart {
             csv: None,
         },
         title,
+    }
+}
+
+/// The trend's title: over every measurement, the latest few, or this one and the latest.
+fn trend_title(
+    c: &Catalog,
+    history: &History,
+    name: &str,
+    members: &[usize],
+    this: Option<usize>,
+) -> String {
+    let all = history.members.len();
+    let latest = &history.members[all - members.len().min(all)..];
+    if members.len() < all && this.is_some_and(|this| !latest.contains(&this)) {
+        format!(
+            "{name} of {}: this measurement and the {} most recent of {}",
+            title(c, history),
+            members.len() - 1,
+            count(all as u64)
+        )
+    } else if members.len() < all {
+        format!(
+            "{name} of {}, its {} most recent of {} measurements",
+            title(c, history),
+            members.len(),
+            count(all as u64)
+        )
+    } else {
+        format!("{name} of {} over its measurements", title(c, history))
     }
 }
 
@@ -383,8 +412,15 @@ pub struct RecordHistory {
 /// The history of record `index` of `kind`, when its configuration was measured more than once.
 pub fn of_record(c: &Catalog, kind: Kind, index: usize) -> Option<RecordHistory> {
     let history = c.history_of(kind, index)?;
-    let recent = &history.members[history.members.len().saturating_sub(TREND_POINTS)..];
-    let mut chart = trend_of(c, history, recent);
+    let all = &history.members;
+    let mut shown = all[all.len().saturating_sub(TREND_POINTS)..].to_vec();
+    // An older measurement's page shows itself first, then the latest but one, so the
+    // reader sees where it stands against them.
+    if !shown.contains(&index) {
+        shown.remove(0);
+        shown.insert(0, index);
+    }
+    let mut chart = trend_of(c, history, &shown, Some(index));
     // Every measurement's CSV, beside the configuration's page.
     chart.csv = Some(format!("{}{TREND_CSV}", url(c, history)));
     Some(RecordHistory {

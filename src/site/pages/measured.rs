@@ -34,7 +34,8 @@ fn bounded<'r, T>(
 ) -> (Vec<Other>, Option<String>) {
     let more = (all > COUNTERPARTS).then(|| {
         format!(
-            "The {COUNTERPARTS} most recent of {all} {noun}s of this set-up; its model's page lists them all."
+            "The {COUNTERPARTS} most recent of {} {noun}s of this set-up; its model's page lists them all.",
+            crate::format::count(all as u64)
         )
     });
     (kept.into_iter().map(other).collect(), more)

@@ -311,7 +311,9 @@ fn kv_fits(kv_tokens: u64, max_model_len: u64) -> Table {
                     class: (len == max_model_len).then(|| "configured".to_owned()),
                     cells: vec![
                         Cell::number(count(len), len as f64),
-                        Cell::number(figure((fit * 100.0).floor() / 100.0), fit),
+                        // To two places as vLLM states its "maximum concurrency" (the
+                        // configured row then reads as the figure it logged).
+                        Cell::number(figure((fit * 100.0).round() / 100.0), fit),
                     ],
                 }
             })

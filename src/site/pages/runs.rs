@@ -115,7 +115,7 @@ pub fn decode_chart(c: &Catalog) -> Chart {
         title.push_str(&format!(
             " (the {} most recent of {}; every run is in the table)",
             runs.len(),
-            c.doc.runs.len()
+            crate::format::count(c.doc.runs.len() as u64)
         ));
     }
     let alt = match (

@@ -55,7 +55,7 @@ pub fn overlays(c: &Catalog) -> Vec<Chart> {
             format!(
                 "the {} most recent of {} sweeps at {workload} (each model's page lists all of its own)",
                 sweeps.len(),
-                all.len()
+                crate::format::count(all.len() as u64)
             )
         } else {
             format!("every sweep at {workload}")
