@@ -516,7 +516,25 @@ pub fn frontier(series: &[(String, Vec<LinkedPoint>)]) -> String {
 /// The option serialised for a `<script type="application/json">` element: `<` is escaped so
 /// no data string can close the element. The chrome every chart shares (its "save as PNG"
 /// button) is the site script's, not repeated in every option.
-fn finish(option: serde_json::Value) -> String {
+///
+/// A grid that contains its labels contains its axis names too (ECharts 6.1's `outerBoundsMode`;
+/// `containLabel` left the y axis's rotated name outside the box on a phone, so a reader
+/// lost "s (log scale)").
+fn finish(mut option: serde_json::Value) -> String {
+    let grids = match &mut option["grid"] {
+        serde_json::Value::Array(grids) => grids.iter_mut().collect(),
+        grid @ serde_json::Value::Object(_) => vec![grid],
+        _ => Vec::new(),
+    };
+    for grid in grids
+        .into_iter()
+        .filter_map(serde_json::Value::as_object_mut)
+    {
+        if grid.remove("containLabel") == Some(serde_json::Value::Bool(true)) {
+            grid.insert("outerBoundsMode".into(), "same".into());
+            grid.insert("outerBoundsContain".into(), "all".into());
+        }
+    }
     option.to_string().replace('<', "\\u003c")
 }
 
@@ -576,6 +594,24 @@ mod tests {
         assert_eq!(data.len(), 4);
         // Each cell opens its comparison at its category.
         assert_eq!(clipped[0]["url"], "/q/s/#category-code");
+    }
+
+    #[test]
+    fn every_grid_holds_its_axis_names_as_well_as_its_labels() {
+        for json in [
+            bars(&["a".into()], &[1.0], &[], "tok/s"),
+            scatter(&[], "x", "y"),
+            heatmap(&[], &[], &[], &[], 1.0, "nats"),
+        ] {
+            let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+            let grid = match &value["grid"] {
+                serde_json::Value::Array(grids) => grids[0].clone(),
+                grid => grid.clone(),
+            };
+            assert_eq!(grid.get("containLabel"), None, "{json}");
+            assert_eq!(grid["outerBoundsMode"], "same", "{json}");
+            assert_eq!(grid["outerBoundsContain"], "all", "{json}");
+        }
     }
 
     #[test]
