@@ -50,6 +50,38 @@ async function accessibility(page, where) {
   });
   for (const violation of violations) problems.push(`${where}: axe: ${violation}`);
   axeChecked += 1;
+  // Each chart's series colours stand 3:1 against the page (WCAG 1.4.11, non-text contrast),
+  // worked out here from the colours the browser computes, not from the site's palette.
+  const weak = await page.evaluate(() => {
+    const rgb = (text) => {
+      const probe = document.createElement('span');
+      probe.style.color = text;
+      document.body.appendChild(probe);
+      const parts = getComputedStyle(probe).color.match(/[\d.]+/g).map(Number);
+      probe.remove();
+      return parts.slice(0, 3);
+    };
+    const luminance = ([r, g, b]) => [r, g, b]
+      .map((c) => c / 255)
+      .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+      .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+    const background = luminance(getComputedStyle(document.body).backgroundColor.match(/[\d.]+/g).map(Number));
+    const found = [];
+    document.querySelectorAll('figure.chart').forEach((figure) => {
+      const chart = figure.benchsiteChart;
+      if (!chart) return;
+      const option = chart.getOption();
+      const used = (option.series || []).filter((series) => series.type !== 'heatmap').length;
+      (option.color || []).slice(0, used).forEach((color) => {
+        if (typeof color !== 'string') return;
+        const l = luminance(rgb(color));
+        const ratio = (Math.max(l, background) + 0.05) / (Math.min(l, background) + 0.05);
+        if (ratio < 3) found.push(`${figure.dataset.name}: ${color} at ${ratio.toFixed(1)}:1`);
+      });
+    });
+    return found;
+  });
+  for (const color of weak) problems.push(`${where}: a series colour too faint for its page: ${color}`);
 }
 // No page is wider than the window: wide tables scroll inside their own box.
 async function fits(page, where) {
@@ -156,6 +188,13 @@ try {
       const page = await themed.newPage();
       page.on('pageerror', (error) => problems.push(`${scheme} ${width}px ${path}: page error: ${error.message}`));
       await page.goto(origin + basePath + path, { waitUntil: 'load' });
+      // The charts drawn first, so their colours are checked in this scheme too.
+      const figures = await page.locator('figure.chart').count();
+      await page.waitForFunction(
+        (count) => document.querySelectorAll('figure.chart .chart-box canvas').length >= count,
+        figures,
+        { timeout: 5000 },
+      ).catch(() => problems.push(`${scheme} ${width}px ${path}: not every chart rendered`));
       await accessibility(page, `${scheme} ${width}px ${basePath}${path}`);
       await page.close();
     }
