@@ -103,19 +103,19 @@ pub fn parse_upgrading(
         || serde_json::from_str::<Results>(text),
     );
     let (value, upgraded, mut problems) = match value {
-        Ok(Some(read)) => read,
-        Ok(None) => (Value::Null, false, Vec::new()),
+        Ok(Some((value, upgraded, problems))) => (Some(value), upgraded, problems),
+        Ok(None) => (None, false, Vec::new()),
         Err(error) => return Err(invalid(vec![syntax_problem(text, &error)])),
     };
-    if !problems.is_empty() {
-        annotate(&mut problems, &value, Some(text));
+    if let (false, Some(value)) = (problems.is_empty(), &value) {
+        annotate(&mut problems, value, Some(text));
         return Err(invalid(problems));
     }
     // The schema passed, so the types accept it too; parsing the text (not the value) also
     // catches what a Value hides, such as a key written twice. An upgraded document is read
     // from its upgraded value.
-    let doc: Results = if upgraded {
-        Results::deserialize(&value).map_err(|error| {
+    let doc: Results = if let (true, Some(value)) = (upgraded, &value) {
+        Results::deserialize(value).map_err(|error| {
             invalid(vec![Problem::at(
                 (1, 1),
                 "a well-formed results document",
@@ -135,10 +135,7 @@ pub fn parse_upgrading(
     problems.extend(more_checks(&doc));
     if !problems.is_empty() {
         // Only now is a conforming document read whole, to name each problem's record.
-        let value = match value {
-            Value::Null => serde_json::from_str(text).unwrap_or(Value::Null),
-            value => value,
-        };
+        let value = value.unwrap_or_else(|| serde_json::from_str(text).unwrap_or(Value::Null));
         annotate(&mut problems, &value, Some(text));
         return Err(invalid(problems));
     }
