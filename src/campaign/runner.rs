@@ -666,6 +666,8 @@ fn failure(
         status: diagnosis.status,
         config: (!overrides.is_empty()).then_some(overrides),
         reason: diagnosis.reason,
+        engine: Some(diagnosis.engine),
+        server: diagnosis.server,
         log: log.map(|path| {
             path.strip_prefix(&layout.root)
                 .unwrap_or(&path)

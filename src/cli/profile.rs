@@ -25,9 +25,10 @@ enum ProfileCommand {
         /// Override a setting (repeatable); EXTRA_ARGS=... takes the whole value.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
-        /// How the server is started.
-        #[arg(long, value_enum, default_value_t = Launcher::Podman)]
-        launcher: Launcher,
+        /// How the server is started; without it, every way the profile allows (podman
+        /// where it names an IMAGE, and this machine).
+        #[arg(long, value_enum)]
+        launcher: Option<Launcher>,
     },
 }
 
@@ -49,11 +50,28 @@ pub fn run(root: &Path, args: ProfileArgs) -> Outcome {
                 .collect::<Result<Vec<_>, _>>()
                 .context("invalid --set")?;
             let effective = profile.effective(&overrides);
-            let command = effective.launch_command(launcher)?;
+            let launchers = match launcher {
+                Some(launcher) => vec![launcher],
+                None if effective.get("IMAGE").is_some() => {
+                    vec![Launcher::Podman, Launcher::Local]
+                }
+                None => vec![Launcher::Local],
+            };
+            let commands = launchers
+                .iter()
+                .map(|&launcher| Ok((launcher, effective.launch_command(launcher)?)))
+                .collect::<Result<Vec<_>, profiles::ProfileError>>()?;
             println!("# effective settings");
             print!("{effective}");
-            println!("\n# launch command");
-            println!("{command}");
+            let engine = effective.engine();
+            for (launcher, command) in commands {
+                let how = match launcher {
+                    Launcher::Podman => "from its container image (--launcher podman)",
+                    Launcher::Local => "on this machine (--launcher local)",
+                };
+                println!("\n# {} {how}", engine.name());
+                println!("{command}");
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

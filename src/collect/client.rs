@@ -210,17 +210,21 @@ impl Client {
         }
     }
 
-    /// What the server is, from `/version`, `/props`, `/openapi.json` and the model's
+    /// What the server is, from `/version`, `/props`, SGLang's `/server_info` (or
+    /// `/get_server_info`, as SGLang before 0.5 names it), `/openapi.json` and the model's
     /// `owned_by`.
     pub async fn identify(&self, model: &Model) -> Server {
-        let (version, props, openapi) = tokio::join!(
+        let (version, props, info, old_info, openapi) = tokio::join!(
             self.version(),
             self.get_json("/props"),
+            self.get_json("/server_info"),
+            self.get_json("/get_server_info"),
             self.get_json("/openapi.json")
         );
         Server::identify(
             version,
             props.as_ref(),
+            info.as_ref().or(old_info.as_ref()),
             openapi.as_ref(),
             model.owned_by.as_deref(),
         )

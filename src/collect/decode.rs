@@ -205,7 +205,11 @@ async fn record(
         notes.push(super::target::sentence(&gap));
         warnings.push(gap);
     }
-    let (vllm_version, server) = (target.vllm_version(), target.server.describe());
+    let (vllm_version, server, engine) = (
+        target.vllm_version(),
+        target.server.describe(),
+        target.server.engine(),
+    );
     let (workload, method) = run_method(options, &samples, prompt, counted.is_empty());
     let record = Run {
         id: options.id.clone(),
@@ -230,6 +234,7 @@ async fn record(
         generated: options.today.clone(),
         vllm_version,
         server: Some(server),
+        engine,
         kv_tokens,
         max_concurrency: kv_tokens
             .map(|tokens| data::rules::max_concurrency(tokens, max_model_len)),
@@ -708,6 +713,8 @@ pub(super) fn failure(
         status: diagnosis.status,
         config: (!overrides.is_empty()).then(|| overrides.to_owned()),
         reason: diagnosis.reason,
+        engine: Some(diagnosis.engine),
+        server: diagnosis.server,
         log: None,
         provenance: None,
     }

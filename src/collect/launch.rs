@@ -17,7 +17,7 @@ use super::progress::Progress;
 use super::runtime::interrupted;
 use super::target::ServerOptions;
 use crate::data::FailureStatus;
-use crate::profiles::{Effective, LaunchCommand, Launcher};
+use crate::profiles::{Effective, Engine, LaunchCommand, Launcher};
 
 /// How to start and stop the server.
 #[derive(Debug, Clone)]
@@ -35,6 +35,10 @@ pub struct LaunchOptions {
 /// A server this process started; dropping it stops it.
 pub struct Launched {
     child: Child,
+    engine: Engine,
+    /// The engine and its version, where asking its program told (llama-server's
+    /// `--version`).
+    version: Option<String>,
     log: PathBuf,
     stop_timeout: Duration,
     stopped: bool,
@@ -52,6 +56,10 @@ pub enum Phase {
 /// Why a launched server did not serve, as a failure record wants it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diagnosis {
+    /// The engine that was started.
+    pub engine: Engine,
+    /// The engine and its version, where it said before it failed.
+    pub server: Option<String>,
     /// The classified status.
     pub status: FailureStatus,
     /// A paragraph: what happened and the log's decisive lines.
@@ -60,23 +68,52 @@ pub struct Diagnosis {
     pub weights_gib: Option<f64>,
 }
 
-/// Log texts that name a cause, each with the status it means. Checked in order.
-const CAUSES: &[(&str, Cause)] = &[
-    (
-        "KV cache is needed, which is larger than the available KV cache memory",
-        Cause::Kv,
-    ),
-    ("No available memory for the cache blocks", Cause::Kv),
-    ("CUDA out of memory", Cause::Oom),
-    ("OutOfMemoryError", Cause::Oom),
-    (
-        "on startup is less than desired GPU memory utilization",
-        Cause::Oom,
-    ),
-];
+/// Log texts that name a cause, each with the status it means, by engine. Checked in order:
+/// vLLM's engine core and PyTorch; llama.cpp's `llama-kv-cache.cpp` and ggml's allocators;
+/// SGLang's pool configurator and allocators.
+fn causes(engine: Engine) -> &'static [(&'static str, Cause)] {
+    match engine {
+        Engine::Vllm => &[
+            (
+                "KV cache is needed, which is larger than the available KV cache memory",
+                Cause::Kv,
+            ),
+            ("No available memory for the cache blocks", Cause::Kv),
+            ("CUDA out of memory", Cause::Oom),
+            ("OutOfMemoryError", Cause::Oom),
+            (
+                "on startup is less than desired GPU memory utilization",
+                Cause::Oom,
+            ),
+        ],
+        Engine::LlamaServer => &[
+            ("failed to allocate buffer for kv cache", Cause::Kv),
+            ("failed to allocate", Cause::Oom),
+            ("not enough memory", Cause::Oom),
+            ("insufficient memory", Cause::Oom),
+            ("out of memory", Cause::Oom),
+        ],
+        Engine::Sglang => &[
+            (
+                "Not enough memory. Please try to increase --mem-fraction-static",
+                Cause::Kv,
+            ),
+            ("leaves no room for the full KV pool", Cause::Kv),
+            ("CUDA out of memory", Cause::Oom),
+            ("OutOfMemoryError", Cause::Oom),
+            ("Out of memory", Cause::Oom),
+            ("Capture cuda graph failed", Cause::Oom),
+        ],
+    }
+}
 
 /// Lines worth quoting besides the causes.
-const CONTEXT: &[&str] = &["Engine core initialization failed", "Error", "error:"];
+const CONTEXT: &[&str] = &[
+    "Engine core initialization failed",
+    "Error",
+    "error:",
+    "exiting due to",
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Cause {
@@ -85,10 +122,11 @@ enum Cause {
 }
 
 impl Launched {
-    /// Starts `command` (with `program` in place of its own when given) in a process group of
-    /// its own, its output going to `log`.
+    /// Starts `engine`'s `command` (with `program` in place of its own when given) in a
+    /// process group of its own, its output going to `log`.
     pub fn start(
         command: &LaunchCommand,
+        engine: Engine,
         options: &LaunchOptions,
         log: &Path,
     ) -> Result<Self, String> {
@@ -102,6 +140,9 @@ impl Launched {
             .try_clone()
             .map_err(|e| format!("cannot write {}: {e}", log.display()))?;
         let program = options.program.as_deref().unwrap_or(&command.program);
+        let version = (options.launcher == Launcher::Local)
+            .then(|| asked_version(program, engine))
+            .flatten();
         let child = Command::new(program)
             .args(&command.args)
             .stdin(Stdio::null())
@@ -113,6 +154,8 @@ impl Launched {
             .map_err(|e| format!("cannot start {program}: {e}"))?;
         Ok(Self {
             child,
+            engine,
+            version,
             log: log.to_owned(),
             stop_timeout: options.stop_timeout,
             stopped: false,
@@ -189,7 +232,11 @@ impl Launched {
 
     /// What the log says of a failure in `phase`; `what` says what was seen.
     pub fn diagnose(&self, phase: Phase, what: &str) -> Diagnosis {
-        diagnose(&self.log_text(), phase, what)
+        let mut diagnosis = diagnose(&self.log_text(), self.engine, phase, what);
+        if diagnosis.server.is_none() {
+            diagnosis.server = self.version.clone();
+        }
+        diagnosis
     }
 
     /// Stops the server: SIGTERM to its group, then SIGKILL after the stop timeout.
@@ -224,10 +271,11 @@ impl Drop for Launched {
     }
 }
 
-/// The failure a log shows: its status, and a reason quoting the decisive lines.
-pub fn diagnose(log: &str, phase: Phase, what: &str) -> Diagnosis {
+/// The failure `engine`'s log shows: its status, and a reason quoting the decisive lines.
+pub fn diagnose(log: &str, engine: Engine, phase: Phase, what: &str) -> Diagnosis {
     let lines: Vec<&str> = log.lines().map(str::trim_end).collect();
-    let cause = CAUSES
+    let causes = causes(engine);
+    let cause = causes
         .iter()
         .find(|(text, _)| log.contains(text))
         .map(|(_, cause)| *cause);
@@ -240,7 +288,7 @@ pub fn diagnose(log: &str, phase: Phase, what: &str) -> Diagnosis {
     let mut decisive: Vec<&str> = lines
         .iter()
         .copied()
-        .filter(|line| CAUSES.iter().any(|(text, _)| line.contains(text)))
+        .filter(|line| causes.iter().any(|(text, _)| line.contains(text)))
         .collect();
     let context: Vec<&str> = lines
         .iter()
@@ -276,6 +324,8 @@ pub fn diagnose(log: &str, phase: Phase, what: &str) -> Diagnosis {
         format!("{when} {what}. Its log says: {}", quoted.join(" "))
     };
     Diagnosis {
+        engine,
+        server: logged_version(log, engine),
         status,
         reason,
         weights_gib: weights_gib(log),
@@ -289,6 +339,57 @@ fn shorten(line: &str) -> String {
     } else {
         format!("{}…", line.chars().take(MOST).collect::<String>())
     }
+}
+
+/// The engine and version its log states: vLLM's `vLLM API server version 0.11.0`.
+/// llama-server logs its build only at trace level, and SGLang not at all; theirs come from
+/// asking the program ([`Launched::start`]).
+fn logged_version(log: &str, engine: Engine) -> Option<String> {
+    let version = match engine {
+        Engine::Vllm => log.lines().find_map(|line| {
+            let rest = line.split("vLLM API server version ").nth(1)?;
+            rest.split_whitespace().next().map(str::to_owned)
+        })?,
+        Engine::LlamaServer | Engine::Sglang => return None,
+    };
+    Some(format!("{} {version}", engine.name()))
+}
+
+/// The version `program` gives when asked, where `engine`'s program answers at once:
+/// llama-server's `--version`, `version: 0.5.0-dev (build 1, commit 0c1e570)`, as its
+/// `/props` spells it (`b1-0c1e570`). Given up after five seconds.
+fn asked_version(program: &str, engine: Engine) -> Option<String> {
+    if engine != Engine::LlamaServer {
+        return None;
+    }
+    let mut child = Command::new(program)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while child.try_wait().ok()?.is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().ok()?;
+    let text = [output.stdout, output.stderr].concat();
+    let build = llama_build(&String::from_utf8_lossy(&text))?;
+    Some(format!("{} {build}", engine.name()))
+}
+
+/// `version: 0.5.0-dev (build 1, commit 0c1e570)` as llama.cpp's build info: `b1-0c1e570`.
+fn llama_build(text: &str) -> Option<String> {
+    let line = text.lines().find(|line| line.starts_with("version:"))?;
+    let inside = line.split_once("(build ")?.1.strip_suffix(')')?;
+    let (build, commit) = inside.split_once(", commit ")?;
+    Some(format!("b{build}-{commit}"))
 }
 
 /// `Model loading took 21.9 GiB and 33.2 seconds` (either wording): the weights' size.
@@ -349,7 +450,8 @@ pub async fn launch(
         "starting the server; its log goes to {}",
         log.display()
     ));
-    let mut launched = Launched::start(&command, options, log).map_err(CollectError::Launch)?;
+    let mut launched = Launched::start(&command, effective.engine(), options, log)
+        .map_err(CollectError::Launch)?;
     let ready = tokio::select! {
         ready = launched.wait_ready(&client, options.ready_timeout) => ready,
         () = interrupted() => return Err(CollectError::Interrupted),
@@ -415,6 +517,7 @@ RuntimeError: Engine core initialization failed. See root cause above. Failed co
     fn the_kv_error_is_insufficient_kv_with_its_lines() {
         let diagnosis = diagnose(
             KV,
+            Engine::Vllm,
             Phase::Startup,
             "exited during start-up (exit status: 1)",
         );
@@ -432,20 +535,20 @@ RuntimeError: Engine core initialization failed. See root cause above. Failed co
     fn out_of_memory_by_phase_and_unknown_causes() {
         let oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.02 GiB. GPU 0 has a total capacity of 31.36 GiB of which 0.9 GiB is free.";
         assert_eq!(
-            diagnose(oom, Phase::Startup, "exited").status,
+            diagnose(oom, Engine::Vllm, Phase::Startup, "exited").status,
             FailureStatus::OomAtStartup
         );
         assert_eq!(
-            diagnose(oom, Phase::FirstRequest, "died").status,
+            diagnose(oom, Engine::Vllm, Phase::FirstRequest, "died").status,
             FailureStatus::OomAtFirstRequest
         );
         let free = "ValueError: Free memory on device cuda:0 (20.1/31.4 GiB) on startup is less than desired GPU memory utilization (0.92, 28.9 GiB).";
         assert_eq!(
-            diagnose(free, Phase::Startup, "exited").status,
+            diagnose(free, Engine::Vllm, Phase::Startup, "exited").status,
             FailureStatus::OomAtStartup
         );
         let other = "loading\nsegfault in worker\n";
-        let diagnosis = diagnose(other, Phase::Startup, "exited");
+        let diagnosis = diagnose(other, Engine::Vllm, Phase::Startup, "exited");
         assert_eq!(diagnosis.status, FailureStatus::Crashed);
         assert!(
             diagnosis.reason.contains("“loading” “segfault in worker”"),
@@ -465,5 +568,67 @@ RuntimeError: Engine core initialization failed. See root cause above. Failed co
             Some(370_189)
         );
         assert_eq!(kv_tokens("nothing"), None);
+    }
+
+    /// llama-server's own lines when its KV cache cannot be allocated (this one under a 1 GiB
+    /// address-space limit, `-c 4194304` on the tests' tiny model), and when its weights
+    /// cannot (ggml-cuda's wording).
+    const LLAMA_KV: &str = "0.00.376.249 W llama_context: n_ctx_seq (4194304) > n_ctx_train (2048) -- possible training context overflow
+0.00.480.864 E ggml_aligned_malloc: insufficient memory (attempted to allocate 2048.00 MB)
+0.00.480.884 E ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 2147483648
+0.00.480.885 E alloc_tensor_range: failed to allocate CPU buffer of size 2147483648
+0.00.494.603 E llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache
+0.00.495.024 E srv  llama_server: exiting due to model loading error
+";
+
+    #[test]
+    fn llama_server_and_sglang_logs_are_read_in_their_own_words() {
+        let kv = diagnose(LLAMA_KV, Engine::LlamaServer, Phase::Startup, "exited");
+        assert_eq!(kv.status, FailureStatus::InsufficientKv);
+        assert_eq!(kv.engine, Engine::LlamaServer);
+        assert!(
+            kv.reason
+                .contains("“0.00.494.603 E llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache”"),
+            "{}",
+            kv.reason
+        );
+        let weights = "E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 30000.00 MiB on device 0: cudaMalloc failed: out of memory\nE alloc_tensor_range: failed to allocate CUDA0 buffer of size 31457280000\nE llama_model_load: error loading model: unable to allocate CUDA0 buffer\n";
+        assert_eq!(
+            diagnose(weights, Engine::LlamaServer, Phase::Startup, "exited").status,
+            FailureStatus::OomAtStartup
+        );
+        // vLLM's wording means nothing from llama-server, and the other way round.
+        assert_eq!(
+            diagnose(LLAMA_KV, Engine::Vllm, Phase::Startup, "exited").status,
+            FailureStatus::Crashed
+        );
+        let sglang = "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=0.5\n";
+        assert_eq!(
+            diagnose(sglang, Engine::Sglang, Phase::Startup, "exited").status,
+            FailureStatus::InsufficientKv
+        );
+        let sglang_oom =
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n";
+        assert_eq!(
+            diagnose(sglang_oom, Engine::Sglang, Phase::FirstRequest, "died").status,
+            FailureStatus::OomAtFirstRequest
+        );
+    }
+
+    #[test]
+    fn versions_from_the_log_and_the_program() {
+        let log = "INFO 09-07 api_server.py:1800] vLLM API server version 0.11.0\n";
+        assert_eq!(
+            diagnose(log, Engine::Vllm, Phase::Startup, "exited")
+                .server
+                .as_deref(),
+            Some("vLLM 0.11.0")
+        );
+        assert_eq!(
+            llama_build("version: 0.5.0-dev (build 1, commit 0c1e570)\nbuilt with GNU 12.2.0 for Linux x86_64\n")
+                .as_deref(),
+            Some("b1-0c1e570")
+        );
+        assert_eq!(llama_build("usage: llama-server"), None);
     }
 }

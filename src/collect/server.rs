@@ -2,7 +2,8 @@
 //! own terms.
 //!
 //! vLLM is known by `/version`, llama.cpp's `llama-server` by `/props` (its `build_info`),
-//! llama-cpp-python by its OpenAPI title, anything else by `/v1/models`' `owned_by`. Greedy is
+//! SGLang by `/server_info` (`/get_server_info` before 0.5), llama-cpp-python by its OpenAPI
+//! title, anything else by `/v1/models`' `owned_by`. Greedy is
 //! temperature 0 with top-k and top-p disabled everywhere; what differs is the spelling: vLLM
 //! disables top-k with -1, llama.cpp with 0, and only the fields a server is known to read are
 //! sent. A field a server still refuses is dropped and retried without ([`rejected_field`]).
@@ -10,6 +11,7 @@
 use serde_json::{Value, json};
 
 use super::stream::RequestError;
+use crate::profiles::Engine;
 
 /// The kinds of server benchsite tells apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +20,8 @@ pub enum Kind {
     Vllm,
     /// llama.cpp's `llama-server`.
     LlamaServer,
+    /// SGLang's HTTP server.
+    Sglang,
     /// llama-cpp-python's `llama_cpp.server`.
     LlamaCppPython,
     /// Another OpenAI-compatible server: only the OpenAI fields are sent.
@@ -33,6 +37,8 @@ pub struct Known {
     pub kind: Kind,
     /// Its name for readers (a server of kind `Other` is named by its `owned_by`).
     pub name: &'static str,
+    /// The engine a profile names for it, where a profile can start it.
+    pub engine: Option<Engine>,
     /// Its greedy sampling fields, in its own spelling (the model is added).
     greedy: fn() -> Value,
     /// Whether it reads `chat_template_kwargs` (thinking on or off).
@@ -49,10 +55,11 @@ pub struct Known {
 }
 
 /// Every kind of server benchsite knows, one entry each.
-pub static KNOWN: [Known; 4] = [
+pub static KNOWN: [Known; 5] = [
     Known {
         kind: Kind::Vllm,
         name: "vLLM",
+        engine: Some(Engine::Vllm),
         // vLLM disables top-k with -1.
         greedy: || json!({"temperature": 0.0, "top_p": 1.0, "top_k": -1, "min_p": 0.0, "repetition_penalty": 1.0, "seed": 0}),
         thinking: true,
@@ -65,6 +72,7 @@ pub static KNOWN: [Known; 4] = [
     Known {
         kind: Kind::LlamaServer,
         name: "llama.cpp llama-server",
+        engine: Some(Engine::LlamaServer),
         // llama.cpp disables top-k with 0 and spells the penalty repeat_penalty.
         greedy: || json!({"temperature": 0.0, "top_p": 1.0, "top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0, "seed": 0}),
         thinking: true,
@@ -76,8 +84,25 @@ pub static KNOWN: [Known; 4] = [
         cuts_under_load: None,
     },
     Known {
+        kind: Kind::Sglang,
+        name: "SGLang",
+        engine: Some(Engine::Sglang),
+        // SGLang disables top-k with -1 (sampling_params.py); it reads the seed only under
+        // deterministic inference.
+        greedy: || json!({"temperature": 0.0, "top_p": 1.0, "top_k": -1, "min_p": 0.0, "repetition_penalty": 1.0, "seed": 0}),
+        thinking: true,
+        ignore_eos: true,
+        // Its chunks carry several tokens under speculative decoding.
+        token_per_chunk: false,
+        cannot_score: Some(
+            "its OpenAI completions have no prompt_logprobs (input logprobs come only from its native /generate)",
+        ),
+        cuts_under_load: None,
+    },
+    Known {
         kind: Kind::LlamaCppPython,
         name: "llama-cpp-python",
+        engine: None,
         greedy: || json!({"temperature": 0.0, "top_p": 1.0, "top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0, "seed": 0}),
         thinking: false,
         ignore_eos: false,
@@ -92,6 +117,7 @@ pub static KNOWN: [Known; 4] = [
     Known {
         kind: Kind::Other,
         name: "an OpenAI-compatible server",
+        engine: None,
         // Only the OpenAI fields.
         greedy: || json!({"temperature": 0.0, "top_p": 1.0, "seed": 0}),
         thinking: false,
@@ -134,10 +160,12 @@ impl Server {
     }
 
     /// The server from what its endpoints answered: `/version`'s version, `/props`'
-    /// `build_info`, `/openapi.json`'s title and version, and the model's `owned_by`.
+    /// `build_info`, SGLang's `/server_info`, `/openapi.json`'s title and version, and the
+    /// model's `owned_by`.
     pub fn identify(
         version: Option<String>,
         props: Option<&Value>,
+        server_info: Option<&Value>,
         openapi: Option<&Value>,
         owned_by: Option<&str>,
     ) -> Self {
@@ -146,6 +174,8 @@ impl Server {
             (Kind::Vllm, Some(version))
         } else if let Some(props) = props.filter(|p| p.get("build_info").is_some()) {
             (Kind::LlamaServer, text(&props["build_info"]))
+        } else if let Some(info) = server_info.filter(|info| info["version"].is_string()) {
+            (Kind::Sglang, text(&info["version"]))
         } else if let Some(api) = openapi.filter(|api| {
             api["info"]["title"]
                 .as_str()
@@ -156,6 +186,7 @@ impl Server {
             match owned_by {
                 Some("vllm") => (Kind::Vllm, None),
                 Some("llamacpp") => (Kind::LlamaServer, None),
+                Some("sglang") => (Kind::Sglang, None),
                 _ => (Kind::Other, None),
             }
         };
@@ -176,6 +207,11 @@ impl Server {
             Some(version) => format!("{name} {version}"),
             None => name.to_owned(),
         }
+    }
+
+    /// The engine a profile would name for this server, where it is one.
+    pub fn engine(&self) -> Option<Engine> {
+        self.kind.known().engine
     }
 
     /// The vLLM version, when the server is vLLM and says it.
@@ -340,21 +376,28 @@ mod tests {
     fn each_server_is_told_apart_by_what_it_answers() {
         let props = json!({"build_info": "b6500-1a2b3c", "total_slots": 1});
         let api = json!({"info": {"title": "🦙 llama.cpp Python API", "version": "0.3.36"}});
+        // SGLang's /server_info: the server's arguments, then "version" (http_server.py).
+        let info = json!({"tp_size": 1, "version": "0.5.23", "frontend": "python"});
         let cases = [
             (
-                Server::identify(Some("0.11.0".into()), None, None, Some("vllm")),
+                Server::identify(Some("0.11.0".into()), None, None, None, Some("vllm")),
                 "vLLM 0.11.0",
             ),
             (
-                Server::identify(None, Some(&props), None, Some("llamacpp")),
+                Server::identify(None, Some(&props), None, None, Some("llamacpp")),
                 "llama.cpp llama-server b6500-1a2b3c",
             ),
             (
-                Server::identify(None, None, Some(&api), Some("me")),
+                Server::identify(None, None, Some(&info), None, Some("sglang")),
+                "SGLang 0.5.23",
+            ),
+            (
+                Server::identify(None, None, None, Some(&api), Some("me")),
                 "llama-cpp-python 0.3.36",
             ),
             (
                 Server::identify(
+                    None,
                     None,
                     None,
                     Some(&json!({"info": {"title": "X"}})),
@@ -363,17 +406,18 @@ mod tests {
                 "acme",
             ),
             (
-                Server::identify(None, None, None, None),
+                Server::identify(None, None, None, None, None),
                 "an OpenAI-compatible server",
             ),
         ];
         for (server, described) in cases {
             assert_eq!(server.describe(), described);
         }
-        assert_eq!(
-            Server::identify(None, None, None, Some("vllm")).kind,
-            Kind::Vllm
-        );
+        let by_owner = |owner| Server::identify(None, None, None, None, Some(owner));
+        assert_eq!(by_owner("vllm").engine(), Some(Engine::Vllm));
+        assert_eq!(by_owner("llamacpp").engine(), Some(Engine::LlamaServer));
+        assert_eq!(by_owner("sglang").engine(), Some(Engine::Sglang));
+        assert_eq!(by_owner("acme").engine(), None);
     }
 
     #[test]
@@ -381,13 +425,18 @@ mod tests {
         let kinds = [
             Kind::Vllm,
             Kind::LlamaServer,
+            Kind::Sglang,
             Kind::LlamaCppPython,
             Kind::Other,
         ];
         for kind in kinds {
             // A new variant fails to compile here until it is listed above.
             match kind {
-                Kind::Vllm | Kind::LlamaServer | Kind::LlamaCppPython | Kind::Other => {}
+                Kind::Vllm
+                | Kind::LlamaServer
+                | Kind::Sglang
+                | Kind::LlamaCppPython
+                | Kind::Other => {}
             }
             assert_eq!(kind.known().kind, kind);
             assert_eq!(
@@ -401,7 +450,7 @@ mod tests {
 
     #[test]
     fn greedy_in_each_servers_terms() {
-        let llama = Server::identify(None, None, None, Some("llamacpp"));
+        let llama = Server::identify(None, None, None, None, Some("llamacpp"));
         let body = llama.chat_stream("m", "hi", 8, false);
         assert_eq!(body["top_k"], 0);
         assert_eq!(body["repeat_penalty"], 1.0);
@@ -409,7 +458,13 @@ mod tests {
         assert_eq!(body["chat_template_kwargs"]["enable_thinking"], false);
         let vllm = Server::vllm(None).greedy("m", json!({}));
         assert_eq!(vllm["top_k"], -1);
-        let other = Server::identify(None, None, None, None).chat_stream("m", "hi", 8, true);
+        let sglang =
+            Server::identify(None, None, None, None, Some("sglang")).greedy("m", json!({}));
+        assert_eq!(
+            (&sglang["top_k"], &sglang["repetition_penalty"]),
+            (&json!(-1), &json!(1.0))
+        );
+        let other = Server::identify(None, None, None, None, None).chat_stream("m", "hi", 8, true);
         let mut keys: Vec<&String> = other.as_object().unwrap().keys().collect();
         keys.sort();
         assert_eq!(

@@ -664,6 +664,7 @@ fn record(
         generated: options.today.clone(),
         vllm_version: target.vllm_version(),
         server: Some(target.server.describe()),
+        engine: target.server.engine(),
         max_model_len: target.max_model_len,
         workload: workload.clone(),
         dimensions: dimensions(

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::quality::{Divergence, Jitter};
 use super::types::{Date, Dimensions, Id, Provenance, SchemaVersion, permalink};
+use crate::profiles::Engine;
 
 /// The whole results document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -250,6 +251,10 @@ pub struct Run {
     /// `llama-cpp-python 0.3.36`); absent in records from before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
+    /// The engine that served it, where benchsite knows it: from the server's answers, or
+    /// the profile that launched it; absent in records from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<Engine>,
     /// KV-cache pool in tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kv_tokens: Option<u64>,
@@ -425,6 +430,13 @@ pub struct Failure {
     /// One-paragraph summary of the write-up.
     #[schemars(length(min = 1))]
     pub reason: String,
+    /// The engine the profile launched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<Engine>,
+    /// The engine and its version, where known before it failed (`llama.cpp llama-server
+    /// b6500-0c1e570`, or the version line of its log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
     /// The launched server's compressed log, relative to the project (`data/logs/<id>.log.gz`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log: Option<String>,
@@ -457,6 +469,10 @@ pub struct Sweep {
     /// `llama-cpp-python 0.3.36`); absent in records from before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
+    /// The engine that served it, where benchsite knows it: from the server's answers, or
+    /// the profile that launched it; absent in records from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<Engine>,
     /// The configured context length in tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_model_len: Option<u64>,

@@ -2,11 +2,18 @@
 //! says about it, the KV pool's concurrency and which failures concern a model.
 
 use super::model::{Failure, RecordMethod, Results, Run, Sweep, Workload};
-use crate::profiles::Effective;
+use crate::profiles::{Effective, Engine};
 
-/// Whether the vision tower is loaded under these settings.
+/// Whether the vision tower is loaded under these settings: unless LANGUAGE_MODEL_ONLY on
+/// vLLM and SGLang; on llama-server only with a projector file (`--mmproj`).
 pub fn vision(effective: &Effective) -> bool {
-    !effective.switch("LANGUAGE_MODEL_ONLY")
+    match effective.engine() {
+        Engine::LlamaServer => effective
+            .get("EXTRA_ARGS")
+            .and_then(|args| shell_words::split(args).ok())
+            .is_some_and(|args| args.iter().any(|a| a == "--mmproj" || a == "-mm")),
+        Engine::Vllm | Engine::Sglang => !effective.switch("LANGUAGE_MODEL_ONLY"),
+    }
 }
 
 /// Whether CUDA graphs are captured (the server is not eager) under these settings.

@@ -235,6 +235,8 @@ mod tests {
             status: FailureStatus::NotAttempted,
             config: None,
             reason: "test".into(),
+            engine: None,
+            server: None,
             log: None,
             provenance: None,
         }

@@ -34,6 +34,9 @@ pub struct FailureArgs {
     /// The overrides tried, as KEY=VALUE pairs.
     #[arg(long)]
     config: Option<String>,
+    /// The engine that was started.
+    #[arg(long, value_enum)]
+    engine: Option<benchsite::profiles::Engine>,
     #[command(flatten)]
     writing: Writing,
 }
@@ -81,6 +84,8 @@ pub fn failure(layout: &Layout, args: FailureArgs) -> CommandOutcome {
         status: args.status,
         config: args.config.filter(|c| !c.trim().is_empty()),
         reason: args.reason,
+        engine: args.engine,
+        server: None,
         log: None,
         provenance: None,
     };

@@ -526,6 +526,8 @@ fn run(
             "llama.cpp {build}{}",
             backends.map_or(String::new(), |b| format!(", {b} backend"))
         )),
+        // llama-bench runs llama.cpp itself, not one of the servers a profile starts.
+        engine: None,
         kv_tokens: None,
         max_concurrency: None,
         kv_cache_dtype,

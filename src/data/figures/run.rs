@@ -217,6 +217,18 @@ pub static SERVER: Field<Run> = field(
     |r| r.server.as_deref().and_then(text),
 );
 
+pub static ENGINE: Field<Run> = field(
+    "engine",
+    "Engine",
+    "",
+    Precision::Exact,
+    Role::Setting,
+    |r| {
+        r.engine
+            .map(|engine| Value::Text(engine.as_str().to_owned()))
+    },
+);
+
 pub static POWER_W: Field<Run> = field(
     "power_w",
     "GPU power (W)",
@@ -254,7 +266,7 @@ pub static GENERATED: Field<Run> = field(
 );
 
 /// Every field of a run, in the order of the runs download.
-pub static ALL: [&Field<Run>; 29] = [
+pub static ALL: [&Field<Run>; 30] = [
     &ID,
     &MODEL,
     &CHECKPOINT,
@@ -280,6 +292,7 @@ pub static ALL: [&Field<Run>; 29] = [
     &SPEC_ACCEPTANCE_PER_POSITION,
     &VLLM_VERSION,
     &SERVER,
+    &ENGINE,
     &POWER_W,
     &JOULES_PER_TOKEN,
     &SOURCE,

@@ -1,0 +1,103 @@
+//! A profile's settings with overrides applied: what the server is started with.
+
+use std::fmt;
+
+use super::engine::Engine;
+use super::error::{Origin, ProfileError};
+use super::file::Setting;
+use super::keys;
+
+/// The port a server listens on when the profile names none.
+const DEFAULT_PORT: u16 = 8000;
+
+/// A profile's settings with overrides applied: what the server is started with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Effective {
+    /// The profile's name.
+    pub profile: String,
+    /// Every setting with the origin of its value.
+    pub settings: Vec<Setting>,
+}
+
+impl Effective {
+    /// The value of `key`, if set.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.settings
+            .iter()
+            .find(|setting| setting.key == key)
+            .map(|setting| setting.value.as_str())
+    }
+
+    /// Whether a 0/1 switch is on; unset is off.
+    pub fn switch(&self, key: &str) -> bool {
+        self.get(key) == Some("1")
+    }
+
+    /// A whole-number setting, if set (values are checked when parsed).
+    pub fn number(&self, key: &str) -> Option<u64> {
+        self.get(key).and_then(|value| value.parse().ok())
+    }
+
+    /// The port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.get("PORT")
+            .and_then(|port| port.parse().ok())
+            .unwrap_or(DEFAULT_PORT)
+    }
+
+    /// The engine the profile names; vLLM when it names none.
+    pub fn engine(&self) -> Engine {
+        self.get("ENGINE")
+            .and_then(Engine::parse)
+            .unwrap_or_default()
+    }
+
+    /// Every setting of a key some engine takes but this profile's does not: an error naming
+    /// where the first was set. Keys no engine takes are warned of when the profile is read.
+    pub fn check_keys(&self) -> Result<(), ProfileError> {
+        let engine = self.engine();
+        let spec = engine.spec();
+        match self
+            .settings
+            .iter()
+            .find(|s| keys::find(&s.key).is_some() && !spec.takes(&s.key))
+        {
+            Some(setting) => Err(ProfileError::NotForEngine {
+                origin: setting.origin.clone(),
+                key: setting.key.clone(),
+                engine,
+                takes: spec.key_names().join(", "),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+impl fmt::Display for Effective {
+    /// The settings as `KEY=VALUE` lines, each marked with where its value comes from.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let width = self
+            .settings
+            .iter()
+            .map(|s| s.key.len() + s.value.len() + 1)
+            .max()
+            .unwrap_or(0);
+        for setting in &self.settings {
+            let pair = format!("{}={}", setting.key, quote_if_needed(&setting.value));
+            let origin = match &setting.origin {
+                Origin::File { line, .. } => format!("profile {}, line {line}", self.profile),
+                Origin::Override => "override".into(),
+            };
+            writeln!(f, "{pair:width$}  # {origin}")?;
+        }
+        Ok(())
+    }
+}
+
+fn quote_if_needed(value: &str) -> String {
+    if value.contains(char::is_whitespace) || value.contains('#') || value.is_empty() {
+        format!("\"{value}\"")
+    } else {
+        value.to_owned()
+    }
+}

@@ -1,0 +1,15 @@
+//! Server launch profiles: `profiles/<name>.env` files of `KEY=VALUE` lines, the overrides a
+//! run applies on top of one, the effective settings, the engine they name and the command
+//! that starts it.
+
+mod effective;
+mod engine;
+mod error;
+mod file;
+mod keys;
+
+pub use effective::Effective;
+pub use engine::{Engine, Flag, LaunchCommand, Launcher, SPECS, Spec, shell_quote};
+pub use error::{Origin, ProfileError};
+pub use file::{Profile, Setting, load, load_all, names, parse, parse_overrides, parse_set};
+pub use keys::{KEYS, Key, Takes};
