@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::data::{self, Date, Results};
+use crate::profiles::Engine;
 
 /// Why a project could not be created.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +56,108 @@ MAX_NUM_SEQS=8
 KV_CACHE_DTYPE=auto
 ENFORCE_EAGER=0
 "#;
+
+const LLAMA_PROFILE: &str = r#"# A launch profile for llama.cpp's llama-server: KEY=VALUE lines, each one of its flags.
+# `benchsite profile show example` prints the effective settings and the command; the
+# local launcher runs the llama-server found on PATH (or PROGRAM=/path/to/llama-server).
+ENGINE=llama-server
+# The GGUF file to serve.
+MODEL={{model}}
+SERVED_MODEL_NAME=example
+# --ctx-size: llama-server splits it over its --parallel slots (MAX_NUM_SEQS).
+MAX_MODEL_LEN=16384
+MAX_NUM_SEQS=4
+# --n-gpu-layers: a number, auto or all.
+N_GPU_LAYERS=all
+# --flash-attn: on, off or auto.
+FLASH_ATTN=auto
+"#;
+
+const LLAMA_CAMPAIGN: &str = r#"# A campaign: configurations measured unattended, one server at a time.
+#   benchsite campaign plan example          what would run, and what is done already
+#   benchsite campaign run example           run what is pending (again to resume after a stop)
+# Each configuration's records are named by its id, so a second `campaign run` finds them.
+
+description = "The example llama-server profile with flash attention off and on, at one and four slots."
+
+[[config]]
+profile = "example"
+# Every combination of these values is a configuration: 2 × 2 = 4 here. llama-server's own
+# knobs: N_GPU_LAYERS, FLASH_ATTN, MAX_NUM_SEQS (--parallel), KV_CACHE_DTYPE (q8_0, say).
+matrix = { FLASH_ATTN = ["off", "on"], MAX_NUM_SEQS = [1, 4] }
+id = "example-fa-{FLASH_ATTN}-slots-{MAX_NUM_SEQS}"
+# For the run records: the model's shape and the weights' precision (the GGUF's type).
+shape = "Dense, 8B"
+precision = "Q4_K_M"
+
+# Single-stream decode speed of each configuration (benchsite collect run).
+[run]
+samples = 3
+max_tokens = 300
+prompt = "Write a long, detailed essay on the history of computing."
+
+# A concurrency sweep of each configuration (benchsite collect sweep).
+[[sweep]]
+levels = [1, 2, 4]
+prompt_words = 700
+output_tokens = 256
+rounds = 2
+
+# How servers start and stop: llama-server on this machine.
+[launch]
+launcher = "local"
+ready_timeout_s = 600
+"#;
+
+/// What a new project's example profile and campaign start: the engine, and for llama-server
+/// the GGUF file.
+#[derive(Debug, Clone, Default)]
+pub struct Starter {
+    /// The engine the example profile names.
+    pub engine: Engine,
+    /// What it serves, in place of the example's own model.
+    pub model: Option<String>,
+}
+
+impl Starter {
+    /// The example profile and campaign.
+    fn files(&self) -> (String, String) {
+        match self.engine {
+            Engine::LlamaServer => {
+                let model = self.model.as_deref().unwrap_or("models/model.gguf");
+                (
+                    fill(LLAMA_PROFILE, &[("model", model)]),
+                    LLAMA_CAMPAIGN.to_owned(),
+                )
+            }
+            Engine::Vllm | Engine::Sglang => {
+                let mut profile = PROFILE.to_owned();
+                if let Some(model) = &self.model {
+                    profile = profile.replace("MODEL=Qwen/Qwen3-0.6B", &format!("MODEL={model}"));
+                }
+                if self.engine == Engine::Sglang {
+                    profile = profile
+                        .replace(
+                            "applied to `vllm serve`.",
+                            "applied to SGLang's launch_server.\nENGINE=sglang",
+                        )
+                        .replace(
+                            "IMAGE=docker.io/vllm/vllm-openai:latest",
+                            "IMAGE=docker.io/lmsysorg/sglang:latest",
+                        );
+                }
+                let campaign = match self.engine {
+                    Engine::Sglang => CAMPAIGN.replace(
+                        "set = { GPU_MEMORY_UTILIZATION = \"0.90\" }",
+                        "set = { MEM_FRACTION_STATIC = \"0.85\" }",
+                    ),
+                    _ => CAMPAIGN.to_owned(),
+                };
+                (profile, campaign)
+            }
+        }
+    }
+}
 
 /// The benchsite a new report's Pages workflow installs: `cargo install --locked --git URL
 /// --tag TAG`.
@@ -115,21 +218,27 @@ pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
 }
 
 /// Writes a new project into `dir`, which must be empty or absent: settings, a home page, a
-/// profile, an example campaign, an empty results document dated `today`, a templates folder
-/// that says how to override the built-in theme (and holds no copy of it), a README, a
-/// `.gitignore` and the GitHub Pages workflow that installs `pinned`.
-pub fn init(dir: &Path, today: Date, pinned: &Pinned) -> Result<Vec<PathBuf>, InitError> {
+/// profile and an example campaign for `starter`'s engine, an empty results document dated
+/// `today`, a templates folder that says how to override the built-in theme (and holds no copy
+/// of it), a README, a `.gitignore` and the GitHub Pages workflow that installs `pinned`.
+pub fn init(
+    dir: &Path,
+    today: Date,
+    pinned: &Pinned,
+    starter: &Starter,
+) -> Result<Vec<PathBuf>, InitError> {
     if let Ok(mut entries) = std::fs::read_dir(dir)
         && entries.next().is_some()
     {
         return Err(InitError::NotEmpty(dir.to_owned()));
     }
     let results = Results::empty(today);
+    let (profile, campaign) = starter.files();
     let mut files: Vec<(PathBuf, String)> = vec![
         (PathBuf::from("benchsite.toml"), CONFIG.to_owned()),
         (PathBuf::from("content/_index.md"), HOME.to_owned()),
-        (PathBuf::from("profiles/example.env"), PROFILE.to_owned()),
-        (PathBuf::from("campaigns/example.toml"), CAMPAIGN.to_owned()),
+        (PathBuf::from("profiles/example.env"), profile),
+        (PathBuf::from("campaigns/example.toml"), campaign),
         (PathBuf::from("data/results.json"), data::to_json(&results)),
         (
             PathBuf::from(".gitignore"),
@@ -180,7 +289,13 @@ mod tests {
     fn init_refuses_a_folder_with_files() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("x"), "").unwrap();
-        let error = init(dir.path(), Date::today(), &Pinned::default()).unwrap_err();
+        let error = init(
+            dir.path(),
+            Date::today(),
+            &Pinned::default(),
+            &Starter::default(),
+        )
+        .unwrap_err();
         assert!(error.to_string().contains("is not empty"), "{error}");
     }
 }

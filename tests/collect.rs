@@ -1149,6 +1149,10 @@ oom)
     exit 1 ;;
 hang)
     while true; do sleep 0.05; done ;;
+sglang-kv)
+    echo "[2026-09-07 12:00:40] Scheduler hit an exception: Traceback (most recent call last):"
+    echo "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=0.5"
+    exit 1 ;;
 oom-first)
     touch "$FAKE_DIR/up"
     while [ ! -f "$FAKE_DIR/first-request" ]; do sleep 0.02; done
@@ -1315,6 +1319,9 @@ fn launch_failures_are_classified_from_the_log() {
         );
         assert_eq!(failure.weights_gib, Some(21.9));
         assert_eq!(failure.checkpoint, "example/Fake-Model-7B");
+        // The engine, and its version as its log states it.
+        assert_eq!(failure.engine, Some(benchsite::profiles::Engine::Vllm));
+        assert_eq!(failure.server.as_deref(), Some("vLLM 0.28.0"), "{mode}");
         // The server's log is kept with the failure, compressed, as a campaign keeps it.
         let kept = format!("data/logs/{id}.log.gz");
         assert_eq!(failure.log.as_deref(), Some(kept.as_str()), "{mode}");
@@ -1345,6 +1352,98 @@ fn launch_failures_are_classified_from_the_log() {
         }
         check_is_clean(&project);
     }
+}
+
+/// An SGLang profile started through a stand-in program (SGLang cannot run here): the
+/// stand-in is given SGLang's own arguments, read from its `server_args.py`, and a start-up
+/// that ends in SGLang's KV-pool error is a failure classified from SGLang's words.
+#[test]
+fn an_sglang_profile_starts_sglang_and_its_failure_is_read_in_its_words() {
+    let _timed = timed();
+    let port = free_port();
+    let project = Project::copy_of_repo();
+    let server = FakeVllm::start_on(
+        Script {
+            max_model_len: 32768,
+            tokens: 20,
+            chunk_interval: Duration::from_millis(1),
+            ready_file: Some(project.root.path().join("up")),
+            ..Script::default()
+        },
+        port,
+    );
+    project.write(
+        "profiles/fake.env",
+        &format!(
+            "ENGINE=sglang\nMODEL=example/Fake-Model-7B\nSERVED_MODEL_NAME=Fake-Model-7B\nPORT={port}\nMAX_MODEL_LEN=32768\nMAX_NUM_SEQS=8\nMEM_FRACTION_STATIC=0.8\nKV_CACHE_DTYPE=fp8_e4m3\n"
+        ),
+    );
+    let launch = |mode: &str, id: &str| {
+        let dir = project.root.path();
+        project.run_with(
+            &[
+                "collect",
+                "run",
+                "--id",
+                id,
+                "--profile",
+                "fake",
+                "--shape",
+                "Dense, 7B",
+                "--precision",
+                "BF16",
+                "--launch",
+                "--launcher",
+                "local",
+                "--ready-timeout",
+                "5",
+                "--stop-timeout",
+                "5",
+                "--samples",
+                "2",
+            ],
+            &[
+                (
+                    "BENCHSITE_LAUNCH_PROGRAM",
+                    fake_launcher(dir).to_str().unwrap(),
+                ),
+                ("FAKE_MODE", mode),
+                ("FAKE_DIR", dir.to_str().unwrap()),
+            ],
+        )
+    };
+    launch("serve", "fake-sglang").assert_success();
+    let args = std::fs::read_to_string(project.root.path().join("args")).unwrap();
+    assert_eq!(
+        args.trim(),
+        format!(
+            "-m sglang.launch_server --model-path example/Fake-Model-7B --served-model-name Fake-Model-7B --port {port} --context-length 32768 --max-running-requests 8 --mem-fraction-static 0.8 --kv-cache-dtype fp8_e4m3 --enable-metrics"
+        )
+    );
+    assert!(project.root.path().join("stopped").exists());
+    let failed = launch("sglang-kv", "fake-sglang-kv");
+    assert_eq!(failed.status.code(), Some(1), "{}", failed.stderr);
+    let doc = project.results();
+    let failure = doc
+        .failures
+        .iter()
+        .find(|f| f.id.as_str() == "fake-sglang-kv")
+        .unwrap();
+    assert_eq!(
+        failure.status,
+        FailureStatus::InsufficientKv,
+        "{}",
+        failure.reason
+    );
+    assert!(
+        failure.reason.contains(
+            "“RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
+        ),
+        "{}",
+        failure.reason
+    );
+    assert_eq!(failure.engine, Some(benchsite::profiles::Engine::Sglang));
+    drop(server);
 }
 
 #[test]

@@ -653,3 +653,206 @@ fn the_real_llama_server_is_measured_whole_run_after_run() {
         );
     }
 }
+
+/// Waits until nothing listens on `port` any more (a stopped server's socket closes as it
+/// exits), for at most ten seconds; whether it is free.
+fn freed(port: u16) -> bool {
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+        if started.elapsed() > Duration::from_secs(10) {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    true
+}
+
+/// llama.cpp's own llama-server, started by benchsite from a profile that names it
+/// (`ENGINE=llama-server`, `PROGRAM` the binary the test setup built): once by `collect run
+/// --launch --launcher local`, then by a two-configuration campaign over its slots
+/// (`MAX_NUM_SEQS`, its `--parallel`). Each is measured, stopped and its log kept, and the
+/// records say the engine and its build. Then a context the machine cannot hold: the same
+/// binary under a 1 GiB address-space limit asked for 4,194,304 tokens of KV cache (2 GiB on
+/// the tiny model), which becomes a failure classified from llama-server's own log.
+#[test]
+fn llama_server_is_launched_from_its_profile_alone_and_in_a_campaign() {
+    use benchsite::profiles::Engine;
+    let dir = tempfile::tempdir().unwrap();
+    let binary = support::setup("llama-server");
+    let (_, model) = tiny_model(dir.path());
+    let model = model.to_str().unwrap();
+    let project = Project::copy_of_repo();
+    let port = free_port();
+    project.write(
+        "profiles/tiny-ls.env",
+        &format!(
+            "ENGINE=llama-server\nPROGRAM={binary}\nMODEL={model}\nSERVED_MODEL_NAME=tiny\nPORT={port}\nMAX_MODEL_LEN=4096\nMAX_NUM_SEQS=2\nTHREADS=1\n"
+        ),
+    );
+    let shown = project.run(&["profile", "show", "tiny-ls"]);
+    shown.assert_success();
+    let command = format!(
+        "{binary} --model {model} --alias tiny --port {port} --ctx-size 4096 --parallel 2 --threads 1 --metrics"
+    );
+    assert!(
+        shown.stdout.contains(&format!(
+            "# llama.cpp llama-server on this machine (--launcher local)\n{command}\n"
+        )),
+        "{}",
+        shown.stdout
+    );
+
+    let launched = project.run(&[
+        "collect",
+        "run",
+        "--id",
+        "tiny-launched",
+        "--profile",
+        "tiny-ls",
+        "--launch",
+        "--launcher",
+        "local",
+        "--ready-timeout",
+        "120",
+        "--stop-timeout",
+        "10",
+        "--shape",
+        "Dense, tiny",
+        "--precision",
+        "F32",
+        "--samples",
+        "2",
+        "--max-tokens",
+        "24",
+    ]);
+    launched.assert_success();
+    assert!(freed(port), "the launched llama-server was stopped");
+    let doc = project.results();
+    let run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "tiny-launched")
+        .unwrap();
+    assert_eq!(run.engine, Some(Engine::LlamaServer));
+    let build = run.server.clone().unwrap();
+    assert!(build.starts_with("llama.cpp llama-server b"), "{build}");
+    assert_eq!(run.decode_samples.len(), 2);
+    assert_eq!((run.max_model_len, run.checkpoint.as_str()), (4096, model));
+    let log =
+        std::fs::read_to_string(project.root.path().join("data/logs/tiny-launched.log")).unwrap();
+    assert!(log.contains("llama_server"), "{log}");
+
+    project.write(
+        "campaigns/tiny-ls.toml",
+        "[[config]]\nprofile = \"tiny-ls\"\nmatrix = { MAX_NUM_SEQS = [1, 2] }\nshape = \"Dense, tiny\"\nprecision = \"F32\"\n[run]\nsamples = 2\nmax_tokens = 24\nprompt = \"Tell a long story about the sea.\"\n[[sweep]]\nlevels = [1, 2]\nprompt_words = 20\noutput_tokens = 16\nrounds = 1\n[launch]\nlauncher = \"local\"\nready_timeout_s = 120\nstop_timeout_s = 10\n",
+    );
+    let plan = project.run(&["campaign", "plan", "tiny-ls"]);
+    plan.assert_success();
+    assert!(
+        plan.stdout.contains(&format!(
+            "server: {}",
+            command.replace("--parallel 2", "--parallel 1")
+        )),
+        "{}",
+        plan.stdout
+    );
+    let campaign = project.run(&["campaign", "run", "tiny-ls"]);
+    campaign.assert_success();
+    assert!(
+        campaign
+            .stderr
+            .contains("campaign tiny-ls: 4 done, 0 failed, 0 errors, 0 skipped"),
+        "{}",
+        campaign.stderr
+    );
+    assert!(freed(port), "the campaign's servers were stopped");
+    let doc = project.results();
+    let ids = ["tiny-ls-max-num-seqs-1", "tiny-ls-max-num-seqs-2"];
+    for id in ids {
+        let run = doc.runs.iter().find(|r| r.id.as_str() == id).unwrap();
+        assert_eq!(
+            (run.engine, run.server.as_deref()),
+            (Some(Engine::LlamaServer), Some(build.as_str()))
+        );
+        assert_eq!(run.decode_samples.len(), 2, "{id}");
+        let sweep = doc.sweeps.iter().find(|s| s.label.starts_with(id)).unwrap();
+        assert_eq!(sweep.engine, Some(Engine::LlamaServer));
+        for level in &sweep.levels {
+            assert_eq!(level.succeeded, level.requests, "{}", sweep.label);
+        }
+        let log = project.root.path().join(format!("data/logs/{id}.log.gz"));
+        assert!(log.exists(), "{id}'s server log is kept");
+    }
+    // The report says which engine served them, on the run's page and in its start command.
+    project.run(&["build"]).assert_success();
+    let page = project.page("runs/tiny-ls-max-num-seqs-2/index.html");
+    assert!(
+        page.contains("<dt>Engine</dt><dd>llama.cpp llama-server</dd>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("Start the server (llama-server)")
+            && page.contains("--parallel 2 --threads 1 --metrics"),
+        "{page}"
+    );
+
+    let wrapper = dir.path().join("llama-server-1g");
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\nulimit -v 1048576\nexec {binary} \"$@\"\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    project.write(
+        "profiles/tiny-huge.env",
+        &format!(
+            "ENGINE=llama-server\nPROGRAM={}\nMODEL={model}\nSERVED_MODEL_NAME=tiny\nPORT={port}\nMAX_MODEL_LEN=4194304\nMAX_NUM_SEQS=1\nTHREADS=1\n",
+            wrapper.display()
+        ),
+    );
+    let failed = project.run(&[
+        "collect",
+        "run",
+        "--id",
+        "tiny-huge",
+        "--profile",
+        "tiny-huge",
+        "--launch",
+        "--launcher",
+        "local",
+        "--ready-timeout",
+        "120",
+        "--shape",
+        "Dense, tiny",
+        "--precision",
+        "F32",
+    ]);
+    assert_eq!(failed.status.code(), Some(1), "{}", failed.stderr);
+    let doc = project.results();
+    let failure = doc
+        .failures
+        .iter()
+        .find(|f| f.id.as_str() == "tiny-huge")
+        .unwrap();
+    assert_eq!(
+        failure.status,
+        benchsite::data::FailureStatus::InsufficientKv,
+        "{}",
+        failure.reason
+    );
+    assert!(
+        failure
+            .reason
+            .contains("failed to initialize the context: failed to allocate buffer for kv cache"),
+        "{}",
+        failure.reason
+    );
+    assert_eq!(
+        (failure.engine, failure.server.as_deref()),
+        (Some(Engine::LlamaServer), Some(build.as_str())),
+        "the build its --version gave is the one its /props gave"
+    );
+    assert_eq!(failure.log.as_deref(), Some("data/logs/tiny-huge.log.gz"));
+    project.run(&["check"]).assert_success();
+}

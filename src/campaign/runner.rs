@@ -30,7 +30,7 @@ pub struct RunOptions {
     pub retry_failed: bool,
     /// Print what would run and start nothing.
     pub dry_run: bool,
-    /// A program to run in place of podman or vllm, with the same arguments.
+    /// A program to run in place of podman or the engine's program, with the same arguments.
     pub launch_program: Option<String>,
     /// How servers are started, in place of the campaign's `[launch] launcher`.
     pub launcher: Option<Launcher>,

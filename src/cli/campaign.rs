@@ -93,7 +93,7 @@ struct RunArgs {
     /// How servers are started (default: the campaign's [launch] launcher, podman).
     #[arg(long, value_enum)]
     launcher: Option<benchsite::profiles::Launcher>,
-    /// A program to run in place of podman or vllm, with the same arguments.
+    /// A program to run in place of podman or the engine's program, with the same arguments.
     #[arg(long, value_name = "PATH", env = "BENCHSITE_LAUNCH_PROGRAM")]
     launch_program: Option<String>,
     /// Seconds a server may take to become ready (default: the campaign's [launch]

@@ -57,6 +57,12 @@ enum Command {
         /// The tag of that repository it installs (default: this version's, v<version>).
         #[arg(long, value_name = "TAG")]
         benchsite_tag: Option<String>,
+        /// The engine of the example profile and campaign.
+        #[arg(long, value_enum, default_value_t = benchsite::profiles::Engine::Vllm)]
+        engine: benchsite::profiles::Engine,
+        /// What the example profile serves: a checkpoint, or llama-server's GGUF file.
+        #[arg(long, value_name = "MODEL")]
+        model: Option<String>,
     },
     /// List the built-in templates and the project's overrides, or eject copies to change.
     Theme(theme::ThemeArgs),
@@ -88,12 +94,18 @@ pub fn run() -> ExitCode {
             dir,
             benchsite_git,
             benchsite_tag,
+            engine,
+            model,
         } => {
             let pinned = benchsite::scaffold::Pinned {
                 git: benchsite_git,
                 tag: benchsite_tag.unwrap_or_else(|| benchsite::scaffold::Pinned::default().tag),
             };
-            init(&dir, &pinned)
+            init(
+                &dir,
+                &pinned,
+                &benchsite::scaffold::Starter { engine, model },
+            )
         }
         Command::Profile(args) => profile::run(&cli.root, args),
         Command::Theme(args) => theme::run(&cli.root, args),
@@ -149,8 +161,12 @@ pub(crate) fn shown(root: &std::path::Path, path: &std::path::Path) -> String {
         .to_string()
 }
 
-fn init(dir: &std::path::Path, pinned: &benchsite::scaffold::Pinned) -> Outcome {
-    let written = benchsite::scaffold::init(dir, benchsite::data::Date::today(), pinned)?;
+fn init(
+    dir: &std::path::Path,
+    pinned: &benchsite::scaffold::Pinned,
+    starter: &benchsite::scaffold::Starter,
+) -> Outcome {
+    let written = benchsite::scaffold::init(dir, benchsite::data::Date::today(), pinned, starter)?;
     println!("wrote {} files into {}", written.len(), dir.display());
     println!(
         "its Pages workflow installs benchsite {} from {}",

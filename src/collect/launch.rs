@@ -22,7 +22,7 @@ use crate::profiles::{Effective, Engine, LaunchCommand, Launcher};
 /// How to start and stop the server.
 #[derive(Debug, Clone)]
 pub struct LaunchOptions {
-    /// podman or `vllm serve`.
+    /// podman, or the engine's program on this machine.
     pub launcher: Launcher,
     /// A program to run in place of `podman` or `vllm`, with the same arguments.
     pub program: Option<String>,

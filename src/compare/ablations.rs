@@ -7,9 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::data::Results;
+use crate::data::{Results, rules};
 use crate::format::MISSING;
-use crate::profiles::{self, Profile};
+use crate::profiles::{self, Engine, Profile};
 
 /// What kind of records a pair is of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -61,12 +61,13 @@ pub fn ablations_across<'m>(
     let runs = doc.runs.iter().enumerate().map(|(i, run)| {
         let profile = profiles.iter().find(|p| p.name == run.profile)?;
         let overrides = profiles::parse_overrides(&run.overrides).ok()?;
-        let settings = profile
+        let mut settings: Settings = profile
             .effective(&overrides)
             .settings
             .into_iter()
             .map(|s| (s.key, s.value))
             .collect();
+        engine(&mut settings, "ENGINE", rules::run_engine(run));
         Some((run.model.clone(), with_machine(Kind::Run, i, settings)))
     });
     let sweeps = doc.sweeps.iter().enumerate().map(|(i, sweep)| {
@@ -74,7 +75,8 @@ pub fn ablations_across<'m>(
             "{}|{}|{}",
             sweep.model, sweep.workload.ignore_eos, sweep.workload.thinking
         );
-        let settings = sweep.dimensions.clone().into_iter().collect();
+        let mut settings: Settings = sweep.dimensions.clone().into_iter().collect();
+        engine(&mut settings, "engine", rules::sweep_engine(sweep));
         Some((group, with_machine(Kind::Sweep, i, settings)))
     });
     let comparisons = doc.divergence.iter().enumerate().map(|(i, d)| {
@@ -89,6 +91,16 @@ pub fn ablations_across<'m>(
 }
 
 type Settings = BTreeMap<String, String>;
+
+/// Puts the record's engine among its settings as `key`, in place of what its profile says:
+/// a pair of two engines differs in it, and records of one engine agree on it whether or not
+/// their profiles spelled it out.
+fn engine(settings: &mut Settings, key: &str, engine: Option<Engine>) {
+    settings.remove("ENGINE");
+    if let Some(engine) = engine {
+        settings.insert(key.to_owned(), engine.as_str().to_owned());
+    }
+}
 
 /// A line of configurations: the setting it runs along, and every other setting's value.
 type Line<'s> = (&'s str, Vec<(&'s str, &'s str)>);

@@ -1,13 +1,14 @@
 //! Histories: the records of one configuration measured more than once (under another
 //! server version, or on another date), in the order they were measured. A run's
-//! configuration is its model and effective settings but the image, which carries the
-//! server's version; a sweep's, its model, workload (lengths and switches) and dimensions. With several
+//! configuration is its model, engine and effective settings but the image, which carries
+//! the server's version; a sweep's, its model, engine, workload (lengths and switches) and
+//! dimensions. With several
 //! machines, the machine is part of the configuration.
 
 use std::collections::BTreeMap;
 
 use super::ablations::Kind;
-use crate::data::Results;
+use crate::data::{Results, rules};
 use crate::profiles::{self, Profile};
 
 /// The records of one configuration, oldest first.
@@ -36,12 +37,13 @@ pub fn histories<'m>(
             .effective(&overrides)
             .settings
             .into_iter()
-            .filter(|s| s.key != VERSIONED && s.key != "PORT")
+            .filter(|s| s.key != VERSIONED && s.key != "PORT" && s.key != "ENGINE")
             .map(|s| (s.key, s.value))
             .collect();
         Some(format!(
-            "{}|{:?}|{:?}",
+            "{}|{:?}|{:?}|{:?}",
             run.model,
+            rules::run_engine(run),
             machine(Kind::Run, i),
             settings
         ))
@@ -50,8 +52,9 @@ pub fn histories<'m>(
         let dimensions: BTreeMap<&String, &String> = sweep.dimensions.iter().collect();
         let w = &sweep.workload;
         Some(format!(
-            "{}|{:?}|{:?}|{}|{}|{}|{:?}|{:?}",
+            "{}|{:?}|{:?}|{:?}|{}|{}|{}|{:?}|{:?}",
             sweep.model,
+            rules::sweep_engine(sweep),
             w.prompt_words,
             w.prompt_tokens,
             w.output_tokens,

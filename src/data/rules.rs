@@ -26,6 +26,43 @@ pub fn spec_decode(effective: &Effective) -> bool {
     effective.switch("SPEC_DECODE")
 }
 
+/// The engine that served a record: its `engine`, else what its `vllm_version` or `server`
+/// text says (records from before engines were kept); `None` for any other server.
+pub fn engine_of(
+    engine: Option<Engine>,
+    vllm_version: Option<&str>,
+    server: Option<&str>,
+) -> Option<Engine> {
+    if engine.is_some() {
+        return engine;
+    }
+    if vllm_version.is_some() {
+        return Some(Engine::Vllm);
+    }
+    let server = server?;
+    Engine::ALL.into_iter().find(|engine| {
+        server.starts_with(&format!("{} ", engine.name())) || server == engine.name()
+    })
+}
+
+/// [`engine_of`] a run.
+pub fn run_engine(run: &Run) -> Option<Engine> {
+    engine_of(
+        run.engine,
+        run.vllm_version.as_deref(),
+        run.server.as_deref(),
+    )
+}
+
+/// [`engine_of`] a sweep.
+pub fn sweep_engine(sweep: &Sweep) -> Option<Engine> {
+    engine_of(
+        sweep.engine,
+        sweep.vllm_version.as_deref(),
+        sweep.server.as_deref(),
+    )
+}
+
 /// The GPUs one server of these settings runs on: tensor × pipeline × data parallel sizes
 /// (each 1 when unset).
 pub fn gpus(effective: &Effective) -> u64 {
@@ -139,5 +176,25 @@ mod tests {
     fn the_pool_holds_kv_over_context_sequences() {
         assert_eq!(max_concurrency(1_497_245, 262_144), 5.71);
         assert!((kv_concurrency(8192, 4096) - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_records_engine_is_its_own_or_what_its_server_said() {
+        assert_eq!(
+            engine_of(Some(Engine::Sglang), Some("0.11.0"), None),
+            Some(Engine::Sglang)
+        );
+        assert_eq!(engine_of(None, Some("0.11.0"), None), Some(Engine::Vllm));
+        assert_eq!(
+            engine_of(None, None, Some("llama.cpp llama-server b6500-1a2b3c")),
+            Some(Engine::LlamaServer)
+        );
+        assert_eq!(
+            engine_of(None, None, Some("SGLang 0.5.23")),
+            Some(Engine::Sglang)
+        );
+        assert_eq!(engine_of(None, None, Some("llama-cpp-python 0.3.36")), None);
+        assert_eq!(engine_of(None, None, Some("vLLMish 1")), None);
+        assert_eq!(engine_of(None, None, None), None);
     }
 }

@@ -66,7 +66,7 @@ pub struct LaunchArgs {
     pub launch: bool,
     #[command(flatten)]
     params: collect::LaunchParams,
-    /// A program to run in place of podman or vllm, with the same arguments.
+    /// A program to run in place of podman or the engine's program, with the same arguments.
     #[arg(long, value_name = "PATH", env = "BENCHSITE_LAUNCH_PROGRAM")]
     launch_program: Option<String>,
 }

@@ -3,6 +3,7 @@
 
 mod ablations;
 mod charts;
+mod engines;
 mod facets;
 mod frontier;
 mod links;

@@ -25,6 +25,13 @@ pub fn page(c: &Catalog, failure: &Failure) -> FailurePage {
             format!("{} GiB", run::WEIGHTS_GIB.shown(&Value::Number(gib))),
         ));
     }
+    if let Some(engine) = failure.engine {
+        let named = failure
+            .server
+            .clone()
+            .unwrap_or_else(|| engine.name().to_owned());
+        facts.push(Fact::new("Engine", named));
+    }
     if let Some(config) = &failure.config {
         facts.push(Fact::new("Settings tried", config.clone()));
     }

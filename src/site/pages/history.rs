@@ -19,6 +19,7 @@ use crate::compare::{History, Kind};
 use crate::data::figures::{Better, Value, level, run};
 use crate::data::rules;
 use crate::format::{count, figure};
+use crate::profiles::Engine;
 
 /// `/history/`'s content: a row per configuration measured more than once.
 #[derive(Debug, Serialize)]
@@ -354,17 +355,23 @@ fn trend_title(
     }
 }
 
-/// What a history is of: the model and its first record.
+/// What a history is of: the model, the engine where it is not vLLM, and its first record.
 fn title(c: &Catalog, history: &History) -> String {
     let first = history.members[0];
+    let on = |engine: Option<Engine>| match engine {
+        Some(engine) if engine != Engine::Vllm => format!(" on {}", engine.name()),
+        _ => String::new(),
+    };
     match history.kind {
         Kind::Run => {
             let run = &c.doc.runs[first];
-            format!("{} ({} and its reruns)", run.model, run.id)
+            let engine = on(rules::run_engine(run));
+            format!("{}{engine} ({} and its reruns)", run.model, run.id)
         }
         _ => {
             let sweep = &c.doc.sweeps[first];
-            format!("{} ({} and its reruns)", sweep.model, sweep.label)
+            let engine = on(rules::sweep_engine(sweep));
+            format!("{}{engine} ({} and its reruns)", sweep.model, sweep.label)
         }
     }
 }

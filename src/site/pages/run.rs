@@ -8,12 +8,12 @@ use super::super::routes;
 use super::super::views::{Cell, Column, Fact, Link, Row, Table};
 use super::head::{Head, change, judged_change};
 use super::page::{Page, View};
-use super::shared::opt;
+use super::shared::{engine_fact, opt};
 use crate::compare::Kind;
 use crate::data::figures::{self, Value, divergence};
 use crate::data::{Run, rules};
 use crate::format::{count, figure, percent, switch};
-use crate::profiles::{self, Launcher};
+use crate::profiles::{self, Engine, Launcher};
 
 /// A run's quality cost, for its page.
 pub fn run_quality(c: &Catalog, run: &Run) -> Option<RunQuality> {
@@ -183,7 +183,7 @@ fn facts(run: &Run) -> Vec<Fact> {
         Fact::new("CUDA graphs", switch(run.cuda_graphs)),
         Fact::new("Vision tower", switch(run.vision)),
         Fact::new("Speculative decoding", switch(run.spec_decode)),
-        Fact::new("vLLM", opt(run.vllm_version.clone())),
+        engine_fact(run.engine, run.vllm_version.as_ref()),
         Fact::new("Measured", run.generated.to_string()),
     ]);
     if let Some(server) = &run.server {
@@ -247,9 +247,11 @@ pub fn launch(c: &Catalog, run: &Run) -> Launch {
             run.id, run.profile
         );
     }
+    let mut engine = Engine::default();
     let (settings, podman, local) = match profile {
         Some(profile) => {
             let effective = profile.effective(&overrides);
+            engine = effective.engine();
             let settings = effective
                 .settings
                 .iter()
@@ -284,6 +286,16 @@ pub fn launch(c: &Catalog, run: &Run) -> Launch {
         settings,
         podman,
         local,
+        local_label: match engine {
+            Engine::Vllm => "vllm serve",
+            Engine::LlamaServer => "llama-server",
+            Engine::Sglang => "sglang.launch_server",
+        },
+        local_anchor: match engine {
+            Engine::Vllm => "vllm-serve",
+            Engine::LlamaServer => "llama-server",
+            Engine::Sglang => "sglang",
+        },
         collect,
     }
 }
@@ -386,8 +398,12 @@ pub struct Launch {
     pub settings: Vec<Setting>,
     /// The podman command.
     pub podman: Option<String>,
-    /// The `vllm serve` command.
+    /// The command that starts the engine on this machine.
     pub local: Option<String>,
+    /// Its heading's name for it (`vllm serve`, `llama-server`) and the heading's anchor.
+    pub local_label: &'static str,
+    /// The anchor of its heading.
+    pub local_anchor: &'static str,
     /// The `benchsite collect run` line that repeats the measurement.
     pub collect: String,
 }

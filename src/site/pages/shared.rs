@@ -4,8 +4,18 @@
 use crate::data::figures::{Field, LevelField, Value};
 use crate::data::{self, Sweep, SweepLevel};
 use crate::format::{MISSING, count, figure, switch};
+use crate::profiles::Engine;
 
 use super::super::views::{Cell, Fact};
+
+/// Which engine served a record: its vLLM version where it is vLLM's or says no engine (as
+/// records from before engines were kept), else the engine by name.
+pub fn engine_fact(engine: Option<Engine>, vllm_version: Option<&String>) -> Fact {
+    match engine {
+        Some(engine) if engine != Engine::Vllm => Fact::new("Engine", engine.name()),
+        _ => Fact::new("vLLM", opt(vllm_version.cloned())),
+    }
+}
 
 /// A value, or the missing-value mark.
 pub fn opt(value: Option<String>) -> String {

@@ -10,7 +10,7 @@ use super::super::routes;
 use super::super::views::{Cell, Chart, Column, Fact, Link, Row, Table};
 use super::head::{Head, change};
 use super::page::{Page, View};
-use super::shared::{field_cell, opt, points};
+use super::shared::{engine_fact, field_cell, points};
 use crate::compare::Kind;
 use crate::data::figures::{LevelField, level};
 use crate::data::{Sweep, SweepLevel};
@@ -202,7 +202,7 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
             ),
         ),
         Fact::new("Server", sweep.base_url.clone()),
-        Fact::new("vLLM", opt(sweep.vllm_version.clone())),
+        engine_fact(sweep.engine, sweep.vllm_version.as_ref()),
         Fact::new(
             "Context",
             sweep

@@ -146,9 +146,10 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
         let on = c
             .machine_of::<Sweep>(point.sweep)
             .map_or(String::new(), |m| format!(" on {}", c.machine_title(m)));
+        let name = c.sweep_name(sweep);
         let linked = LinkedPoint {
             xy: (point.per_user, point.per_gpu),
-            name: format!("{} at concurrency {}{on}", sweep.label, point.concurrency),
+            name: format!("{name} at concurrency {}{on}", point.concurrency),
             url: format!("{}#c{}", c.sweep_url(sweep), point.concurrency),
             frontier: point.frontier,
         };
@@ -156,7 +157,7 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
             Some(&at) => series[at].1.push(linked),
             None => {
                 place.insert(&sweep.label, series.len());
-                series.push((sweep.label.clone(), vec![linked]));
+                series.push((name, vec![linked]));
             }
         }
     }
@@ -212,6 +213,10 @@ fn frontier_table(c: &Catalog, group: &Group, title: &str) -> Table {
     if declared {
         columns.push(Column::text("Machine"));
     }
+    let engines = c.several_engines();
+    if engines {
+        columns.push(Column::text("Engine"));
+    }
     columns.extend([
         Column::number(level::CONCURRENCY.field.label),
         Column::number("tok/s per user"),
@@ -232,6 +237,9 @@ fn frontier_table(c: &Catalog, group: &Group, title: &str) -> Table {
                 )];
                 if let Some(machine) = c.machine_of::<Sweep>(p.sweep) {
                     cells.push(c.machine_cell(machine));
+                }
+                if engines {
+                    cells.push(c.engine_cell(sweep));
                 }
                 cells.extend([
                     Cell::number(count(p.concurrency), p.concurrency as f64),
@@ -307,7 +315,7 @@ fn within_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) 
             .map(|(i, answer)| {
                 let sweep = &c.doc.sweeps[*i];
                 let mut cells = vec![
-                    Cell::link(&sweep.label, c.sweep_url(sweep)),
+                    Cell::link(c.sweep_name(sweep), c.sweep_url(sweep)),
                     Cell::text(&sweep.model),
                     Cell::text(super::super::catalog::workload(sweep)),
                 ];
@@ -374,7 +382,7 @@ fn best_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) ->
                 let model = &sweep.model;
                 let mut cells = vec![
                     Cell::link(model, c.model_url(model)),
-                    Cell::link(&sweep.label, c.sweep_url(sweep)),
+                    Cell::link(c.sweep_name(sweep), c.sweep_url(sweep)),
                     Cell::text(super::super::catalog::workload(sweep)),
                     Cell::number(count(a.concurrency), a.concurrency as f64),
                     Cell::number(figure(a.per_gpu), a.per_gpu),
@@ -481,7 +489,7 @@ fn data(c: &Catalog, sweeps: &[usize]) -> String {
     #[derive(Serialize)]
     struct SweepData<'a> {
         gpus: u64,
-        label: &'a str,
+        label: String,
         levels: Vec<LevelData<'a>>,
         model: &'a str,
         #[serde(rename = "modelUrl")]
@@ -500,7 +508,7 @@ fn data(c: &Catalog, sweeps: &[usize]) -> String {
                 let sweep = &c.doc.sweeps[i];
                 SweepData {
                     gpus: rules::sweep_gpus(sweep),
-                    label: &sweep.label,
+                    label: c.sweep_name(sweep),
                     levels: sweep.levels.iter().map(LevelData).collect(),
                     model: &sweep.model,
                     model_url: c.model_url(&sweep.model),
