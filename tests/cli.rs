@@ -238,6 +238,11 @@ fn check_reports_every_broken_file_at_once() {
     .unwrap();
     std::fs::write(root.join("profiles/odd.env"), "MODEL=x\nCOLOUR=red\n").unwrap();
     std::fs::write(
+        root.join("profiles/gguf.env"),
+        "ENGINE=llama-server\nMODEL=m.gguf\nGPU_MEMORY_UTILIZATION=0.9\n",
+    )
+    .unwrap();
+    std::fs::write(
         root.join("benchsite.toml"),
         "title = \"x\"\nbase_ulr = \"/\"\n",
     )
@@ -256,12 +261,18 @@ fn check_reports_every_broken_file_at_once() {
         "{report}"
     );
     assert!(
+        report.contains(
+            "profiles/gguf.env:3: GPU_MEMORY_UTILIZATION is not a setting of llama-server (ENGINE=llama-server takes ENGINE, PROGRAM, IMAGE, MODEL, PORT, EXTRA_ARGS, SERVED_MODEL_NAME, MAX_MODEL_LEN, MAX_NUM_SEQS, KV_CACHE_DTYPE, N_GPU_LAYERS, FLASH_ATTN, THREADS)"
+        ),
+        "{report}"
+    );
+    assert!(
         report.contains("profiles/odd.env:2: unknown key COLOUR is ignored"),
         "{report}"
     );
     assert!(report.contains("it ends too early"), "{report}");
     assert!(
-        report.contains("check failed: 3 files with problems"),
+        report.contains("check failed: 4 files with problems"),
         "{report}"
     );
 }
@@ -299,4 +310,60 @@ fn errors_name_project_files_relative_to_the_project() {
         "{}",
         output.stderr
     );
+}
+
+/// `init --engine llama-server --model FILE.gguf` starts a report whose example profile serves
+/// that file with llama-server and whose example campaign runs over llama-server's own knobs;
+/// `--engine sglang` one that starts SGLang.
+#[test]
+fn init_writes_a_starting_profile_for_each_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("gguf-report");
+    let root = root.to_str().unwrap();
+    run_benchsite(&[
+        "init",
+        root,
+        "--engine",
+        "llama-server",
+        "--model",
+        "/models/Qwen3-8B-Q4_K_M.gguf",
+    ])
+    .assert_success();
+    let shown = run_benchsite(&["--root", root, "profile", "show", "example"]);
+    shown.assert_success();
+    assert!(
+        shown.stdout.ends_with(
+            "# llama.cpp llama-server on this machine (--launcher local)\n\
+             llama-server --model /models/Qwen3-8B-Q4_K_M.gguf --alias example --port 8000 \
+             --ctx-size 16384 --parallel 4 --n-gpu-layers all --flash-attn auto --metrics\n"
+        ),
+        "{}",
+        shown.stdout
+    );
+    let plan = run_benchsite(&["--root", root, "campaign", "plan", "example"]);
+    plan.assert_success();
+    assert!(
+        plan.stdout.contains(
+            "server: llama-server --model /models/Qwen3-8B-Q4_K_M.gguf --alias example --port 8000 --ctx-size 16384 --parallel 1 --n-gpu-layers all --flash-attn on --metrics"
+        ) && plan.stdout.contains("0 done, 0 failed, 0 conflict, 8 pending"),
+        "{}",
+        plan.stdout
+    );
+    run_benchsite(&["--root", root, "check"]).assert_success();
+
+    let root = dir.path().join("sglang-report");
+    let root = root.to_str().unwrap();
+    run_benchsite(&["init", root, "--engine", "sglang"]).assert_success();
+    let shown = run_benchsite(&["--root", root, "profile", "show", "example"]);
+    shown.assert_success();
+    assert!(
+        shown.stdout.contains(
+            "# SGLang on this machine (--launcher local)\n\
+             python3 -m sglang.launch_server --model-path Qwen/Qwen3-0.6B --port 8000 \
+             --context-length 8192 --max-running-requests 8 --kv-cache-dtype auto --enable-metrics\n"
+        ),
+        "{}",
+        shown.stdout
+    );
+    run_benchsite(&["--root", root, "campaign", "plan", "example"]).assert_success();
 }

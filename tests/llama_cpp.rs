@@ -855,4 +855,19 @@ fn llama_server_is_launched_from_its_profile_alone_and_in_a_campaign() {
     );
     assert_eq!(failure.log.as_deref(), Some("data/logs/tiny-huge.log.gz"));
     project.run(&["check"]).assert_success();
+    // The failure's page names the engine and its build; the trade-off view, where vLLM's
+    // sweeps (the seed's) sit beside llama-server's, names each sweep's engine.
+    project.run(&["build"]).assert_success();
+    let page = project.page("failures/tiny-huge/index.html");
+    assert!(
+        page.contains(&format!("<dt>Engine</dt><dd>{build}</dd>")),
+        "{page}"
+    );
+    let sweeps = project.page("sweeps/index.html");
+    assert!(
+        sweeps.contains("tiny-ls-max-num-seqs-1 sweep (llama-server)")
+            && sweeps.contains("<td>llama.cpp llama-server</td>")
+            && sweeps.contains("<td>vLLM</td>"),
+        "{sweeps}"
+    );
 }

@@ -131,4 +131,48 @@ mod tests {
             }]
         );
     }
+
+    /// A configuration measured again under another engine is another configuration; one
+    /// measured again by a benchsite that records the engine is the same one.
+    #[test]
+    fn another_engine_is_another_history() {
+        use crate::profiles::Engine;
+        let mut doc = seed();
+        let mut again = doc.sweeps[0].clone();
+        again.vllm_version = Some("0.29.0".into());
+        again.engine = Some(Engine::Vllm);
+        again.generated = crate::data::Date::new("2026-10-01").unwrap();
+        let mut llama = again.clone();
+        llama.vllm_version = None;
+        llama.engine = Some(Engine::LlamaServer);
+        doc.sweeps.extend([again, llama]);
+        let n = doc.sweeps.len();
+        assert_eq!(
+            histories(&doc, &[], |_, _| None),
+            [History {
+                kind: Kind::Sweep,
+                members: vec![0, n - 2],
+            }]
+        );
+        let profiles = crate::profiles::load_all(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles"),
+        )
+        .0;
+        let mut doc = seed();
+        let mut run = doc.runs[0].clone();
+        run.engine = Some(Engine::LlamaServer);
+        run.vllm_version = None;
+        doc.runs.push(run);
+        assert!(
+            histories(&doc, &profiles, |_, _| None)
+                .iter()
+                .all(|h| h.kind != Kind::Run || !h.members.contains(&(doc.runs.len() - 1)))
+        );
+        doc.runs.last_mut().unwrap().engine = Some(Engine::Vllm);
+        assert!(
+            histories(&doc, &profiles, |_, _| None)
+                .iter()
+                .any(|h| h.kind == Kind::Run && h.members.contains(&(doc.runs.len() - 1)))
+        );
+    }
 }

@@ -583,8 +583,7 @@ mod tests {
     #[test]
     fn a_key_the_engine_does_not_take_names_its_line() {
         let text = "ENGINE=llama-server\nMODEL=m.gguf\nENFORCE_EAGER=1\n";
-        let error = profile(text)
-            .launch_command(Launcher::Local)
+        let error = parse("test", Path::new("profiles/test.env"), text)
             .unwrap_err()
             .to_string();
         assert_eq!(
@@ -593,12 +592,15 @@ mod tests {
              takes ENGINE, PROGRAM, IMAGE, MODEL, PORT, EXTRA_ARGS, SERVED_MODEL_NAME, MAX_MODEL_LEN, \
              MAX_NUM_SEQS, KV_CACHE_DTYPE, N_GPU_LAYERS, FLASH_ATTN, THREADS)"
         );
-        let error = profile("MODEL=m\nN_GPU_LAYERS=10\n")
+        // An override is checked where the command is made.
+        let vllm = parse("test", Path::new("profiles/test.env"), "MODEL=m\n").unwrap();
+        let error = vllm
+            .effective(&crate::profiles::file::parse_overrides("N_GPU_LAYERS=10").unwrap())
             .launch_command(Launcher::Local)
             .unwrap_err()
             .to_string();
         assert!(
-            error.starts_with("profiles/test.env:2: N_GPU_LAYERS is not a setting of vllm"),
+            error.starts_with("override: N_GPU_LAYERS is not a setting of vllm"),
             "{error}"
         );
         let bad = parse("t", Path::new("profiles/t.env"), "ENGINE=tgi\n").unwrap_err();

@@ -79,7 +79,8 @@ pub fn load_all(dir: &Path) -> (Vec<Profile>, Vec<ProfileError>) {
     (profiles, errors)
 }
 
-/// Parses the text of a profile file; `path` names it in messages.
+/// Parses the text of a profile file; `path` names it in messages. A key the profile's engine
+/// does not take is an error naming its line.
 pub fn parse(name: &str, path: &Path, text: &str) -> Result<Profile, ProfileError> {
     let mut settings = Vec::new();
     let mut warnings = Vec::new();
@@ -128,12 +129,15 @@ pub fn parse(name: &str, path: &Path, text: &str) -> Result<Profile, ProfileErro
         check_value(&setting)?;
         settings.push(setting);
     }
-    Ok(Profile {
+    let profile = Profile {
         name: name.to_owned(),
         path: path.to_owned(),
         settings,
         warnings,
-    })
+    };
+    // A key some engine takes but this profile's does not is an error at its line.
+    profile.effective(&[]).check_keys()?;
+    Ok(profile)
 }
 
 fn is_key(key: &str) -> bool {
