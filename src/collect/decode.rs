@@ -205,11 +205,7 @@ async fn record(
         notes.push(super::target::sentence(&gap));
         warnings.push(gap);
     }
-    let (vllm_version, server, engine) = (
-        target.vllm_version(),
-        target.server.describe(),
-        target.server.engine(),
-    );
+    let (vllm_version, server) = (target.vllm_version(), target.server.describe());
     let (workload, method) = run_method(options, &samples, prompt, counted.is_empty());
     let record = Run {
         id: options.id.clone(),
@@ -234,7 +230,7 @@ async fn record(
         generated: options.today.clone(),
         vllm_version,
         server: Some(server),
-        engine,
+        engine: target.server.engine(),
         kv_tokens,
         max_concurrency: kv_tokens
             .map(|tokens| data::rules::max_concurrency(tokens, max_model_len)),

@@ -4,12 +4,21 @@ use std::fmt;
 
 use super::engine::Engine;
 use super::error::{Origin, ProfileError};
-use super::file::Setting;
 use super::keys;
 
 /// The port a server listens on when the profile names none.
 const DEFAULT_PORT: u16 = 8000;
 
+/// One `KEY=VALUE` setting and where it comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting {
+    /// The key.
+    pub key: String,
+    /// The value, unquoted.
+    pub value: String,
+    /// Where it was set.
+    pub origin: Origin,
+}
 /// A profile's settings with overrides applied: what the server is started with.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Effective {

@@ -3,20 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::effective::Effective;
+use super::effective::{Effective, Setting};
 use super::error::{Origin, ProfileError};
 use super::keys::{self, KEYS};
-
-/// One `KEY=VALUE` setting and where it comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Setting {
-    /// The key.
-    pub key: String,
-    /// The value, unquoted.
-    pub value: String,
-    /// Where it was set.
-    pub origin: Origin,
-}
 
 /// A parsed profile file.
 #[derive(Debug, Clone, PartialEq)]

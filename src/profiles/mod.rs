@@ -2,14 +2,16 @@
 //! run applies on top of one, the effective settings, the engine they name and the command
 //! that starts it.
 
+mod command;
 mod effective;
 mod engine;
 mod error;
 mod file;
 mod keys;
 
-pub use effective::Effective;
-pub use engine::{Engine, Flag, LaunchCommand, Launcher, SPECS, Spec, shell_quote};
+pub use command::{LaunchCommand, Launcher, shell_quote};
+pub use effective::{Effective, Setting};
+pub use engine::{Engine, Flag, SPECS, Spec};
 pub use error::{Origin, ProfileError};
-pub use file::{Profile, Setting, load, load_all, names, parse, parse_overrides, parse_set};
+pub use file::{Profile, load, load_all, names, parse, parse_overrides, parse_set};
 pub use keys::{KEYS, Key, Takes};
