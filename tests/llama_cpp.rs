@@ -863,6 +863,21 @@ fn llama_server_is_launched_from_its_profile_alone_and_in_a_campaign() {
         page.contains(&format!("<dt>Engine</dt><dd>{build}</dd>")),
         "{page}"
     );
+    // Two slots and one are a one-knob pair on llama-server (the runs are paired by the
+    // first record of each configuration, the launched run at two slots), and the launched
+    // run and the campaign's two-slot one are one configuration measured twice. (The two
+    // sweeps pair only when their prompts measured the same length: the `prompt` dimension is
+    // the measured tokens, which a nonce can move by one.)
+    let ablations = project.page("ablations/index.html");
+    assert!(
+        ablations.contains("MAX_NUM_SEQS: 2 → 1 (on llama.cpp llama-server)"),
+        "{ablations}"
+    );
+    let history = project.page("history/index.html");
+    assert!(
+        history.contains("tiny on llama.cpp llama-server (tiny-launched and its reruns)"),
+        "{history}"
+    );
     let sweeps = project.page("sweeps/index.html");
     assert!(
         sweeps.contains("tiny-ls-max-num-seqs-1 sweep (llama-server)")

@@ -6,6 +6,7 @@ use std::path::Path;
 use super::effective::Effective;
 use super::engine::{Engine, Flag, Spec};
 use super::error::ProfileError;
+use super::keys::on_off_auto;
 
 /// How the server is started: `--launcher` of `collect` and `profile show`, and a
 /// campaign's `[launch] launcher`.
@@ -168,12 +169,8 @@ impl Effective {
                 Flag::Switch(name) if value == "1" => args.push((*name).to_owned()),
                 Flag::Switch(_) => {}
                 Flag::OnOff(name) => {
-                    let word = match value.as_str() {
-                        "1" => "on",
-                        "0" => "off",
-                        other => other,
-                    };
-                    args.extend([(*name).to_owned(), word.to_owned()]);
+                    let word = on_off_auto(&value).unwrap_or(&value).to_owned();
+                    args.extend([(*name).to_owned(), word]);
                 }
                 Flag::Own if *key == "SPEC_DECODE" && value == "1" => {
                     args.extend(self.speculative(spec.engine)?);

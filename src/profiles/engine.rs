@@ -90,7 +90,7 @@ pub enum Flag {
     Values(&'static [&'static str]),
     /// `--flag` when the value is 1.
     Switch(&'static str),
-    /// `--flag on|off|auto`, reading 1 and 0 as on and off.
+    /// `--flag on|off|auto`, from any of llama.cpp's spellings.
     OnOff(&'static str),
     /// Read by benchsite itself: the launcher, the model, the port, speculative decoding,
     /// the extra arguments.

@@ -16,9 +16,10 @@ pub enum Takes {
     Fraction,
     /// A port number.
     Port,
-    /// A whole number, `auto` or `all` (llama.cpp's GPU layers).
+    /// A whole number, `auto` or `all` (llama.cpp's GPU layers; -1 is its auto).
     Layers,
-    /// `on`, `off` or `auto` (`1` and `0` read as on and off).
+    /// `on`, `off` or `auto`, in any of llama.cpp's spellings (`1`, `true`, `enabled`; `0`,
+    /// `false`, `disabled`; `-1`).
     OnOffAuto,
     /// An engine's name.
     Engine,
@@ -37,8 +38,8 @@ impl Takes {
             Takes::Count => count(value),
             Takes::Fraction => value.parse::<f64>().is_ok_and(|x| x > 0.0 && x <= 1.0),
             Takes::Port => value.parse::<u16>().is_ok_and(|n| n > 0),
-            Takes::Layers => matches!(value, "auto" | "all") || value.parse::<u64>().is_ok(),
-            Takes::OnOffAuto => matches!(value, "on" | "off" | "auto" | "0" | "1"),
+            Takes::Layers => matches!(value, "auto" | "all") || value.parse::<i64>().is_ok(),
+            Takes::OnOffAuto => on_off_auto(value).is_some(),
             Takes::Engine => super::engine::Engine::parse(value).is_some(),
             Takes::Args => shell_words::split(value).is_ok(),
         };
@@ -54,6 +55,17 @@ impl Takes {
             Takes::Engine => "vllm, llama-server or sglang",
             Takes::Args => "arguments with balanced quotes",
         })
+    }
+}
+
+/// A switch of llama.cpp's in its canonical word, `on`, `off` or `auto`, from any spelling
+/// its `common/arg.cpp` reads (`is_truthy`, `is_falsey`, `is_autoy`).
+pub fn on_off_auto(value: &str) -> Option<&'static str> {
+    match value {
+        "on" | "enabled" | "true" | "1" => Some("on"),
+        "off" | "disabled" | "false" | "0" => Some("off"),
+        "auto" | "-1" => Some("auto"),
+        _ => None,
     }
 }
 

@@ -10,7 +10,9 @@ use super::page::{Page, View};
 use super::shared::level_value;
 use crate::compare::{Ablation, Kind};
 use crate::data::figures::{LevelField, divergence, level};
+use crate::data::rules;
 use crate::format::{count, figure};
+use crate::profiles::Engine;
 
 /// The ablations page: run pairs side by side, sweep pairs as ratios per level,
 /// comparison pairs side by side.
@@ -66,14 +68,26 @@ fn of<'c>(c: &'c Catalog<'_>, kind: Kind) -> impl Iterator<Item = &'c Ablation> 
     c.ablations().iter().filter(move |ab| ab.kind == kind)
 }
 
-/// A pair's first cells: A, B and the setting that differs.
+/// A pair's first cells: A, B and the setting that differs, with the engine both ran on
+/// where it is not vLLM.
 fn pair_cells(c: &Catalog, ab: &Ablation) -> Vec<Cell> {
     let (a, a_url) = c.record(ab.kind, ab.a);
     let (b, b_url) = c.record(ab.kind, ab.b);
+    let engine = match ab.kind {
+        Kind::Run => rules::run_engine(&c.doc.runs[ab.a]),
+        Kind::Sweep => rules::sweep_engine(&c.doc.sweeps[ab.a]),
+        Kind::Comparison => None,
+    };
+    let on = match engine {
+        Some(engine) if engine != Engine::Vllm && !ab.setting.eq_ignore_ascii_case("engine") => {
+            format!(" (on {})", engine.name())
+        }
+        _ => String::new(),
+    };
     vec![
         Cell::link(a, a_url),
         Cell::link(b, b_url),
-        Cell::text(Catalog::ablation_change(ab)),
+        Cell::text(format!("{}{on}", Catalog::ablation_change(ab))),
     ]
 }
 
