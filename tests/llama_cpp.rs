@@ -702,6 +702,44 @@ fn llama_server_is_launched_from_its_profile_alone_and_in_a_campaign() {
         shown.stdout
     );
 
+    // Every flag the llama-server table can give is one this llama-server says it takes.
+    let help = Command::new(&binary).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&[help.stdout, help.stderr].concat()).into_owned();
+    let every = benchsite::profiles::parse(
+        "every",
+        Path::new("profiles/every.env"),
+        "ENGINE=llama-server\nMODEL=m.gguf\nSERVED_MODEL_NAME=m\nMAX_MODEL_LEN=4096\nMAX_NUM_SEQS=2\nKV_CACHE_DTYPE=q8_0\nN_GPU_LAYERS=all\nFLASH_ATTN=on\nTHREADS=2\n",
+    )
+    .unwrap()
+    .effective(&[]);
+    for launcher in [
+        benchsite::profiles::Launcher::Local,
+        benchsite::profiles::Launcher::Podman,
+    ] {
+        let mut every = every.clone();
+        every.settings.push(benchsite::profiles::Setting {
+            key: "IMAGE".into(),
+            value: "ghcr.io/ggml-org/llama.cpp:server".into(),
+            origin: benchsite::profiles::Origin::Override,
+        });
+        let command = every.launch_command(launcher).unwrap();
+        let flags: Vec<&String> = command
+            .args
+            .iter()
+            .skip_while(|word| {
+                !word.starts_with("ghcr.io") && launcher != benchsite::profiles::Launcher::Local
+            })
+            .filter(|word| word.starts_with("--"))
+            .collect();
+        assert!(flags.len() >= 11, "{command}");
+        for flag in flags {
+            assert!(
+                help.contains(&format!("{flag} ")) || help.contains(&format!("{flag},")),
+                "{flag} of {command} is not in llama-server --help"
+            );
+        }
+    }
+
     let launched = project.run(&[
         "collect",
         "run",

@@ -374,4 +374,40 @@ mod tests {
             "{bad}"
         );
     }
+
+    /// Every flag a profile setting each SGLang key gives is one SGLang 0.5.23 has, as its
+    /// source lists them (tests/fixtures/sglang, read by Python's `ast`, not by benchsite).
+    #[test]
+    fn every_sglang_flag_is_one_its_source_declares() {
+        let declared: Vec<&str> =
+            include_str!("../../tests/fixtures/sglang/launch-server-flags-0.5.23.txt")
+                .lines()
+                .filter(|line| !line.starts_with('#'))
+                .collect();
+        let spec = Engine::Sglang.spec();
+        let mut text = String::from("ENGINE=sglang\nIMAGE=lmsysorg/sglang\nMODEL=m\n");
+        for name in spec.key_names() {
+            let value = match name {
+                "ENGINE" | "PROGRAM" | "IMAGE" | "MODEL" | "EXTRA_ARGS" => continue,
+                "MEM_FRACTION_STATIC" => "0.8",
+                "ENFORCE_EAGER" | "SPEC_DECODE" => "1",
+                "SPEC_METHOD" | "KV_CACHE_DTYPE" | "SERVED_MODEL_NAME" => "x",
+                _ => "2",
+            };
+            text.push_str(&format!("{name}={value}\n"));
+        }
+        let effective = profile(&text);
+        for launcher in [Launcher::Local, Launcher::Podman] {
+            let command = effective.launch_command(launcher).unwrap();
+            let sglang = command
+                .args
+                .iter()
+                .skip_while(|word| *word != "sglang.launch_server");
+            let flags: Vec<&String> = sglang.filter(|word| word.starts_with("--")).collect();
+            assert!(flags.len() >= 15, "{command}");
+            for flag in flags {
+                assert!(declared.contains(&flag.as_str()), "{flag} in {command}");
+            }
+        }
+    }
 }
