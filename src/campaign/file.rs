@@ -131,6 +131,20 @@ fn configurations(
         let Some(fixed) = settings(&config.set, problems) else {
             continue;
         };
+        // A key another engine takes but this profile's does not, at its place in the file.
+        if let Some(profile) = &parsed {
+            let spec = profile.effective(&fixed).engine().spec();
+            let keys = config.set.keys().map(|k| ("set", k));
+            for (table, key) in keys.chain(config.matrix.keys().map(|k| ("matrix", k))) {
+                let name = key.get_ref();
+                if profiles::KEYS.iter().any(|k| k.name == name) && !spec.takes(name) {
+                    problems.at(
+                        key.span().start,
+                        format!("{table}.{name}: {}", spec.refusal(name)),
+                    );
+                }
+            }
+        }
         for (key, _) in &config.matrix {
             if config.set.keys().any(|k| k.get_ref() == key.get_ref()) {
                 problems.at(
@@ -529,6 +543,23 @@ id = "small-{profile}"
         assert!(
             joined.contains("campaigns/night.toml:12:13: quality.reference"),
             "{joined}"
+        );
+
+        // A key of another engine's, where the file sets it.
+        let errors = messages(
+            parsed(
+                "[[config]]\nprofile = \"big\"\nset = { THREADS = 4 }\nmatrix = { N_GPU_LAYERS = [10, 20] }\n[run]\n",
+                &single(),
+            )
+            .unwrap_err(),
+        );
+        assert_eq!(
+            errors[..2],
+            [
+                "campaigns/night.toml:3:9: set.THREADS: THREADS is not a setting of vllm (ENGINE=vllm takes ENGINE, PROGRAM, IMAGE, MODEL, PORT, EXTRA_ARGS, SERVED_MODEL_NAME, MAX_MODEL_LEN, MAX_NUM_SEQS, GPU_MEMORY_UTILIZATION, KV_CACHE_DTYPE, TENSOR_PARALLEL_SIZE, PIPELINE_PARALLEL_SIZE, DATA_PARALLEL_SIZE, ENFORCE_EAGER, LANGUAGE_MODEL_ONLY, SPEC_DECODE, SPEC_METHOD, NUM_SPECULATIVE_TOKENS)",
+                "campaigns/night.toml:4:12: matrix.N_GPU_LAYERS: N_GPU_LAYERS is not a setting of vllm (ENGINE=vllm takes ENGINE, PROGRAM, IMAGE, MODEL, PORT, EXTRA_ARGS, SERVED_MODEL_NAME, MAX_MODEL_LEN, MAX_NUM_SEQS, GPU_MEMORY_UTILIZATION, KV_CACHE_DTYPE, TENSOR_PARALLEL_SIZE, PIPELINE_PARALLEL_SIZE, DATA_PARALLEL_SIZE, ENFORCE_EAGER, LANGUAGE_MODEL_ONLY, SPEC_DECODE, SPEC_METHOD, NUM_SPECULATIVE_TOKENS)",
+            ],
+            "{errors:?}"
         );
 
         let errors = messages(

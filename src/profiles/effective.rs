@@ -64,8 +64,7 @@ impl Effective {
     /// Every setting of a key some engine takes but this profile's does not: an error naming
     /// where the first was set. Keys no engine takes are warned of when the profile is read.
     pub fn check_keys(&self) -> Result<(), ProfileError> {
-        let engine = self.engine();
-        let spec = engine.spec();
+        let spec = self.engine().spec();
         match self
             .settings
             .iter()
@@ -74,8 +73,7 @@ impl Effective {
             Some(setting) => Err(ProfileError::NotForEngine {
                 origin: setting.origin.clone(),
                 key: setting.key.clone(),
-                engine,
-                takes: spec.key_names().join(", "),
+                refusal: spec.refusal(&setting.key),
             }),
             None => Ok(()),
         }

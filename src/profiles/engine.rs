@@ -228,6 +228,16 @@ impl Spec {
             .map(|(_, flag)| *flag)
     }
 
+    /// Why it does not take `key`: `KEY is not a setting of llama-server (ENGINE=llama-server
+    /// takes …)`.
+    pub fn refusal(&self, key: &str) -> String {
+        format!(
+            "{key} is not a setting of {0} (ENGINE={0} takes {1})",
+            self.engine,
+            self.key_names().join(", ")
+        )
+    }
+
     /// The keys it takes, common ones first.
     pub fn key_names(&self) -> Vec<&'static str> {
         let mut names: Vec<&str> = COMMON.iter().map(|(name, _)| *name).collect();

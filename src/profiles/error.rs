@@ -59,16 +59,14 @@ pub enum ProfileError {
         hint: &'static str,
     },
     /// A setting the profile's engine does not take.
-    #[error("{origin}: {key} is not a setting of {engine} (ENGINE={engine} takes {takes})")]
+    #[error("{origin}: {refusal}")]
     NotForEngine {
         /// Where the setting comes from.
         origin: Origin,
         /// The key.
         key: String,
-        /// The profile's engine.
-        engine: super::engine::Engine,
-        /// The keys it takes.
-        takes: String,
+        /// Which engine refuses it and what it takes ([`super::engine::Spec::refusal`]).
+        refusal: String,
     },
 }
 
