@@ -1169,26 +1169,35 @@ esac
 }
 
 fn launch_run(project: &Project, mode: &str, id: &str) -> Output {
+    launch_run_with(
+        project,
+        mode,
+        id,
+        &["--ready-timeout", "2", "--stop-timeout", "5"],
+    )
+}
+
+/// `collect run --launch` of the profile `fake` through the stand-in launcher in `mode`, with
+/// `flags` added.
+fn launch_run_with(project: &Project, mode: &str, id: &str, flags: &[&str]) -> Output {
     let dir = project.root.path();
     let launcher = fake_launcher(dir);
+    let mut args = vec![
+        "collect",
+        "run",
+        "--id",
+        id,
+        "--profile",
+        "fake",
+        "--shape",
+        "Dense, 7B",
+        "--precision",
+        "BF16",
+        "--launch",
+    ];
+    args.extend_from_slice(flags);
     project.run_with(
-        &[
-            "collect",
-            "run",
-            "--id",
-            id,
-            "--profile",
-            "fake",
-            "--shape",
-            "Dense, 7B",
-            "--precision",
-            "BF16",
-            "--launch",
-            "--ready-timeout",
-            "2",
-            "--stop-timeout",
-            "5",
-        ],
+        &args,
         &[
             ("BENCHSITE_LAUNCH_PROGRAM", launcher.to_str().unwrap()),
             ("FAKE_MODE", mode),
@@ -1379,37 +1388,19 @@ fn an_sglang_profile_starts_sglang_and_its_failure_is_read_in_its_words() {
         ),
     );
     let launch = |mode: &str, id: &str| {
-        let dir = project.root.path();
-        project.run_with(
-            &[
-                "collect",
-                "run",
-                "--id",
-                id,
-                "--profile",
-                "fake",
-                "--shape",
-                "Dense, 7B",
-                "--precision",
-                "BF16",
-                "--launch",
-                "--launcher",
-                "local",
-                "--ready-timeout",
-                "5",
-                "--stop-timeout",
-                "5",
-                "--samples",
-                "2",
-            ],
-            &[
-                (
-                    "BENCHSITE_LAUNCH_PROGRAM",
-                    fake_launcher(dir).to_str().unwrap(),
-                ),
-                ("FAKE_MODE", mode),
-                ("FAKE_DIR", dir.to_str().unwrap()),
-            ],
+        let flags = [
+            "--launcher",
+            "local",
+            "--ready-timeout",
+            "5",
+            "--stop-timeout",
+            "5",
+        ];
+        launch_run_with(
+            &project,
+            mode,
+            id,
+            &[&flags[..], &["--samples", "2"]].concat(),
         )
     };
     launch("serve", "fake-sglang").assert_success();

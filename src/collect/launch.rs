@@ -593,26 +593,43 @@ RuntimeError: Engine core initialization failed. See root cause above. Failed co
             kv.reason
         );
         let weights = "E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 30000.00 MiB on device 0: cudaMalloc failed: out of memory\nE alloc_tensor_range: failed to allocate CUDA0 buffer of size 31457280000\nE llama_model_load: error loading model: unable to allocate CUDA0 buffer\n";
-        assert_eq!(
-            diagnose(weights, Engine::LlamaServer, Phase::Startup, "exited").status,
-            FailureStatus::OomAtStartup
-        );
-        // vLLM's wording means nothing from llama-server, and the other way round.
-        assert_eq!(
-            diagnose(LLAMA_KV, Engine::Vllm, Phase::Startup, "exited").status,
-            FailureStatus::Crashed
-        );
         let sglang = "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: mem_fraction_static=0.5\n";
-        assert_eq!(
-            diagnose(sglang, Engine::Sglang, Phase::Startup, "exited").status,
-            FailureStatus::InsufficientKv
-        );
         let sglang_oom =
             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n";
-        assert_eq!(
-            diagnose(sglang_oom, Engine::Sglang, Phase::FirstRequest, "died").status,
-            FailureStatus::OomAtFirstRequest
-        );
+        let cases = [
+            (
+                weights,
+                Engine::LlamaServer,
+                Phase::Startup,
+                FailureStatus::OomAtStartup,
+            ),
+            // vLLM's wording means nothing from llama-server, and the other way round.
+            (
+                LLAMA_KV,
+                Engine::Vllm,
+                Phase::Startup,
+                FailureStatus::Crashed,
+            ),
+            (
+                sglang,
+                Engine::Sglang,
+                Phase::Startup,
+                FailureStatus::InsufficientKv,
+            ),
+            (
+                sglang_oom,
+                Engine::Sglang,
+                Phase::FirstRequest,
+                FailureStatus::OomAtFirstRequest,
+            ),
+        ];
+        for (log, engine, phase, status) in cases {
+            assert_eq!(
+                diagnose(log, engine, phase, "exited").status,
+                status,
+                "{log}"
+            );
+        }
     }
 
     #[test]
