@@ -830,7 +830,8 @@ fn llama_server_is_launched_from_its_profile_alone_and_in_a_campaign() {
     );
     assert!(
         page.contains("Start the server (llama-server)")
-            && page.contains("--parallel 2 --threads 1 --metrics"),
+            && page.contains("--parallel 2 --threads 1 --metrics")
+            && page.contains("--set MAX_NUM_SEQS=2 --launch --launcher local"),
         "{page}"
     );
 

@@ -240,6 +240,11 @@ pub fn launch(c: &Catalog, run: &Run) -> Launch {
         ));
     }
     collect.push_str(" --launch");
+    // A profile without an image starts its engine on this machine.
+    let effective = profile.map(|p| p.effective(&overrides));
+    if effective.as_ref().is_some_and(|e| e.get("IMAGE").is_none()) {
+        collect.push_str(" --launcher local");
+    }
     // An imported run was measured by another tool, not a server this profile starts.
     if run.source.is_some() {
         collect = format!(
@@ -248,9 +253,8 @@ pub fn launch(c: &Catalog, run: &Run) -> Launch {
         );
     }
     let mut engine = Engine::default();
-    let (settings, podman, local) = match profile {
-        Some(profile) => {
-            let effective = profile.effective(&overrides);
+    let (settings, podman, local) = match effective {
+        Some(effective) => {
             engine = effective.engine();
             let settings = effective
                 .settings
