@@ -903,13 +903,13 @@ fn llama_server_is_launched_from_its_profile_alone_and_in_a_campaign() {
         "{page}"
     );
     // Two slots and one are a one-knob pair on llama-server (the runs are paired by the
-    // first record of each configuration, the launched run at two slots), and the launched
-    // run and the campaign's two-slot one are one configuration measured twice. (The two
-    // sweeps pair only when their prompts measured the same length: the `prompt` dimension is
-    // the measured tokens, which a nonce can move by one.)
+    // first record of each configuration, the launched run at two slots; the sweeps though a
+    // nonce may make one's prompt a token longer), and the launched run and the campaign's
+    // two-slot one are one configuration measured twice.
     let ablations = project.page("ablations/index.html");
     assert!(
-        ablations.contains("MAX_NUM_SEQS: 2 → 1 (on llama.cpp llama-server)"),
+        ablations.contains("MAX_NUM_SEQS: 2 → 1 (on llama.cpp llama-server)")
+            && ablations.contains("seqs: 1 → 2 (on llama.cpp llama-server)"),
         "{ablations}"
     );
     let history = project.page("history/index.html");

@@ -1229,6 +1229,39 @@ fn the_frontier_and_the_limits_answer_by_hand() {
     assert!(!page.contains(">J per output token</th>"));
 }
 
+/// A sweep that asked for the same prompt as another of its model but measured it a token
+/// longer (its nonce tokenized differently) shares that workload's frontier, and is still one
+/// setting away from its sibling.
+#[test]
+fn a_prompt_measured_a_token_longer_shares_its_workloads_frontier() {
+    let project = Project::copy_of_repo();
+    let mut doc = seed();
+    doc.sweeps
+        .iter_mut()
+        .find(|s| s.label == "qwen3.6-35b-a3b max-num-seqs 32")
+        .unwrap()
+        .dimensions
+        .insert("prompt".into(), "787 tok".into());
+    project.write("data/results.json", &data::to_json(&doc));
+    build(&project, &[]).assert_success();
+    let sweeps = project.page("sweeps/index.html");
+    assert!(!sweeps.contains("787 tokens in"), "no workload of its own");
+    let group = &sweeps[sweeps
+        .find("Every level of Qwen3.6-35B-A3B, 786 tokens in, 256 tokens out")
+        .unwrap()..];
+    let group = &group[..group.find("</table>").unwrap()];
+    assert_eq!(
+        group.matches("<tr id=\"level-").count(),
+        11,
+        "the baseline's and seqs 32's levels, as before"
+    );
+    let ablations = project.page("ablations/index.html");
+    assert!(
+        ablations.contains("qwen3.6-35b-a3b max-num-seqs 32</a></td><td>seqs: 8 → 32</td>"),
+        "{ablations}"
+    );
+}
+
 #[test]
 fn energy_stands_beside_throughput_where_power_was_recorded() {
     let project = Project::copy_of_repo();

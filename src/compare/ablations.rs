@@ -70,12 +70,25 @@ pub fn ablations_across<'m>(
         engine(&mut settings, "ENGINE", rules::run_engine(run));
         Some((run.model.clone(), with_machine(Kind::Run, i, settings)))
     });
-    let sweeps = doc.sweeps.iter().enumerate().map(|(i, sweep)| {
+    // The `prompt` dimension is the prompt's measured length, which a nonce moves by a token
+    // from one sweep to the next: sweeps that asked for the same prompt take the first one's.
+    let mut measured: std::collections::HashMap<(&str, String), &str> =
+        std::collections::HashMap::new();
+    let sweeps = doc.sweeps.iter().enumerate().map(move |(i, sweep)| {
         let group = format!(
             "{}|{}|{}",
             sweep.model, sweep.workload.ignore_eos, sweep.workload.thinking
         );
         let mut settings: Settings = sweep.dimensions.clone().into_iter().collect();
+        if let (Some(asked), Some(prompt)) = (
+            rules::asked_prompt(&sweep.workload),
+            sweep.dimensions.get("prompt"),
+        ) {
+            let first = measured
+                .entry((sweep.model.as_str(), asked))
+                .or_insert(prompt);
+            settings.insert("prompt".to_owned(), (*first).to_owned());
+        }
         engine(&mut settings, "engine", rules::sweep_engine(sweep));
         Some((group, with_machine(Kind::Sweep, i, settings)))
     });
@@ -324,5 +337,38 @@ mod tests {
         let found = pairs(Kind::Sweep, records.into_iter());
         assert_eq!(found.len(), 1);
         assert_eq!((found[0].a, found[0].b), (0, 1));
+    }
+
+    /// Two sweeps that asked for the same prompt are compared as such, though a nonce made
+    /// one measure a token longer; sweeps that asked for other prompts still differ in it.
+    #[test]
+    fn a_prompt_a_token_longer_is_the_same_prompt() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/results.json");
+        let mut doc = crate::data::load(&path).unwrap();
+        doc.sweeps.truncate(1);
+        let base = doc.sweeps[0].clone();
+        let mut more = base.clone();
+        more.label = "more seqs".into();
+        more.dimensions.insert("seqs".into(), "64".into());
+        more.dimensions.insert("prompt".into(), "787 tok".into());
+        let mut longer = base.clone();
+        longer.label = "longer".into();
+        longer.workload.prompt_words = Some(1400);
+        longer
+            .dimensions
+            .insert("prompt".into(), "1,571 tok".into());
+        doc.sweeps.extend([more, longer]);
+        let found: Vec<(usize, usize, String, String, String)> = ablations(&doc, &[])
+            .into_iter()
+            .filter(|ab| ab.kind == Kind::Sweep)
+            .map(|ab| (ab.a, ab.b, ab.setting, ab.from, ab.to))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (0, 1, "seqs".into(), "8".into(), "64".into()),
+                (0, 2, "prompt".into(), "786 tok".into(), "1,571 tok".into()),
+            ]
+        );
     }
 }

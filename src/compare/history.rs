@@ -49,7 +49,14 @@ pub fn histories<'m>(
         ))
     });
     let sweeps = doc.sweeps.iter().enumerate().map(|(i, sweep)| {
-        let dimensions: BTreeMap<&String, &String> = sweep.dimensions.iter().collect();
+        // The measured prompt length moves by a token with the nonce; where the workload says
+        // what it asked for, that is in the key already.
+        let asked = rules::asked_prompt(&sweep.workload).is_some();
+        let dimensions: BTreeMap<&String, &String> = sweep
+            .dimensions
+            .iter()
+            .filter(|(key, _)| !(asked && key.as_str() == "prompt"))
+            .collect();
         let w = &sweep.workload;
         Some(format!(
             "{}|{:?}|{:?}|{:?}|{}|{}|{}|{:?}|{:?}",
@@ -128,6 +135,25 @@ mod tests {
             [History {
                 kind: Kind::Sweep,
                 members: vec![0, n - 2],
+            }]
+        );
+    }
+
+    /// A sweep measured again whose prompt, asked for the same, measured a token longer (a
+    /// nonce tokenizes differently) is the same configuration.
+    #[test]
+    fn a_prompt_a_token_longer_is_the_same_configuration() {
+        let mut doc = seed();
+        let mut again = doc.sweeps[0].clone();
+        again.generated = crate::data::Date::new("2026-10-01").unwrap();
+        again.dimensions.insert("prompt".into(), "787 tok".into());
+        doc.sweeps.push(again);
+        let n = doc.sweeps.len();
+        assert_eq!(
+            histories(&doc, &[], |_, _| None),
+            [History {
+                kind: Kind::Sweep,
+                members: vec![0, n - 1],
             }]
         );
     }

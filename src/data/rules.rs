@@ -94,6 +94,17 @@ pub fn server_dimensions(effective: &Effective) -> Vec<(&'static str, String)> {
     dims
 }
 
+/// The prompt a sweep's workload asked for, where it says: its words, or its tokens. Its
+/// `prompt` dimension is the length measured, which a nonce moves by a token from sweep to
+/// sweep; sweeps that asked for the same prompt are compared by this.
+pub fn asked_prompt(workload: &Workload) -> Option<String> {
+    match (workload.prompt_words, workload.prompt_tokens) {
+        (Some(words), _) => Some(format!("{words} words")),
+        (None, Some(tokens)) => Some(format!("{tokens} tokens")),
+        (None, None) => None,
+    }
+}
+
 /// The rounds a level of `workload` sends at `concurrency`: max(rounds, ⌈min_requests /
 /// concurrency⌉).
 pub fn rounds_at(workload: &Workload, concurrency: u64) -> u64 {

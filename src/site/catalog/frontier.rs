@@ -41,24 +41,47 @@ pub struct Group {
 
 /// A sweep's workload in words: its prompt (as measured, in tokens, or in words) and output
 /// lengths, and the method it was measured by where it recorded one; sweeps of different
-/// workloads or methods never share an axis.
-pub fn workload(sweep: &Sweep) -> String {
-    match &sweep.method {
-        Some(method) => format!("{}, method {}", lengths(sweep), method.version),
-        None => lengths(sweep),
-    }
-}
-
-/// A sweep's prompt and output lengths in words.
-fn lengths(sweep: &Sweep) -> String {
-    let prompt = sweep
-        .dimensions
-        .get("prompt")
+/// workloads or methods never share an axis. `measured` is the prompt's measured length to
+/// name ([`Catalog::workloads`] gives the first of the sweeps that asked for the same).
+fn workload_of(sweep: &Sweep, measured: Option<&str>) -> String {
+    let prompt = measured
         .map(|p| p.replace(" tok", " tokens"))
         .or_else(|| sweep.workload.prompt_tokens.map(|t| format!("{t} tokens")))
         .or_else(|| sweep.workload.prompt_words.map(|w| format!("{w} words")))
         .unwrap_or_else(|| "an unrecorded prompt".to_owned());
-    format!("{prompt} in, {} tokens out", sweep.workload.output_tokens)
+    let lengths = format!("{prompt} in, {} tokens out", sweep.workload.output_tokens);
+    match &sweep.method {
+        Some(method) => format!("{lengths}, method {}", method.version),
+        None => lengths,
+    }
+}
+
+impl Catalog<'_> {
+    /// Each sweep's workload in words, by its index: sweeps of a model that asked for the same
+    /// prompt name it by the length the first of them measured (a nonce moves the measured length by
+    /// a token from sweep to sweep), so they share their workload's axis.
+    pub fn workloads(&self) -> &[String] {
+        self.workloads.get_or_init(|| {
+            // By model: its tokenizer gives the same words another length.
+            let mut first: std::collections::HashMap<(&str, String), &str> =
+                std::collections::HashMap::new();
+            self.doc
+                .sweeps
+                .iter()
+                .map(|sweep| {
+                    let measured = sweep.dimensions.get("prompt").map(String::as_str);
+                    let named = match (rules::asked_prompt(&sweep.workload), measured) {
+                        (Some(asked), Some(measured)) => {
+                            let key = (sweep.model.as_str(), asked);
+                            Some(*first.entry(key).or_insert(measured))
+                        }
+                        (_, measured) => measured,
+                    };
+                    workload_of(sweep, named)
+                })
+                .collect()
+        })
+    }
 }
 
 /// A level's output tokens per second per watt of GPU power (all its GPUs'), when both
@@ -103,7 +126,7 @@ impl Catalog<'_> {
                     frontier: false,
                 })
             });
-            let workload = workload(sweep);
+            let workload = self.workloads()[index].clone();
             match groups
                 .iter_mut()
                 .find(|g| g.model == sweep.model && g.workload == workload)

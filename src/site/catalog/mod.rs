@@ -13,7 +13,7 @@ mod records;
 mod settings;
 mod setups;
 
-pub use frontier::{Group, Point, per_watt, within, workload};
+pub use frontier::{Group, Point, per_watt, within};
 pub use links::{RELATED, Related};
 pub use noise::{Test, kl_difference};
 pub use records::{Baseline, Catalog, Model, index_in};

@@ -138,6 +138,8 @@ pub struct Catalog<'a> {
     /// How many runs of each model have each setting's value.
     pub(super) settings_counts:
         std::sync::OnceLock<std::collections::HashMap<String, ModelSettings>>,
+    /// Each sweep's workload in words, found when a page first asks.
+    pub(super) workloads: std::sync::OnceLock<Vec<String>>,
     /// Whether the sweeps were served by more than one engine, found when a page first asks.
     pub(super) several_engines: std::sync::OnceLock<bool>,
     /// The failures' server logs the project has, by their path in the project.
@@ -199,6 +201,7 @@ impl<'a> Catalog<'a> {
             run_settings: std::sync::OnceLock::new(),
             settings_counts: std::sync::OnceLock::new(),
             several_engines: std::sync::OnceLock::new(),
+            workloads: std::sync::OnceLock::new(),
             logs: std::collections::BTreeSet::new(),
             slo: crate::config::Slo::default(),
             cost: None,

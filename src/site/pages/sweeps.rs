@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::super::catalog::{Catalog, workload};
+use super::super::catalog::Catalog;
 use super::super::charts::{self, LineSeries};
 use super::super::downloads;
 use super::super::error::SiteError;
@@ -37,8 +37,8 @@ pub const OVERLAY_SERIES: usize = 16;
 /// share an axis), each of the most recent [`OVERLAY_SERIES`] sweeps of its workload.
 pub fn overlays(c: &Catalog) -> Vec<Chart> {
     let mut workloads: Vec<(String, Vec<&Sweep>)> = Vec::new();
-    for sweep in &c.doc.sweeps {
-        let workload = workload(sweep);
+    for (index, sweep) in c.doc.sweeps.iter().enumerate() {
+        let workload = c.workloads()[index].clone();
         match workloads.iter_mut().find(|(w, _)| *w == workload) {
             Some((_, sweeps)) => sweeps.push(sweep),
             None => workloads.push((workload, vec![sweep])),

@@ -317,7 +317,7 @@ fn within_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) 
                 let mut cells = vec![
                     Cell::link(c.sweep_name(sweep), c.sweep_url(sweep)),
                     Cell::text(&sweep.model),
-                    Cell::text(super::super::catalog::workload(sweep)),
+                    Cell::text(c.workloads()[*i].clone()),
                 ];
                 match answer {
                     Some(a) => {
@@ -353,11 +353,7 @@ fn best_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) ->
     for (i, answer) in answers {
         let Some(answer) = answer else { continue };
         let sweep = &c.doc.sweeps[*i];
-        let key = format!(
-            "{}\u{0}{}",
-            sweep.model,
-            super::super::catalog::workload(sweep)
-        );
+        let key = format!("{}\u{0}{}", sweep.model, c.workloads()[*i]);
         match best.iter_mut().find(|(k, _, _)| *k == key) {
             Some(entry) if entry.2.per_gpu >= answer.per_gpu => {}
             Some(entry) => *entry = (key, *i, answer.clone()),
@@ -383,7 +379,7 @@ fn best_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) ->
                 let mut cells = vec![
                     Cell::link(model, c.model_url(model)),
                     Cell::link(c.sweep_name(sweep), c.sweep_url(sweep)),
-                    Cell::text(super::super::catalog::workload(sweep)),
+                    Cell::text(c.workloads()[*i].clone()),
                     Cell::number(count(a.concurrency), a.concurrency as f64),
                     Cell::number(figure(a.per_gpu), a.per_gpu),
                 ];
@@ -514,7 +510,7 @@ fn data(c: &Catalog, sweeps: &[usize]) -> String {
                     model_url: c.model_url(&sweep.model),
                     slug: sweep.slug(),
                     url: c.sweep_url(sweep),
-                    workload: super::super::catalog::workload(sweep),
+                    workload: c.workloads()[i].clone(),
                 }
             })
             .collect(),
