@@ -1679,7 +1679,7 @@ fn metrics_that_cannot_be_read_cost_no_measurement() {
             .unwrap();
         assert_eq!(run.kv_tokens, kv_tokens);
         if kv_tokens.is_none() {
-            let warning = "warning: the server reports no KV-cache pool (vllm:cache_config_info), and one /metrics line could not be read (line 3: expected label=\"value\" in \"1.0\"); kv_tokens and max_concurrency are left out";
+            let warning = "warning: the server reports no KV-cache pool (vllm:cache_config_info, sglang:max_total_num_tokens), and one /metrics line could not be read (line 3: expected label=\"value\" in \"1.0\"); kv_tokens and max_concurrency are left out";
             assert!(output.stderr.contains(warning), "{}", output.stderr);
             assert!(
                 run.notes

@@ -513,7 +513,10 @@ async fn kv_tokens(
         None => {
             gaps.push(format!(
                 "{}; kv_tokens and max_concurrency are left out",
-                metrics_gap(after, "reports no KV-cache pool (vllm:cache_config_info)")
+                metrics_gap(
+                    after,
+                    "reports no KV-cache pool (vllm:cache_config_info, sglang:max_total_num_tokens)"
+                )
             ));
             None
         }
@@ -631,7 +634,9 @@ pub(super) fn energy(power: Option<Drawn>, tokens: f64) -> (Option<f64>, Option<
 fn kv_pool(metrics: Option<&Metrics>, log: Option<&str>) -> Option<(u64, KvSource)> {
     let pool = metrics.and_then(|m| m.kv_pool);
     match pool {
-        Some(pool) if pool.source == KvSource::Label => Some((pool.tokens, pool.source)),
+        Some(pool) if matches!(pool.source, KvSource::Label | KvSource::Gauge) => {
+            Some((pool.tokens, pool.source))
+        }
         _ => log
             .and_then(launch::kv_tokens)
             .map(|tokens| (tokens, KvSource::Log))

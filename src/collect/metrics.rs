@@ -32,6 +32,8 @@ pub enum KvSource {
     Blocks,
     /// llama-server's `/slots`: the context of each slot, summed.
     Slots,
+    /// SGLang's gauge `sglang:max_total_num_tokens` (0.5.23 and later), the pool's tokens.
+    Gauge,
 }
 
 /// The speculative-decoding counters, summed over engines.
@@ -293,6 +295,12 @@ pub fn parse(text: &str) -> Metrics {
                 }),
                 _ => None,
             };
+        } else if name == "sglang_max_total_num_tokens" && sample.value > 0.0 {
+            // SGLang's pool, one sample per rank; vLLM's label, where both, is kept.
+            metrics.kv_pool.get_or_insert(KvPool {
+                tokens: sample.value as u64,
+                source: KvSource::Gauge,
+            });
         } else if name.ends_with("_spec_decode_num_draft_tokens_total") {
             *drafted.get_or_insert(0.0) += sample.value;
         } else if name.ends_with("_spec_decode_num_accepted_tokens_total") {
@@ -343,6 +351,20 @@ vllm:time_to_first_token_seconds_bucket{engine="0",le="+Inf",model_name="Q"} 3.0
 vllm:time_to_first_token_seconds_count{engine="0",model_name="Q"} 3.0
 vllm:time_to_first_token_seconds_sum{engine="0",model_name="Q"} 0.2
 "#;
+
+    /// SGLang's exposition of its pool (metrics_collector.py's `emit_constants`), one sample
+    /// per rank.
+    #[test]
+    fn sglang_gives_its_pool_as_a_gauge() {
+        let text = "# HELP sglang:max_total_num_tokens Maximum total number of tokens in the KV cache pool.\n# TYPE sglang:max_total_num_tokens gauge\nsglang:max_total_num_tokens{model_name=\"Qwen/Qwen3-8B\",tp_rank=\"0\"} 478144.0\nsglang:max_total_num_tokens{model_name=\"Qwen/Qwen3-8B\",tp_rank=\"1\"} 478144.0\nsglang:num_running_reqs{model_name=\"Qwen/Qwen3-8B\"} 0.0\n";
+        assert_eq!(
+            parse(text).kv_pool,
+            Some(KvPool {
+                tokens: 478_144,
+                source: KvSource::Gauge
+            })
+        );
+    }
 
     #[test]
     fn the_pool_label_and_the_counters_summed_over_engines() {
