@@ -776,6 +776,16 @@ fn llama_server_is_launched_from_its_profile_alone_and_in_a_campaign() {
     assert!(build.starts_with("llama.cpp llama-server b"), "{build}");
     assert_eq!(run.decode_samples.len(), 2);
     assert_eq!((run.max_model_len, run.checkpoint.as_str()), (4096, model));
+    // The pool is what /slots gave while the server was up: --ctx-size 4096 over two slots,
+    // 2,048 tokens each; and the launch said why no weights size.
+    assert_eq!(run.kv_tokens, Some(2 * 2048));
+    assert!(
+        launched
+            .stderr
+            .contains("the server's log has no load report (vLLM's \"Model loading took\")"),
+        "{}",
+        launched.stderr
+    );
     let log =
         std::fs::read_to_string(project.root.path().join("data/logs/tiny-launched.log")).unwrap();
     assert!(log.contains("llama_server"), "{log}");

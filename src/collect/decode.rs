@@ -173,6 +173,7 @@ async fn record(
         mismatch,
         forced,
         spread,
+        slots,
     } = measured;
     let effective = &plan.effective;
     let mut warnings = Vec::new();
@@ -190,7 +191,7 @@ async fn record(
         .max_model_len
         .or_else(|| effective.number("MAX_MODEL_LEN"))
         .ok_or_else(|| CollectError::Server(NO_CONTEXT.into()))?;
-    let kv_tokens = kv_tokens(&target, &after, log, &mut notes, &mut gaps).await;
+    let kv_tokens = kv_tokens(slots, &after, log, &mut notes, &mut gaps);
     let spec_decode = data::rules::spec_decode(effective);
     let (acceptance, acceptance_over) =
         acceptance(spread, spec_decode, (&before, &after), &mut gaps);
@@ -357,6 +358,9 @@ struct Measured {
     /// With speculative decoding: the counters around prompts of the prompt set, or why
     /// they could not be measured; `None` when the acceptance is the samples'.
     spread: Option<Result<Spread, String>>,
+    /// llama-server's `/slots` after the samples, asked while the server (a launched one
+    /// stops before the record is made) still answers: their context summed, and how many.
+    slots: Option<(u64, usize)>,
 }
 
 /// The cold request and the samples, with the metrics scraped around the samples.
@@ -421,7 +425,9 @@ async fn measure(
         )));
     }
     let after = scrape(&target).await;
+    let slots = target.client.slots_context().await;
     Ok(Measured {
+        slots,
         failed,
         mismatch,
         forced,
@@ -487,8 +493,8 @@ fn differences(
 
 /// The KV pool in tokens: from `/metrics` or the log, else the context llama.cpp's slots
 /// share; how it was read goes into `notes`, and what is missing or approximate into `gaps`.
-async fn kv_tokens(
-    target: &Target,
+fn kv_tokens(
+    slots: Option<(u64, usize)>,
     after: &Result<Metrics, String>,
     log: Option<&str>,
     notes: &mut Vec<String>,
@@ -496,7 +502,7 @@ async fn kv_tokens(
 ) -> Option<u64> {
     let mut kv = kv_pool(after.as_ref().ok(), log);
     if kv.is_none()
-        && let Some((tokens, slots)) = target.client.slots_context().await
+        && let Some((tokens, slots)) = slots
     {
         notes.push(format!(
             "kv_tokens is the context the server gives its {slots} slots (GET /slots: the sum of their n_ctx)."
@@ -537,10 +543,11 @@ fn weights(
             Some("loaded on the GPU, from vLLM's load report".to_owned()),
         ),
         (None, None) => {
-            warnings.push(
-                "weights_gib is left out: launch the server with --launch, or give --weights-gib"
-                    .into(),
-            );
+            warnings.push(match log {
+                // vLLM's load report is the one read; other engines' logs have none.
+                Some(_) => "weights_gib is left out: the server's log has no load report (vLLM's \"Model loading took\"); give --weights-gib".into(),
+                None => "weights_gib is left out: launch the server with --launch, or give --weights-gib".into(),
+            });
             (None, None)
         }
     }
