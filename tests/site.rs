@@ -1262,6 +1262,57 @@ fn a_prompt_measured_a_token_longer_shares_its_workloads_frontier() {
     );
 }
 
+/// A sweep of the same model and settings served by another engine is not the same server
+/// set-up: the vLLM run names its vLLM sweep, never the llama-server one; and where sweeps
+/// of two engines stand side by side, the trade-off view names each one's engine.
+#[test]
+fn another_engine_is_another_server_set_up() {
+    let project = Project::copy_of_repo();
+    let mut doc = seed();
+    let mut llama = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "qwen3.8-27b default")
+        .unwrap()
+        .clone();
+    llama.label = "qwen3.8-27b on llama".into();
+    llama.vllm_version = None;
+    llama.server = Some("llama.cpp llama-server b6500-1a2b3c".into());
+    llama.engine = Some(benchsite::profiles::Engine::LlamaServer);
+    // Newer than the vLLM one, so it would be named first were it a counterpart.
+    llama.generated = data::Date::new("2026-09-10").unwrap();
+    doc.sweeps.push(llama);
+    project.write("data/results.json", &data::to_json(&doc));
+    build(&project, &[]).assert_success();
+    let run = project.page("runs/qwen38-dense-default/index.html");
+    let counterparts: Vec<&str> = run
+        .split("<p class=\"counterpart\">")
+        .skip(1)
+        .map(|p| &p[..p.find("</p>").unwrap()])
+        .collect();
+    assert!(
+        counterparts.len() == 1
+            && counterparts[0].starts_with("<a href=\"/sweeps/qwen3-8-27b-default/\">"),
+        "{counterparts:?}"
+    );
+    let sweep = project.page("sweeps/qwen3-8-27b-on-llama/index.html");
+    assert!(
+        !sweep.contains("/runs/qwen38-dense-default/\">qwen38-dense-default</a> measures"),
+        "{sweep}"
+    );
+    assert!(
+        sweep.contains("<dt>Engine</dt><dd>llama.cpp llama-server</dd>"),
+        "{sweep}"
+    );
+    let sweeps = project.page("sweeps/index.html");
+    assert!(
+        sweeps.contains("qwen3.8-27b on llama (llama-server)")
+            && sweeps.contains("qwen3.8-27b default (vLLM)")
+            && sweeps.contains("<td>llama.cpp llama-server</td>"),
+        "{sweeps}"
+    );
+}
+
 #[test]
 fn energy_stands_beside_throughput_where_power_was_recorded() {
     let project = Project::copy_of_repo();

@@ -59,6 +59,15 @@ impl Engine {
         }
     }
 
+    /// The engine's short name for readers, where space is scarce (a chart's legend).
+    pub fn short(self) -> &'static str {
+        match self {
+            Engine::Vllm => "vLLM",
+            Engine::LlamaServer => "llama-server",
+            Engine::Sglang => "SGLang",
+        }
+    }
+
     /// The engine a profile's `ENGINE=` value names.
     pub fn parse(text: &str) -> Option<Engine> {
         Engine::ALL

@@ -28,11 +28,19 @@ impl Catalog<'_> {
         }
     }
 
-    /// A sweep's label as charts name its series: with its engine where the sweeps beside it
-    /// were served by others.
+    /// A sweep's label as charts name its series: with its engine's short name where the
+    /// sweeps beside it were served by others and the label does not already say it.
     pub fn sweep_name(&self, sweep: &Sweep) -> String {
         match rules::sweep_engine(sweep) {
-            Some(engine) if self.several_engines() => format!("{} ({})", sweep.label, engine),
+            Some(engine)
+                if self.several_engines()
+                    && !sweep
+                        .label
+                        .to_lowercase()
+                        .contains(&engine.short().to_lowercase()) =>
+            {
+                format!("{} ({})", sweep.label, engine.short())
+            }
             _ => sweep.label.clone(),
         }
     }

@@ -1,4 +1,5 @@
-//! A run and the sweeps of the same server set-up: the same model, and the sequences, vision,
+//! A run and the sweeps of the same server set-up: the same model and engine, and the
+//! sequences, vision,
 //! CUDA graphs, MTP and GPUs the run's profile settings give equal to the sweep's dimensions
 //! (`data::rules::server_dimensions`, which `collect sweep` writes them from). They measure one
 //! server two ways, so each page names the other and how their methods differ. The set-ups
@@ -11,9 +12,13 @@ use crate::profiles;
 /// The dimensions that make a server set-up, in the order its key names them.
 const SETUP: [&str; 5] = ["seqs", "vision", "graphs", "mtp", "gpus"];
 
-/// A set-up's key: the model and its set-up dimensions, as `name=value` lines.
-fn key<'v>(model: &str, value: impl Fn(&str) -> Option<&'v str>) -> String {
-    let mut key = model.to_owned();
+/// A set-up's key: the model, the engine, and its set-up dimensions, as `name=value` lines.
+fn key<'v>(
+    model: &str,
+    engine: Option<profiles::Engine>,
+    value: impl Fn(&str) -> Option<&'v str>,
+) -> String {
+    let mut key = format!("{model}\n{engine:?}");
     for name in SETUP {
         if let Some(v) = value(name) {
             key.push_str(&format!("\n{name}={v}"));
@@ -29,7 +34,7 @@ impl Catalog<'_> {
             for (i, run) in self.doc.runs.iter().enumerate() {
                 let dims = self.setup_of(run);
                 let key = dims.map(|dims| {
-                    key(&run.model, |name| {
+                    key(&run.model, rules::run_engine(run), |name| {
                         dims.iter()
                             .find(|(n, _)| *n == name)
                             .map(|(_, v)| v.as_str())
@@ -41,7 +46,7 @@ impl Catalog<'_> {
                 setups.run_keys.push(key);
             }
             for (i, sweep) in self.doc.sweeps.iter().enumerate() {
-                let key = key(&sweep.model, |name| {
+                let key = key(&sweep.model, rules::sweep_engine(sweep), |name| {
                     sweep.dimensions.get(name).map(String::as_str)
                 });
                 setups.by_key.entry(key.clone()).or_default().1.push(i);
