@@ -432,6 +432,54 @@ fn sweep_args<'a>(server: &'a str, label: &'a str, levels: &'a str) -> Vec<&'a s
     ]
 }
 
+/// Inter-token latency against a server of known chunk timings: 16 tokens two to a chunk,
+/// a chunk every 20 ms, so 8 chunks and 7 gaps of 20 ms an answer (and 2 tokens a chunk).
+/// The same answers written four chunks at a time, as a buffering proxy delivers them, come
+/// in two reads: 6 of the 7 gaps are 0, the one between the bursts about 80 ms, and the
+/// sweep says the stream arrived in bursts.
+#[test]
+fn inter_token_latency_by_the_chunks_and_a_bunched_stream_flagged() {
+    let _timed = timed();
+    for buffered in [false, true] {
+        let server = FakeVllm::start(Script {
+            tokens: 16,
+            tokens_per_chunk: 2,
+            chunk_interval: Duration::from_millis(20),
+            burst: if buffered { 4 } else { 0 },
+            ..Script::default()
+        });
+        let project = Project::copy_of_repo();
+        let url = server.url();
+        let output = project.run(&sweep_args(&url, "itl", "1,2"));
+        output.assert_success();
+        let doc = project.results();
+        let sweep = doc.sweeps.iter().find(|s| s.label == "itl").unwrap();
+        for level in &sweep.levels {
+            assert_eq!(level.itl_gaps, Some(level.succeeded * 7), "{level:?}");
+            assert_eq!(level.tokens_per_chunk, Some(2.0));
+            let (p50, p99, max) = (
+                level.itl_p50_ms.unwrap(),
+                level.itl_p99_ms.unwrap(),
+                level.max_stall_ms.unwrap(),
+            );
+            assert!(p50 <= p99 && p99 <= max, "{level:?}");
+            if buffered {
+                assert_eq!((level.bunched_share, p50), (Some(0.857), 0.0), "{level:?}");
+                assert!((75.0..=100.0).contains(&max), "{level:?}");
+            } else {
+                assert!((19.0..=30.0).contains(&p50), "{level:?}");
+                assert!(level.bunched_share.unwrap() < 0.1, "{level:?}");
+            }
+        }
+        let said = "of the chunks after an answer's first came in the same read as the one before";
+        assert_eq!(output.stderr.contains(said), buffered, "{}", output.stderr);
+        assert_eq!(
+            sweep.notes.as_deref().unwrap_or_default().contains(said),
+            buffered
+        );
+    }
+}
+
 #[test]
 fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
     let _timed = timed();
@@ -1749,6 +1797,22 @@ fn vllm_bench_result_files_become_one_sweep_with_each_figure_sourced() {
         (Some(16), Some(100))
     );
     assert_eq!(two.total_tok_s, Some(20.0));
+    // Inter-token latency from the per-request itls: 10 and 20 gaps of 100 ms and 15 of
+    // 66.667 ms (45), so 15 below 100 and every percentile from rank 22 up 100 ms; chunks are
+    // one more than gaps, 11 + 21 + 16 = 48 for 48 tokens.
+    assert_eq!(
+        (
+            two.itl_p50_ms,
+            two.itl_p99_ms,
+            two.max_stall_ms,
+            two.itl_gaps
+        ),
+        (Some(100.0), Some(100.0), Some(100.0), Some(45))
+    );
+    assert_eq!(
+        (two.tokens_per_chunk, two.bunched_share),
+        (Some(1.0), Some(0.0))
+    );
     assert!(
         two.source
             .as_deref()

@@ -17,6 +17,7 @@ mod error;
 mod hardware;
 mod import;
 mod launch;
+mod level;
 pub mod metrics;
 mod outcome;
 mod params;

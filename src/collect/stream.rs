@@ -155,6 +155,10 @@ pub struct Timing {
     pub finish_reason: Option<String>,
     /// Log-probability entries, one per generated token, where the server sent them.
     pub logprob_tokens: u64,
+    /// Seconds between each chunk that carried text and the one before it: vLLM's inter-token
+    /// latencies (a chunk may carry several tokens). A chunk that came in the same read as
+    /// the one before has a gap of exactly 0: one clock reading is taken per read.
+    pub gaps: Vec<f32>,
 }
 
 impl Timing {
@@ -182,6 +186,9 @@ pub struct Reader {
     read: Instant,
     first: Option<Instant>,
     last: Option<Instant>,
+    /// When the latest chunk that carried text arrived.
+    last_text: Option<Instant>,
+    gaps: Vec<f32>,
     usage: Option<Usage>,
     text_chunks: u64,
     text: String,
@@ -199,6 +206,8 @@ impl Reader {
             read: sent,
             first: None,
             last: None,
+            last_text: None,
+            gaps: Vec::new(),
             usage: None,
             text_chunks: 0,
             text: String::new(),
@@ -273,6 +282,9 @@ impl Reader {
         if self.text.len() > before {
             self.first.get_or_insert(at);
             self.last = Some(at);
+            if let Some(previous) = self.last_text.replace(at) {
+                self.gaps.push((at - previous).as_secs_f32());
+            }
             self.text_chunks += 1;
         } else if finished && self.first.is_some() {
             self.last = Some(at);
@@ -309,6 +321,7 @@ impl Reader {
             text: self.text,
             finish_reason: self.finish_reason,
             logprob_tokens: self.logprob_tokens,
+            gaps: self.gaps,
         })
     }
 }

@@ -17,6 +17,7 @@ use super::client::{Client, Endpoint, Liveness};
 use super::decode::{failure, log_path, overrides_text};
 use super::error::CollectError;
 use super::launch::{self, Diagnosis, LaunchOptions, Launched, Phase};
+use super::level::{Request, counted, figures};
 use super::outcome::Outcome;
 use super::power::{self, Drawn, Sampler};
 use super::progress::Progress;
@@ -177,6 +178,8 @@ impl Level {
                 latency: Some(t.latency.as_secs_f64()),
                 output: t.output_tokens().map(|n| n as f64),
                 prompt: t.usage.and_then(|u| u.prompt_tokens).map(|n| n as f64),
+                gaps: t.gaps.clone(),
+                chunks: Some(t.text_chunks),
             })
             .collect();
         let succeeded = answered.len() as u64;
@@ -197,104 +200,6 @@ impl Level {
             .then(|| stats::round((total_prompt + total_output) / wall, 1));
         (level.power_w, level.joules_per_token) = super::decode::energy(self.power, total_output);
         level
-    }
-}
-
-/// One request that succeeded, as a level's figures read it: seconds and tokens.
-pub(super) struct Request {
-    /// Request sent → first token.
-    pub ttft: f64,
-    /// Request sent → last token.
-    pub latency: Option<f64>,
-    /// Output tokens.
-    pub output: Option<f64>,
-    /// Prompt tokens.
-    pub prompt: Option<f64>,
-}
-
-/// A level of `concurrency` with its request counts and no figures yet.
-pub(super) fn counted(concurrency: u64, succeeded: u64, failed: u64) -> SweepLevel {
-    SweepLevel {
-        concurrency,
-        requests: succeeded + failed,
-        succeeded,
-        failed,
-        status: if succeeded > 0 {
-            LevelStatus::Ok
-        } else {
-            LevelStatus::Failed
-        },
-        prompt_tokens: None,
-        output_tokens: None,
-        ttft_p50_s: None,
-        ttft_p95_s: None,
-        decode_tok_s_per_stream: None,
-        total_tok_s: None,
-        latency_p50_s: None,
-        latency_p95_s: None,
-        tpot_p50_ms: None,
-        tpot_p95_ms: None,
-        source: None,
-        power_w: None,
-        joules_per_token: None,
-        prompt_and_output_tok_s: None,
-        cached_prompt_tokens: None,
-        ci95: std::collections::BTreeMap::new(),
-    }
-}
-
-/// A level's figures from the requests that succeeded, by the project's own definitions:
-/// TTFT and latency p50/p95 by [`stats::quantile`], the decode rate as the mean of
-/// (output − 1) / (latency − TTFT) and the time per output token as the p50/p95 of its
-/// inverse, the median token counts. Total tok/s is the caller's.
-pub(super) fn figures(level: &mut SweepLevel, answered: &[Request]) {
-    let q = |values: &[f64], at: f64| stats::quantile(values, at).map(|v| stats::round(v, 4));
-    let median_count = |values: &[f64]| stats::median(values).map(|v| v.round() as u64);
-    let ttft: Vec<f64> = answered.iter().map(|r| r.ttft).collect();
-    let latency: Vec<f64> = answered.iter().filter_map(|r| r.latency).collect();
-    let output: Vec<f64> = answered.iter().filter_map(|r| r.output).collect();
-    let prompt: Vec<f64> = answered.iter().filter_map(|r| r.prompt).collect();
-    let rates: Vec<f64> = answered
-        .iter()
-        .filter_map(|r| {
-            let (tokens, end) = (r.output?, r.latency?);
-            (tokens > 1.0 && end > r.ttft).then(|| (tokens - 1.0) / (end - r.ttft))
-        })
-        .collect();
-    level.ttft_p50_s = q(&ttft, 0.5);
-    level.ttft_p95_s = q(&ttft, 0.95);
-    level.latency_p50_s = q(&latency, 0.5);
-    level.latency_p95_s = q(&latency, 0.95);
-    level.decode_tok_s_per_stream = stats::mean(&rates).map(|v| stats::round(v, 1));
-    let tpot: Vec<f64> = rates.iter().map(|rate| 1e3 / rate).collect();
-    level.tpot_p50_ms = q(&tpot, 0.5);
-    level.tpot_p95_ms = q(&tpot, 0.95);
-    level.output_tokens = median_count(&output);
-    level.prompt_tokens = median_count(&prompt);
-    let per_request = [
-        (&level::TTFT_P50_S, &ttft),
-        (&level::TTFT_P95_S, &ttft),
-        (&level::LATENCY_P50_S, &latency),
-        (&level::LATENCY_P95_S, &latency),
-        (&level::TPOT_P50_MS, &tpot),
-        (&level::TPOT_P95_MS, &tpot),
-    ];
-    for (figure, values) in per_request {
-        let Some(percentile) = figure.percentile else {
-            continue;
-        };
-        if (values.len() as u64) < level::TAIL_MIN_N {
-            continue;
-        }
-        let at = f64::from(percentile) / 100.0;
-        let resamples = stats::divergence::BOOTSTRAP_RESAMPLES;
-        let seed = stats::divergence::BOOTSTRAP_SEED;
-        if let Some([low, high]) = stats::quantile_ci95(values, at, resamples, seed) {
-            level.ci95.insert(
-                figure.field.key.to_owned(),
-                [stats::round(low, 4), stats::round(high, 4)],
-            );
-        }
     }
 }
 
@@ -436,12 +341,13 @@ async fn measure_levels(
         uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none());
         let summary = level.summary(concurrency, requests);
         note_failures(target, &level, concurrency, requests, &mut notes, progress);
-        if let Some(cached) = summary.cached_prompt_tokens.filter(|&n| n > 0) {
-            let cached = format!(
-                "concurrency {concurrency}: the server answered {cached} prompt tokens from its prefix cache"
-            );
-            progress.line(&format!("warning: {cached}"));
-            notes.push(super::target::sentence(&cached));
+        let cached = summary.cached_prompt_tokens.filter(|&n| n > 0).map(|cached| {
+            format!("concurrency {concurrency}: the server answered {cached} prompt tokens from its prefix cache")
+        });
+        // What the level's answers say of how it was measured: the cache, bursts.
+        for said in cached.into_iter().chain(super::level::bunched(&summary)) {
+            progress.line(&format!("warning: {said}"));
+            notes.push(super::target::sentence(&said));
         }
         progress.line(&level_line(&summary));
         let all_failed = summary.status == LevelStatus::Failed;

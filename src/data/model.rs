@@ -607,6 +607,36 @@ pub struct SweepLevel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
     pub tpot_p95_ms: Option<f64>,
+    /// Median inter-token latency, milliseconds: vLLM's ITL, the time between two chunks of an
+    /// answer that carried text, over every such gap of the level's answers (`itl_gaps`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub itl_p50_ms: Option<f64>,
+    /// 95th percentile inter-token latency, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub itl_p95_ms: Option<f64>,
+    /// 99th percentile inter-token latency, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub itl_p99_ms: Option<f64>,
+    /// The longest gap between two chunks of one answer, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub max_stall_ms: Option<f64>,
+    /// How many gaps the inter-token figures are over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub itl_gaps: Option<u64>,
+    /// Output tokens over the chunks that carried them, the level's answers together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub tokens_per_chunk: Option<f64>,
+    /// The share of those gaps that were 0: the chunk came in the same read as the one before.
+    /// Near 1, the stream arrived in bursts (a proxy that buffers it, say), and the per-stream
+    /// rate and inter-token figures are the bursts', not the server's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub bunched_share: Option<f64>,
     /// How an imported level's figures were obtained: recomputed from per-request data, or
     /// taken from the tool's summary.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -93,6 +93,9 @@ pub struct Script {
     /// With `spec`: the drafted and accepted tokens of a chat request whose last message
     /// contains the text, instead of `spec`'s.
     pub spec_by_text: Vec<(String, (u64, u64))>,
+    /// Text chunks written together, this many at a time (0 or 1: each on its own), as a
+    /// proxy that buffers the stream delivers them.
+    pub burst: usize,
 }
 
 impl Default for Script {
@@ -129,6 +132,7 @@ impl Default for Script {
             cached_tokens: None,
             spec_steps: None,
             spec_by_text: Vec::new(),
+            burst: 0,
         }
     }
 }
@@ -677,10 +681,23 @@ async fn chat(
     });
     // Polled by the connection just before it writes: the moment a text chunk is taken here
     // is when it leaves for the socket.
+    let burst = shared.script.burst;
     let stream = futures_util::stream::unfold(receive, move |mut receive| {
         let shared = shared.clone();
         async move {
-            let (bytes, text) = receive.recv().await?;
+            let (mut bytes, text) = receive.recv().await?;
+            if burst > 1 && text {
+                let mut whole = bytes.to_vec();
+                let mut texts = 1;
+                while texts < burst {
+                    let Some((more, text)) = receive.recv().await else {
+                        break;
+                    };
+                    whole.extend_from_slice(&more);
+                    texts += usize::from(text);
+                }
+                bytes = Bytes::from(whole);
+            }
             if text {
                 let sent = std::time::Instant::now();
                 let mut traces = shared.traces.lock().unwrap();

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::super::error::CollectError;
-use super::super::sweep::counted;
+use super::super::level::counted;
 use super::common::{Imported, Loaded};
 use crate::data::Date;
 use crate::stats;

@@ -58,6 +58,23 @@ pub(super) fn after_gaps(ttft: f64, itls: Option<&Vec<Value>>, i: usize) -> Opti
     Some(ttft + gaps.iter().filter_map(Value::as_f64).sum::<f64>())
 }
 
+/// Request `i`'s inter-chunk gaps in seconds, as the tool's per-request `itls` list them,
+/// and its chunks (one more than its gaps); none where the file has no `itls`.
+pub(super) fn gaps_of(itls: Option<&Vec<Value>>, i: usize) -> (Vec<f32>, Option<u64>) {
+    match itls.and_then(|itls| itls.get(i)?.as_array()) {
+        Some(gaps) => {
+            let gaps: Vec<f32> = gaps
+                .iter()
+                .filter_map(Value::as_f64)
+                .map(|g| g as f32)
+                .collect();
+            let chunks = gaps.len() as u64 + 1;
+            (gaps, Some(chunks))
+        }
+        None => (Vec::new(), None),
+    }
+}
+
 /// A total of a result over its `completed` requests, rounded; none when none completed.
 pub(super) fn mean_of(json: &Value, total: &str, completed: u64) -> Option<u64> {
     json[total]

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::super::error::CollectError;
-use super::super::sweep::{Request, counted, figures};
+use super::super::level::{Request, counted, figures};
 use super::common::{Imported, Loaded};
 use crate::data::Date;
 use crate::stats;
@@ -85,6 +85,9 @@ fn guidellm_level(file: &str, benchmark: &Value, concurrency: u64) -> Imported {
                     latency: at("last_token_iteration").map(|last| last - start),
                     output: request["output_tokens"].as_f64(),
                     prompt: request["prompt_tokens"].as_f64(),
+                    // guidellm's benchmarks keep no inter-token gaps.
+                    gaps: Vec::new(),
+                    chunks: None,
                 })
             })
             .collect();

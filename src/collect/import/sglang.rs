@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::super::error::CollectError;
-use super::super::sweep::{Request, counted, figures};
+use super::super::level::{Request, counted, figures};
 use super::common::{Imported, Loaded};
 use crate::stats;
 
@@ -49,12 +49,17 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
         let inputs = numbers("input_lens");
         let requests: Vec<Request> = (0..ttfts.len())
             .filter(|&i| ok(i))
-            .map(|i| Request {
-                ttft: ttfts[i],
-                // The last token's time: TTFT plus every inter-token gap.
-                latency: super::common::after_gaps(ttfts[i], itls, i),
-                output: outputs.get(i).copied(),
-                prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
+            .map(|i| {
+                let (gaps, chunks) = super::common::gaps_of(itls, i);
+                Request {
+                    ttft: ttfts[i],
+                    // The last token's time: TTFT plus every inter-token gap.
+                    latency: super::common::after_gaps(ttfts[i], itls, i),
+                    output: outputs.get(i).copied(),
+                    prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
+                    gaps,
+                    chunks,
+                }
             })
             .collect();
         figures(&mut level, &requests);

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::super::error::CollectError;
-use super::super::sweep::{Request, counted, figures};
+use super::super::level::{Request, counted, figures};
 use super::common::{Imported, Loaded};
 use crate::data::{Date, SweepLevel};
 use crate::stats;
@@ -69,15 +69,20 @@ fn per_request(json: &Value, file: &str, ttfts: &[f64], outputs: &[f64], level: 
     let inputs = numbers("input_lens");
     let requests: Vec<Request> = (0..ttfts.len())
         .filter(|&i| ok(i))
-        .map(|i| Request {
-            ttft: ttfts[i],
-            // vLLM's latency is the last chunk's time: TTFT plus every inter-chunk gap.
-            latency: latencies
-                .as_ref()
-                .and_then(|l| l.get(i).copied())
-                .or_else(|| super::common::after_gaps(ttfts[i], itls, i)),
-            output: outputs.get(i).copied(),
-            prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
+        .map(|i| {
+            let (gaps, chunks) = super::common::gaps_of(itls, i);
+            Request {
+                ttft: ttfts[i],
+                // vLLM's latency is the last chunk's time: TTFT plus every inter-chunk gap.
+                latency: latencies
+                    .as_ref()
+                    .and_then(|l| l.get(i).copied())
+                    .or_else(|| super::common::after_gaps(ttfts[i], itls, i)),
+                output: outputs.get(i).copied(),
+                prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
+                gaps,
+                chunks,
+            }
         })
         .collect();
     figures(level, &requests);

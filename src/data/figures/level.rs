@@ -273,6 +273,69 @@ pub static TPOT_P95_MS: LevelField = percentile(
     95,
 );
 
+pub static ITL_P50_MS: LevelField = level(field(
+    "itl_p50_ms",
+    "ITL p50 (ms)",
+    "ms",
+    Precision::Decimals(2),
+    LOWER,
+    |l| measured(l.itl_p50_ms),
+));
+
+pub static ITL_P95_MS: LevelField = level(field(
+    "itl_p95_ms",
+    "ITL p95 (ms)",
+    "ms",
+    Precision::Decimals(2),
+    LOWER,
+    |l| measured(l.itl_p95_ms),
+));
+
+pub static ITL_P99_MS: LevelField = level(field(
+    "itl_p99_ms",
+    "ITL p99 (ms)",
+    "ms",
+    Precision::Decimals(2),
+    LOWER,
+    |l| measured(l.itl_p99_ms),
+));
+
+pub static MAX_STALL_MS: LevelField = level(field(
+    "max_stall_ms",
+    "Longest stall (ms)",
+    "ms",
+    Precision::Decimals(1),
+    LOWER,
+    |l| measured(l.max_stall_ms),
+));
+
+pub static ITL_GAPS: LevelField = level(field(
+    "itl_gaps",
+    "Inter-token gaps",
+    "",
+    Precision::Exact,
+    Role::Detail,
+    |l| l.itl_gaps.map(Value::Count),
+));
+
+pub static TOKENS_PER_CHUNK: LevelField = level(field(
+    "tokens_per_chunk",
+    "Tokens per chunk",
+    "",
+    Precision::Decimals(2),
+    Role::Detail,
+    |l| l.tokens_per_chunk.map(Value::Number),
+));
+
+pub static BUNCHED_SHARE: LevelField = level(field(
+    "bunched_share",
+    "Chunks in the read before's",
+    "",
+    Precision::Decimals(2),
+    Role::Detail,
+    |l| l.bunched_share.map(Value::Number),
+));
+
 pub static POWER_W: LevelField = level(field(
     "power_w",
     "GPU power (W)",
@@ -316,7 +379,7 @@ pub static TPOT_FROM_RATE_MS: LevelField = level(field(
 ));
 
 /// Every field of a sweep level, in the order of the sweep-levels download and table.
-pub static ALL: [&LevelField; 19] = [
+pub static ALL: [&LevelField; 26] = [
     &CONCURRENCY,
     &REQUESTS,
     &SUCCEEDED,
@@ -333,6 +396,13 @@ pub static ALL: [&LevelField; 19] = [
     &LATENCY_P95_S,
     &TPOT_P50_MS,
     &TPOT_P95_MS,
+    &ITL_P50_MS,
+    &ITL_P95_MS,
+    &ITL_P99_MS,
+    &MAX_STALL_MS,
+    &ITL_GAPS,
+    &TOKENS_PER_CHUNK,
+    &BUNCHED_SHARE,
     &POWER_W,
     &JOULES_PER_TOKEN,
     &CACHED_PROMPT_TOKENS,
@@ -352,10 +422,13 @@ pub static LIMITS: [&LevelField; 7] = [
 
 /// The pairs of a percentile and a higher one of the same figure: the first may not exceed
 /// the second.
-pub static PERCENTILE_PAIRS: [(&LevelField, &LevelField); 3] = [
+pub static PERCENTILE_PAIRS: [(&LevelField, &LevelField); 6] = [
     (&TTFT_P50_S, &TTFT_P95_S),
     (&LATENCY_P50_S, &LATENCY_P95_S),
     (&TPOT_P50_MS, &TPOT_P95_MS),
+    (&ITL_P50_MS, &ITL_P95_MS),
+    (&ITL_P95_MS, &ITL_P99_MS),
+    (&ITL_P99_MS, &MAX_STALL_MS),
 ];
 
 /// The measured figures of a sweep level: those its charts draw and a successful level
