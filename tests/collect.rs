@@ -471,6 +471,17 @@ fn inter_token_latency_by_the_chunks_and_a_bunched_stream_flagged() {
                 assert!(level.bunched_share.unwrap() < 0.1, "{level:?}");
             }
         }
+        if !buffered {
+            // The sweep's page shows them, saying what they are percentiles of.
+            project.run(&["build"]).assert_success();
+            let page = project.page("sweeps/itl/index.html");
+            assert!(
+                page.contains("ITL p50 (ms)</th>")
+                    && page.contains("Inter-token gaps</th>")
+                    && page.contains("(ITL&#39;s of the gaps between their chunks"),
+                "{page}"
+            );
+        }
         let said = "of the chunks after an answer's first came in the same read as the one before";
         assert_eq!(output.stderr.contains(said), buffered, "{}", output.stderr);
         assert_eq!(

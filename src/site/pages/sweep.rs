@@ -67,10 +67,13 @@ pub const CHARTS: &[SweepChart] = &[
 
 /// The figures a levels table shows where some level of the sweep has them, after the
 /// latency.
-static WHERE_MEASURED: [&LevelField; 4] = [
+static WHERE_MEASURED: [&LevelField; 7] = [
     &level::PROMPT_AND_OUTPUT_TOK_S,
     &level::TPOT_P50_MS,
     &level::TPOT_P95_MS,
+    &level::ITL_P50_MS,
+    &level::ITL_P99_MS,
+    &level::ITL_GAPS,
     &level::CACHED_PROMPT_TOKENS,
 ];
 
@@ -85,10 +88,16 @@ pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
         .into_iter()
         .filter(|field| sweep.levels.iter().any(|l| (field.field.get)(l).is_some()));
     fields.splice(at..at, measured);
+    let itl = sweep.levels.iter().any(|l| l.itl_gaps.is_some());
     Table {
         caption: format!(
-            "Concurrency levels of {}: each percentile is of the level's succeeded requests, {}; a p95 of fewer than {} is greyed",
+            "Concurrency levels of {}: each percentile is of the level's succeeded requests{}, {}; a p95 of fewer than {} is greyed",
             sweep.label,
+            if itl {
+                " (ITL's of the gaps between their chunks, as many as the inter-token gaps)"
+            } else {
+                ""
+            },
             if sweep.levels.iter().any(|l| !l.ci95.is_empty()) {
                 format!(
                     "with its 95% bootstrap interval where there are at least {}",
