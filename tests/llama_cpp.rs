@@ -827,6 +827,16 @@ fn llama_server_is_launched_from_its_profile_alone_and_in_a_campaign() {
         assert_eq!(sweep.engine, Some(Engine::LlamaServer));
         for level in &sweep.levels {
             assert_eq!(level.succeeded, level.requests, "{}", sweep.label);
+            // llama-server streams a token a chunk: 16 tokens are 15 gaps an answer.
+            assert_eq!(level.output_tokens, Some(16), "{level:?}");
+            assert_eq!(
+                (level.tokens_per_chunk, level.itl_gaps),
+                (Some(1.0), Some(level.succeeded * 15)),
+                "{level:?}"
+            );
+            // (Whether they came one read each depends on how fast this machine reads 3,000
+            // tokens a second: not asserted.)
+            assert!(level.bunched_share.is_some(), "{level:?}");
         }
         let log = project.root.path().join(format!("data/logs/{id}.log.gz"));
         assert!(log.exists(), "{id}'s server log is kept");

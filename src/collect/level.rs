@@ -157,7 +157,7 @@ const BUNCHED: f64 = 0.5;
 pub(super) fn bunched(level: &SweepLevel) -> Option<String> {
     let share = level.bunched_share.filter(|&share| share >= BUNCHED)?;
     Some(format!(
-        "at concurrency {}, {:.0}% of the chunks after an answer's first came in the same read as the one before: the stream arrived in bursts (a proxy that buffers it?), so the per-stream decode rate and the inter-token latencies are the bursts', not the server's",
+        "at concurrency {}, {:.0}% of the chunks after an answer's first came in the same read as the one before: the stream arrived in bursts (a proxy that buffers it, or tokens faster than this client reads them), so the per-stream decode rate and the inter-token latencies are the bursts', not the server's",
         level.concurrency,
         share * 100.0
     ))
