@@ -58,7 +58,7 @@ pub struct Known {
 pub static KNOWN: [Known; 5] = [
     Known {
         kind: Kind::Vllm,
-        name: "vLLM",
+        name: Engine::Vllm.name(),
         engine: Some(Engine::Vllm),
         // vLLM disables top-k with -1.
         greedy: || json!({"temperature": 0.0, "top_p": 1.0, "top_k": -1, "min_p": 0.0, "repetition_penalty": 1.0, "seed": 0}),
@@ -71,7 +71,7 @@ pub static KNOWN: [Known; 5] = [
     },
     Known {
         kind: Kind::LlamaServer,
-        name: "llama.cpp llama-server",
+        name: Engine::LlamaServer.name(),
         engine: Some(Engine::LlamaServer),
         // llama.cpp disables top-k with 0 and spells the penalty repeat_penalty.
         greedy: || json!({"temperature": 0.0, "top_p": 1.0, "top_k": 0, "min_p": 0.0, "repeat_penalty": 1.0, "seed": 0}),
@@ -85,7 +85,7 @@ pub static KNOWN: [Known; 5] = [
     },
     Known {
         kind: Kind::Sglang,
-        name: "SGLang",
+        name: Engine::Sglang.name(),
         engine: Some(Engine::Sglang),
         // SGLang disables top-k with -1 (sampling_params.py); it reads the seed only under
         // deterministic inference.

@@ -42,7 +42,7 @@ impl Engine {
     pub const ALL: [Engine; 3] = [Engine::Vllm, Engine::LlamaServer, Engine::Sglang];
 
     /// The engine as profiles and the document spell it: `vllm`, `llama-server`, `sglang`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Engine::Vllm => "vllm",
             Engine::LlamaServer => "llama-server",
@@ -51,7 +51,7 @@ impl Engine {
     }
 
     /// The engine's name for readers.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Engine::Vllm => "vLLM",
             Engine::LlamaServer => "llama.cpp llama-server",
@@ -60,7 +60,7 @@ impl Engine {
     }
 
     /// The engine's short name for readers, where space is scarce (a chart's legend).
-    pub fn short(self) -> &'static str {
+    pub const fn short(self) -> &'static str {
         match self {
             Engine::Vllm => "vLLM",
             Engine::LlamaServer => "llama-server",
