@@ -67,8 +67,7 @@ impl Effective {
     /// The command that starts the server: the engine's own, from podman or this machine.
     /// A setting the engine does not take is an error naming where it was set.
     pub fn launch_command(&self, launcher: Launcher) -> Result<LaunchCommand, ProfileError> {
-        let engine = self.engine();
-        let spec = engine.spec();
+        let spec = self.engine().spec();
         self.check_keys()?;
         let missing = |key, hint| ProfileError::Missing {
             profile: self.profile.clone(),
@@ -83,14 +82,11 @@ impl Effective {
             serve.extend(spec.container_host.iter().map(|s| (*s).to_owned()));
         }
         let mut args: Vec<String> = Vec::new();
-        let model_args = |args: &mut Vec<String>| match spec.model_flag {
-            Some(flag) => args.extend([flag.to_owned(), model.to_owned()]),
-            None => args.push(model.to_owned()),
-        };
         Ok(match launcher {
             Launcher::Local => {
                 args.extend(spec.subcommand.iter().map(|s| (*s).to_owned()));
-                model_args(&mut args);
+                args.extend(spec.model_flag.map(str::to_owned));
+                args.push(model.to_owned());
                 args.extend(serve);
                 LaunchCommand {
                     program: self.get("PROGRAM").unwrap_or(spec.program).to_owned(),
@@ -104,14 +100,10 @@ impl Effective {
                         "set IMAGE to the engine's container image, or use --launcher local",
                     )
                 })?;
-                args.extend(self.podman_args(engine, model));
+                args.extend(self.podman_args(spec, model));
                 args.push(image.to_owned());
                 args.extend(spec.image_command.iter().map(|s| (*s).to_owned()));
-                match engine {
-                    // vLLM's image runs `vllm serve`, which takes the model as --model too.
-                    Engine::Vllm => args.extend(["--model".to_owned(), model.to_owned()]),
-                    _ => model_args(&mut args),
-                }
+                args.extend([spec.image_model_flag.to_owned(), model.to_owned()]);
                 args.extend(serve);
                 LaunchCommand {
                     program: "podman".into(),
@@ -123,7 +115,7 @@ impl Effective {
 
     /// `podman run`'s own arguments: the GPUs, the port, the Hugging Face cache, and a GGUF
     /// file's folder read-only at the same path.
-    fn podman_args(&self, engine: Engine, model: &str) -> Vec<String> {
+    fn podman_args(&self, spec: &Spec, model: &str) -> Vec<String> {
         let port = self.port();
         let mut args: Vec<String> = [
             "run",
@@ -138,7 +130,7 @@ impl Effective {
         ]
         .map(str::to_owned)
         .into();
-        if engine == Engine::LlamaServer
+        if spec.model_is_file
             && let Some(folder) = Path::new(model).parent().filter(|p| p.is_absolute())
         {
             args.push("-v".into());

@@ -118,6 +118,11 @@ pub struct Spec {
     pub subcommand: &'static [&'static str],
     /// The flag that names the model, or `None` where it comes first, bare (`vllm serve M`).
     pub model_flag: Option<&'static str>,
+    /// The flag that names the model to the command of its container image.
+    pub image_model_flag: &'static str,
+    /// Whether its model is a file on this machine, whose folder a container is given
+    /// (read-only, at the same path).
+    pub model_is_file: bool,
     /// What a container needs to be told to listen beyond itself (`--host 0.0.0.0`).
     pub container_host: &'static [&'static str],
     /// Arguments always passed, after the profile's (`--metrics`).
@@ -146,6 +151,9 @@ pub static SPECS: [Spec; 3] = [
         program: "vllm",
         subcommand: &["serve"],
         model_flag: None,
+        // vLLM's image runs `vllm serve`, which takes the model as --model too.
+        image_model_flag: "--model",
+        model_is_file: false,
         container_host: &[],
         always: &[],
         keys: &[
@@ -180,6 +188,8 @@ pub static SPECS: [Spec; 3] = [
         program: "llama-server",
         subcommand: &[],
         model_flag: Some("--model"),
+        image_model_flag: "--model",
+        model_is_file: true,
         container_host: &["--host", "0.0.0.0"],
         always: &["--metrics"],
         keys: &[
@@ -202,6 +212,8 @@ pub static SPECS: [Spec; 3] = [
         program: "python3",
         subcommand: &["-m", "sglang.launch_server"],
         model_flag: Some("--model-path"),
+        image_model_flag: "--model-path",
+        model_is_file: false,
         container_host: &["--host", "0.0.0.0"],
         always: &["--enable-metrics"],
         keys: &[
