@@ -2,12 +2,14 @@
 //! (and vLLM's for the inter-token latencies): what `collect sweep` and the importers that
 //! recompute from per-request data share.
 
+use std::borrow::Cow;
+
 use crate::data::figures::level;
 use crate::data::{LevelStatus, SweepLevel};
 use crate::stats;
 
 /// One request that succeeded, as a level's figures read it: seconds and tokens.
-pub(super) struct Request {
+pub(super) struct Request<'g> {
     /// Request sent → first token.
     pub ttft: f64,
     /// Request sent → last token.
@@ -17,8 +19,9 @@ pub(super) struct Request {
     /// Prompt tokens.
     pub prompt: Option<f64>,
     /// Seconds between its chunks that carried text, each and the one before
-    /// ([`super::stream::Timing::gaps`]); empty where they were not kept.
-    pub gaps: Vec<f32>,
+    /// ([`super::stream::Timing::gaps`], borrowed from a measured answer); empty where they
+    /// were not kept.
+    pub gaps: Cow<'g, [f32]>,
     /// Chunks that carried text, where counted.
     pub chunks: Option<u64>,
 }
@@ -167,13 +170,13 @@ pub(super) fn bunched(level: &SweepLevel) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn request(gaps: &[f32], output: f64, chunks: u64) -> Request {
+    fn request(gaps: &[f32], output: f64, chunks: u64) -> Request<'_> {
         Request {
             ttft: 0.1,
             latency: Some(1.0),
             output: Some(output),
             prompt: None,
-            gaps: gaps.to_vec(),
+            gaps: Cow::Borrowed(gaps),
             chunks: Some(chunks),
         }
     }

@@ -178,7 +178,7 @@ impl Level {
                 latency: Some(t.latency.as_secs_f64()),
                 output: t.output_tokens().map(|n| n as f64),
                 prompt: t.usage.and_then(|u| u.prompt_tokens).map(|n| n as f64),
-                gaps: t.gaps.clone(),
+                gaps: std::borrow::Cow::Borrowed(&t.gaps),
                 chunks: Some(t.text_chunks),
             })
             .collect();

@@ -86,7 +86,7 @@ fn guidellm_level(file: &str, benchmark: &Value, concurrency: u64) -> Imported {
                     output: request["output_tokens"].as_f64(),
                     prompt: request["prompt_tokens"].as_f64(),
                     // guidellm's benchmarks keep no inter-token gaps.
-                    gaps: Vec::new(),
+                    gaps: std::borrow::Cow::Borrowed(&[]),
                     chunks: None,
                 })
             })

@@ -57,7 +57,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
                     latency: super::common::after_gaps(ttfts[i], itls, i),
                     output: outputs.get(i).copied(),
                     prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
-                    gaps,
+                    gaps: std::borrow::Cow::Owned(gaps),
                     chunks,
                 }
             })

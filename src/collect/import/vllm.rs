@@ -80,7 +80,7 @@ fn per_request(json: &Value, file: &str, ttfts: &[f64], outputs: &[f64], level: 
                     .or_else(|| super::common::after_gaps(ttfts[i], itls, i)),
                 output: outputs.get(i).copied(),
                 prompt: inputs.as_ref().and_then(|v| v.get(i).copied()),
-                gaps,
+                gaps: std::borrow::Cow::Owned(gaps),
                 chunks,
             }
         })
