@@ -89,7 +89,7 @@ fn every_page_works_in_chromium() {
     let c8 = again
         .levels
         .iter_mut()
-        .find(|l| l.concurrency == 8)
+        .find(|l| l.concurrency == Some(8))
         .unwrap();
     assert_eq!(c8.total_tok_s, Some(1223.0));
     c8.total_tok_s = Some(1100.0);
@@ -103,7 +103,7 @@ fn every_page_works_in_chromium() {
     let c32 = seqs
         .levels
         .iter_mut()
-        .find(|l| l.concurrency == 32)
+        .find(|l| l.concurrency == Some(32))
         .unwrap();
     c32.power_w = Some(500.0);
     c32.joules_per_token = Some(0.196);

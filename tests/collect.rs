@@ -324,6 +324,7 @@ fn ttft_and_latency_of_one_request() {
             ignore_eos: false,
             thinking: false,
             min_requests: None,
+            arrivals: None,
         },
     );
     // The first request opens the connection; the second is timed alone.
@@ -383,6 +384,7 @@ fn latency_ends_at_the_finish_reason_and_an_aborted_stream_failed() {
         ignore_eos: false,
         thinking: false,
         min_requests: None,
+        arrivals: None,
     };
     let body = benchsite::collect::request_body(
         &benchsite::collect::Server::vllm(None),
@@ -523,7 +525,7 @@ fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
     let latency = 0.030 + 49.0 * 0.004;
     let mut first = 0;
     for level in &sweep.levels {
-        assert_eq!(level.requests, level.concurrency * 2);
+        assert_eq!(Some(level.requests), level.concurrency.map(|c| c * 2));
         assert_eq!((level.succeeded, level.failed), (level.requests, 0));
         assert_eq!(level.output_tokens, Some(50));
         // The fake counts a prompt's words and 10 more: 50 words and the sweep's nonce.
@@ -598,6 +600,174 @@ fn a_sweep_keeps_concurrency_in_flight_and_measures_the_queue() {
     assert_eq!(sweep.dimensions["prompt"], "61 tok");
     assert_eq!(sweep.workload.output_tokens, 50);
     check_is_clean(&project);
+}
+
+/// `collect sweep --rates` against a server of scripted capacity: one sequence at a time,
+/// each answer 5 ms to its first token and 3 more tokens 5 ms apart, so 20 ms a request and
+/// at most 50 requests a second. The arrivals are Poisson, seeded.
+fn open_loop(project: &Project, server: &FakeVllm, label: &str, extra: &[&str]) -> Output {
+    let url = server.url();
+    let mut args = vec![
+        "collect",
+        "sweep",
+        "--label",
+        label,
+        "--rates",
+        "10,200",
+        "--requests",
+        "40",
+        "--seed",
+        "3",
+        "--prompt-words",
+        "20",
+        "--output-tokens",
+        "4",
+        "--warmup",
+        "0",
+        "--ignore-eos",
+        "--base-url",
+        &url,
+    ];
+    args.extend_from_slice(extra);
+    project.run(&args)
+}
+
+fn capacity() -> Script {
+    Script {
+        ttft: Duration::from_millis(5),
+        chunk_interval: Duration::from_millis(5),
+        tokens: 4,
+        max_seqs: 1,
+        ..Script::default()
+    }
+}
+
+/// Below the capacity (10 requests a second) nothing waits: TTFT is the script's 5 ms. Above
+/// it (200 a second, 40 arrivals in about 0.2 s) the requests queue: in the server when the
+/// client sends each when it is due, in the client when `--max-concurrency 1` holds them.
+/// Either way the level ends after its 40 requests, the last of which, due near 0.2 s, is
+/// answered after the 39 before it, near 40 × 20 ms = 0.8 s: its wait is about 0.6 s. The
+/// server answers at most 50 a second, whatever arrives.
+#[test]
+fn an_open_loop_above_capacity_queues_and_below_it_does_not() {
+    let _timed = timed();
+    let server = FakeVllm::start(capacity());
+    let project = Project::copy_of_repo();
+    open_loop(&project, &server, "open", &[]).assert_success();
+    assert_eq!(server.requests(), 80);
+    // Sent when due, whatever is in flight: the server saw more than one at once.
+    assert!(server.peak_in_flight() > 1);
+    let doc = project.results();
+    let sweep = doc.sweeps.iter().find(|s| s.label == "open").unwrap();
+    let arrivals = sweep.workload.arrivals.as_ref().expect("an open loop");
+    assert_eq!(
+        (arrivals.burstiness, arrivals.seed, arrivals.requests),
+        (1.0, 3, 40)
+    );
+    let (below, above) = (&sweep.levels[0], &sweep.levels[1]);
+    assert_eq!((below.rate_rps, below.concurrency), (Some(10.0), None));
+    assert_eq!(
+        (above.rate_rps, above.requests, above.succeeded),
+        (Some(200.0), 40, 40)
+    );
+    assert!(below.ttft_p95_s.unwrap() < 0.05, "{below:?}");
+    // No cap: the client never waits; the queue is the server's, in TTFT.
+    assert!(above.wait_max_s.unwrap() < 0.05, "{above:?}");
+    assert!(above.ttft_p95_s.unwrap() > 0.4, "{above:?}");
+    assert!(above.achieved_rps.unwrap() <= 50.0, "{above:?}");
+    assert!(within(below.achieved_rps.unwrap(), 10.0, 0.5), "{below:?}");
+    assert_eq!(above.unsent, Some(0));
+
+    // Capped at one in flight: the wait moves into the client and counts in TTFT.
+    let capped = FakeVllm::start(capacity());
+    open_loop(&project, &capped, "capped", &["--max-concurrency", "1"]).assert_success();
+    assert_eq!(capped.peak_in_flight(), 1);
+    let doc = project.results();
+    let sweep = doc.sweeps.iter().find(|s| s.label == "capped").unwrap();
+    let (below, above) = (&sweep.levels[0], &sweep.levels[1]);
+    assert!(below.wait_p50_s.unwrap() < 0.005, "{below:?}");
+    let (p50, p95, max) = (
+        above.wait_p50_s.unwrap(),
+        above.wait_p95_s.unwrap(),
+        above.wait_max_s.unwrap(),
+    );
+    assert!(p50 < p95 && p95 <= max, "{above:?}");
+    assert!((0.45..1.0).contains(&max), "{above:?}");
+    // TTFT runs from when the request was due: at least its wait.
+    assert!(above.ttft_p95_s.unwrap() >= p95, "{above:?}");
+    assert_eq!(above.peak_in_flight, Some(1));
+
+    // A duration ends the level: arrivals the cap still holds then are never sent.
+    let timed_out = FakeVllm::start(capacity());
+    let output = open_loop(
+        &project,
+        &timed_out,
+        "bounded",
+        &["--max-concurrency", "1", "--duration", "0.1"],
+    );
+    output.assert_success();
+    let doc = project.results();
+    let sweep = doc.sweeps.iter().find(|s| s.label == "bounded").unwrap();
+    let above = &sweep.levels[1];
+    // About 20 arrivals in 0.1 s at 200 a second, and about 0.1 s / 20 ms = 5 sent.
+    assert!(above.unsent.unwrap() >= 5, "{above:?}");
+    assert!(above.requests < 12, "{above:?}");
+    assert!(
+        output.stderr.contains("were never sent"),
+        "{}",
+        output.stderr
+    );
+
+    // Built, an open loop is drawn against its rate and kept apart from closed loops.
+    project.run(&["build"]).assert_success();
+    let page = project.page("sweeps/open/index.html");
+    assert!(page.contains("<tr id=\"r10\"") && page.contains("<tr id=\"r200\""));
+    assert!(
+        page.contains("Arrival rate (req/s)</th>") && page.contains("Client wait p95 (s)</th>")
+    );
+    assert!(page.contains("Time to first token against the arrival rate"));
+    assert!(page.contains("Poisson arrivals, seed 3, 40 arrivals per level"));
+    let index = project.page("sweeps/index.html");
+    // (The fake counts 20 words, the nonce and 10 more: 31 prompt tokens.)
+    assert!(
+        index.contains("Fake-Model-7B, 31 tokens in, 4 tokens out, Poisson arrivals, method 2"),
+        "the frontier groups name the arrivals"
+    );
+    assert!(index.contains("Poisson arrivals, at most 1 in flight, method 2"));
+    check_is_clean(&project);
+}
+
+/// Parameters that do not make an open loop are refused, naming the flag.
+#[test]
+fn open_loop_parameters_are_checked() {
+    let project = Project::copy_of_repo();
+    let server = FakeVllm::start(capacity());
+    let url = server.url();
+    for (extra, said) in [
+        (
+            vec!["--levels", "1,2", "--rates", "1"],
+            "--rates: expected rates or levels, not both",
+        ),
+        (
+            vec!["--rates", "2,1"],
+            "--rates: expected increasing requests per second",
+        ),
+        (
+            vec!["--levels", "1", "--duration", "3"],
+            "--duration: expected rates beside it",
+        ),
+        (
+            vec!["--rates", "1", "--burstiness", "0"],
+            "--burstiness: expected a gamma shape",
+        ),
+    ] {
+        let mut args = vec!["collect", "sweep", "--label", "bad", "--base-url", &url];
+        args.extend(extra);
+        let output = project.run(&args);
+        assert!(!output.status.success());
+        assert!(output.stderr.contains(said), "{}", output.stderr);
+    }
+    assert_eq!(server.requests(), 0);
 }
 
 #[test]
@@ -1790,7 +1960,7 @@ fn vllm_bench_result_files_become_one_sweep_with_each_figure_sourced() {
     // per-request rates 10/1.0, 20/2.0, 15/1.0 (mean 11.67), outputs 11, 21, 16.
     assert_eq!(
         (two.concurrency, two.requests, two.succeeded, two.failed),
-        (2, 4, 3, 1)
+        (Some(2), 4, 3, 1)
     );
     assert_eq!((two.ttft_p50_s, two.ttft_p95_s), (Some(0.2), Some(0.29)));
     assert_eq!(
@@ -1929,7 +2099,7 @@ fn sglang_bench_serving_lines_become_one_sweep() {
     // (11 − 1) / 1.0, all 10; outputs 11, 21, 11 (median 11).
     assert_eq!(
         (one.concurrency, one.requests, one.succeeded, one.failed),
-        (1, 4, 3, 1)
+        (Some(1), 4, 3, 1)
     );
     assert_eq!((one.ttft_p50_s, one.ttft_p95_s), (Some(0.2), Some(0.29)));
     assert_eq!(
@@ -1946,7 +2116,7 @@ fn sglang_bench_serving_lines_become_one_sweep() {
     // = 125, 4096 and 1616 tokens over 16 completed; SGLang writes no p95 of either.
     assert_eq!(
         (four.concurrency, four.requests, four.succeeded, four.failed),
-        (4, 16, 16, 0)
+        (Some(4), 16, 16, 0)
     );
     assert_eq!((four.ttft_p50_s, four.ttft_p95_s), (Some(0.14), None));
     assert_eq!((four.latency_p50_s, four.latency_p95_s), (Some(2.0), None));
@@ -2009,7 +2179,7 @@ fn aiperf_and_genai_perf_exports_become_one_sweep() {
     // tokens; 98.76 tok/s in all.
     assert_eq!(
         (one.concurrency, one.requests, one.succeeded, one.failed),
-        (1, 10, 10, 0)
+        (Some(1), 10, 10, 0)
     );
     assert_eq!((one.ttft_p50_s, one.ttft_p95_s), (Some(0.12), Some(0.1805)));
     assert_eq!(
@@ -2030,7 +2200,7 @@ fn aiperf_and_genai_perf_exports_become_one_sweep() {
     // 199.6 → 200 and 511.8 → 512 tokens; 350.24 tok/s in all.
     assert_eq!(
         (four.concurrency, four.requests, four.succeeded, four.failed),
-        (4, 40, 40, 0)
+        (Some(4), 40, 40, 0)
     );
     assert_eq!((four.ttft_p50_s, four.ttft_p95_s), (Some(0.15), Some(0.26)));
     assert_eq!(
@@ -2119,7 +2289,10 @@ fn a_guidellm_report_becomes_one_sweep_of_its_concurrency_levels() {
     // Synchronous, from its two request records, by hand: TTFT 0.1 and 0.2 (p95 0.195),
     // latency to the last token 1.1 and 1.0, rates 10/1.0 and 20/0.8 (mean 17.5), 32 tokens
     // in 2.4 s.
-    assert_eq!((sync.concurrency, sync.requests, sync.failed), (1, 2, 0));
+    assert_eq!(
+        (sync.concurrency, sync.requests, sync.failed),
+        (Some(1), 2, 0)
+    );
     assert_eq!(
         (sync.ttft_p50_s, sync.ttft_p95_s),
         (Some(0.15), Some(0.195))
@@ -2144,7 +2317,7 @@ fn a_guidellm_report_becomes_one_sweep_of_its_concurrency_levels() {
     // (20, 40, 60, 80 ms: 50) = 20 tok/s, 104 tokens in 2.5 s; one errored request.
     assert_eq!(
         (four.concurrency, four.requests, four.succeeded, four.failed),
-        (4, 5, 4, 1)
+        (Some(4), 5, 4, 1)
     );
     assert_eq!(
         (four.ttft_p50_s, four.latency_p50_s, four.latency_p95_s),

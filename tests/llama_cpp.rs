@@ -189,7 +189,10 @@ fn run_and_sweep_against_llama_cpp_python() {
     // The model never writes EOS, so every answer is the 24 tokens asked for, counted as
     // generated: its text re-tokenized is about half as many (the tiny vocabulary merges
     // every pair of the characters the model writes one at a time).
-    assert_eq!(levels, [(1, 2, 0, Some(24)), (2, 4, 0, Some(24))]);
+    assert_eq!(
+        levels,
+        [(Some(1), 2, 0, Some(24)), (Some(2), 4, 0, Some(24))]
+    );
     assert!(
         record
             .levels
@@ -541,10 +544,10 @@ fn the_real_llama_server_is_measured_whole_run_after_run() {
     assert_eq!(
         levels,
         [
-            (1, 20, 0, Some(16)),
-            (2, 20, 0, Some(16)),
-            (4, 20, 0, Some(16)),
-            (8, 24, 0, Some(16))
+            (Some(1), 20, 0, Some(16)),
+            (Some(2), 20, 0, Some(16)),
+            (Some(4), 20, 0, Some(16)),
+            (Some(8), 24, 0, Some(16))
         ]
     );
     let method = record.method.as_ref().unwrap();

@@ -201,10 +201,10 @@ fn the_seed_figures_are_on_the_right_pages() {
         let table = &page[page.find("id=\"levels\"").unwrap()..page.find("id=\"charts\"").unwrap()];
         for level in &sweep.levels {
             let row_start = table
-                .find(&format!("<tr id=\"c{}\"", level.concurrency))
+                .find(&format!("<tr id=\"c{}\"", level.concurrency.unwrap()))
                 .unwrap_or_else(|| {
                     panic!(
-                        "{}: no row for concurrency {}",
+                        "{}: no row for concurrency {:?}",
                         sweep.label, level.concurrency
                     )
                 });
@@ -230,7 +230,7 @@ fn the_seed_figures_are_on_the_right_pages() {
                     // the text itself.
                     row.contains(&format!("data-sort=\"{value}\""))
                         || (text.parse::<f64>() == Ok(value) && row.contains(&format!(">{text}<"))),
-                    "{} c={}: {value} not sorted by in {row}",
+                    "{} c={:?}: {value} not sorted by in {row}",
                     sweep.label,
                     level.concurrency
                 );
@@ -238,7 +238,7 @@ fn the_seed_figures_are_on_the_right_pages() {
                 assert!(
                     row.contains(&format!(">{text}<"))
                         || row.contains(&format!(">{text} <small>(p95 of ")),
-                    "{} c={}: {text} not in {row}",
+                    "{} c={:?}: {text} not in {row}",
                     sweep.label,
                     level.concurrency,
                 );
@@ -1325,7 +1325,7 @@ fn energy_stands_beside_throughput_where_power_was_recorded() {
     let c32 = seqs
         .levels
         .iter_mut()
-        .find(|l| l.concurrency == 32)
+        .find(|l| l.concurrency == Some(32))
         .unwrap();
     c32.power_w = Some(500.0);
     c32.joules_per_token = Some(0.196);
@@ -1508,7 +1508,7 @@ fn a_sweep_measured_again_has_a_history_diffed_level_by_level() {
     let c8 = rerun
         .levels
         .iter_mut()
-        .find(|l| l.concurrency == 8)
+        .find(|l| l.concurrency == Some(8))
         .unwrap();
     assert_eq!(c8.total_tok_s, Some(1223.0));
     c8.total_tok_s = Some(1100.0);
@@ -1767,7 +1767,7 @@ fn a_percentile_with_an_interval_shows_how_far_it_could_move() {
     let c16 = sweep
         .levels
         .iter_mut()
-        .find(|l| l.concurrency == 16)
+        .find(|l| l.concurrency == Some(16))
         .unwrap();
     c16.ci95.insert("ttft_p50_s".into(), [5.9, 6.3]);
     project.write("data/results.json", &data::to_json(&doc));
@@ -1805,7 +1805,7 @@ fn c16_ttft_p50(doc: &Results) -> f64 {
         .unwrap()
         .levels
         .iter()
-        .find(|l| l.concurrency == 16)
+        .find(|l| l.concurrency == Some(16))
         .unwrap()
         .ttft_p50_s
         .unwrap()
@@ -1830,7 +1830,7 @@ fn a_change_of_method_is_said_and_never_marked_a_regression() {
     let c8 = rerun
         .levels
         .iter_mut()
-        .find(|l| l.concurrency == 8)
+        .find(|l| l.concurrency == Some(8))
         .unwrap();
     c8.total_tok_s = Some(1100.0);
     doc.sweeps.push(rerun);

@@ -269,12 +269,8 @@ fn sweeps(file: &FileText, problems: &mut Problems) -> Vec<SweepSpec> {
                 format!("sweep names unique in the campaign: {name:?} is given twice"),
             );
         }
-        let levels = &sweep.levels;
-        if levels.is_empty() || levels[0] == 0 || levels.windows(2).any(|w| w[0] >= w[1]) {
-            problems.at(
-                value("levels"),
-                "sweep.levels: expected increasing concurrencies of at least 1, e.g. [1, 2, 4, 8]",
-            );
+        if let Err(unusable) = sweep.usable() {
+            problems.at(value(unusable.key), unusable.for_campaign());
         }
         if sweep.output_tokens == 0 || sweep.rounds == 0 || sweep.prompt_words == 0 {
             problems.at(
@@ -533,8 +529,21 @@ id = "small-{profile}"
             "{joined}"
         );
         assert!(
-            joined.contains("campaigns/night.toml:9:10: sweep.levels"),
+            joined.contains("campaigns/night.toml:9:10: sweep.levels: expected increasing"),
             "{joined}"
+        );
+        // An open loop's parameter out of range, at its value.
+        let errors = messages(
+            parsed(
+                "[[config]]\nprofile = \"big\"\n\n[[sweep]]\nrates = [1.0, 4.0]\nduration_s = -2.0\n",
+                &single(),
+            )
+            .unwrap_err(),
+        );
+        assert!(
+            errors.iter().any(|e| e
+                .contains("campaigns/night.toml:6:14: sweep.duration_s: expected seconds above 0")),
+            "{errors:?}"
         );
         assert!(
             joined.contains("campaigns/night.toml:6:6: id: {QUANT} is not a matrix key"),

@@ -581,6 +581,7 @@ fn run_method(
         ignore_eos: false,
         thinking: false,
         min_requests: None,
+        arrivals: None,
     };
     let sha = sha2::Sha256::digest(format!("{prompt}\n").as_bytes());
     let method = data::RecordMethod {

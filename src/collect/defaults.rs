@@ -19,6 +19,10 @@ pub const SWEEP_ROUNDS: u64 = 2;
 /// `collect sweep`: the fewest requests a level sends; a level takes max(rounds, ⌈20 /
 /// concurrency⌉) rounds, so no percentile is of fewer than 20 requests.
 pub const SWEEP_MIN_REQUESTS: u64 = crate::data::figures::level::TAIL_MIN_N;
+/// `collect sweep --rates`: the arrivals' gamma shape (1: a Poisson process, vLLM's default).
+pub const SWEEP_BURSTINESS: f64 = 1.0;
+/// `collect sweep --rates`: arrivals per level.
+pub const SWEEP_OPEN_REQUESTS: u64 = 100;
 /// `collect sweep`: requests per stream sent and discarded before each level.
 pub const SWEEP_WARMUP: u64 = 1;
 /// The version of the measurement definitions new records are measured by: bumped whenever

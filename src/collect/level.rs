@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use crate::data::figures::level;
-use crate::data::{LevelStatus, SweepLevel};
+use crate::data::{LevelStatus, Load, SweepLevel};
 use crate::stats;
 
 /// One request that succeeded, as a level's figures read it: seconds and tokens.
@@ -26,10 +26,15 @@ pub(super) struct Request<'g> {
     pub chunks: Option<u64>,
 }
 
-/// A level of `concurrency` with its request counts and no figures yet.
-pub(super) fn counted(concurrency: u64, succeeded: u64, failed: u64) -> SweepLevel {
+/// A level at `load` with its request counts and no figures yet.
+pub(super) fn counted(load: Load, succeeded: u64, failed: u64) -> SweepLevel {
+    let (concurrency, rate_rps) = match load {
+        Load::Concurrency(c) => (Some(c), None),
+        Load::Rate(r) => (None, Some(r)),
+    };
     SweepLevel {
         concurrency,
+        rate_rps,
         requests: succeeded + failed,
         succeeded,
         failed,
@@ -60,6 +65,13 @@ pub(super) fn counted(concurrency: u64, succeeded: u64, failed: u64) -> SweepLev
         joules_per_token: None,
         prompt_and_output_tok_s: None,
         cached_prompt_tokens: None,
+        achieved_rps: None,
+        wall_s: None,
+        wait_p50_s: None,
+        wait_p95_s: None,
+        wait_max_s: None,
+        peak_in_flight: None,
+        unsent: None,
         ci95: std::collections::BTreeMap::new(),
     }
 }
@@ -160,8 +172,8 @@ const BUNCHED: f64 = 0.5;
 pub(super) fn bunched(level: &SweepLevel) -> Option<String> {
     let share = level.bunched_share.filter(|&share| share >= BUNCHED)?;
     Some(format!(
-        "at concurrency {}, {:.0}% of the chunks after an answer's first came in the same read as the one before: the stream arrived in bursts (a proxy that buffers it, or tokens faster than this client reads them), so the per-stream decode rate and the inter-token latencies are the bursts', not the server's",
-        level.concurrency,
+        "at {}, {:.0}% of the chunks after an answer's first came in the same read as the one before: the stream arrived in bursts (a proxy that buffers it, or tokens faster than this client reads them), so the per-stream decode rate and the inter-token latencies are the bursts', not the server's",
+        level.load().words(),
         share * 100.0
     ))
 }
@@ -191,7 +203,7 @@ mod tests {
             request(&[0.010, 0.020, 0.0, 0.040, 0.250], 12.0, 6),
             request(&[0.010, 0.0, 0.020, 0.010], 8.0, 5),
         ];
-        let mut level = counted(2, 2, 0);
+        let mut level = counted(Load::Concurrency(2), 2, 0);
         figures(&mut level, &answered);
         let close = |value: Option<f64>, expected: f64| {
             assert!(
@@ -208,7 +220,7 @@ mod tests {
         assert_eq!(level.tokens_per_chunk, Some(1.82));
         assert!(bunched(&level).is_none());
         let burst = [request(&[0.0, 0.0, 0.0, 0.001], 5.0, 5)];
-        let mut level = counted(1, 1, 0);
+        let mut level = counted(Load::Concurrency(1), 1, 0);
         figures(&mut level, &burst);
         assert_eq!(level.bunched_share, Some(0.75));
         assert!(
@@ -217,7 +229,7 @@ mod tests {
                 .starts_with("at concurrency 1, 75% of the chunks")
         );
         // Without kept gaps, no inter-token figures.
-        let mut level = counted(1, 1, 0);
+        let mut level = counted(Load::Concurrency(1), 1, 0);
         figures(&mut level, &[request(&[], 5.0, 5)]);
         assert_eq!((level.itl_p50_ms, level.itl_gaps), (None, None));
     }

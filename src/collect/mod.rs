@@ -9,6 +9,7 @@
 //! failure record.
 
 mod acceptance;
+mod arrivals;
 mod capture;
 pub mod client;
 mod decode;
@@ -19,6 +20,7 @@ mod import;
 mod launch;
 mod level;
 pub mod metrics;
+mod open_loop;
 mod outcome;
 mod params;
 pub mod power;
@@ -47,7 +49,9 @@ pub use import::{
 };
 pub use launch::{Diagnosis, LaunchOptions, Launched, Phase, diagnose, keep_log, launch};
 pub use outcome::{Outcome, to_json};
-pub use params::{CaptureParams, JitterParams, LaunchParams, RunParams, SweepParams, flags};
+pub use params::{
+    CaptureParams, JitterParams, LaunchParams, RunParams, SweepParams, Unusable, flags,
+};
 pub use progress::Progress;
 pub use provenance::{ENGINE_VARIABLES, provenance};
 pub use quality::{DivergenceOptions, JitterOptions, compare_captures, divergence, jitter};

@@ -11,7 +11,7 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 
 use super::defaults;
-use crate::data::Workload;
+use crate::data::{Arrivals, Load, Workload};
 use crate::profiles::Launcher;
 use crate::project::PROMPTS;
 
@@ -59,9 +59,37 @@ pub struct SweepParams {
     #[arg(skip)]
     #[serde(default, skip_serializing)]
     pub name: Option<String>,
-    /// The concurrency levels, increasing.
+    /// The concurrency levels, increasing: a closed loop of that many streams each.
     #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32")]
+    #[serde(default = "sweep_levels")]
     pub levels: Vec<u64>,
+    /// Open loop, in place of --levels: the arrival rates, requests per second, increasing.
+    #[arg(long, value_delimiter = ',', value_name = "REQ/S")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rates: Vec<f64>,
+    /// Open loop: the arrivals' gamma shape; 1 is Poisson, below 1 burstier, above 1 more
+    /// even (vLLM's --burstiness).
+    #[arg(long, default_value_t = defaults::SWEEP_BURSTINESS)]
+    #[serde(default = "sweep_burstiness")]
+    pub burstiness: f64,
+    /// Open loop: seeds the arrival times, the same for every rate.
+    #[arg(long, default_value_t = 0)]
+    #[serde(default)]
+    pub seed: u64,
+    /// Open loop: requests in flight at most; a request due past it waits in the client, and
+    /// the wait counts in its TTFT and latency.
+    #[arg(long)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_concurrency: Option<u64>,
+    /// Open loop: arrivals per level.
+    #[arg(long, default_value_t = defaults::SWEEP_OPEN_REQUESTS)]
+    #[serde(default = "sweep_open_requests")]
+    pub requests: u64,
+    /// Open loop: seconds of arrivals per level at most; arrivals the cap still holds when
+    /// they run out are never sent, and the requests in flight finish and are counted.
+    #[arg(long = "duration", value_name = "SECONDS")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
     /// Words per prompt (distinct deterministic text per request).
     #[arg(long, default_value_t = defaults::SWEEP_PROMPT_WORDS)]
     #[serde(default = "sweep_prompt_words")]
@@ -186,16 +214,172 @@ impl Default for LaunchParams {
 impl SweepParams {
     /// The workload a sweep of these parameters records.
     pub fn workload(&self) -> Workload {
+        let arrivals = self.arrivals();
         Workload {
             prompt_words: Some(self.prompt_words),
             prompt_tokens: None,
             output_tokens: self.output_tokens,
-            rounds: self.rounds.max(1),
+            rounds: if arrivals.is_some() {
+                1
+            } else {
+                self.rounds.max(1)
+            },
             ignore_eos: self.ignore_eos,
             thinking: self.thinking,
-            min_requests: (self.min_requests > 0).then_some(self.min_requests),
+            min_requests: (arrivals.is_none() && self.min_requests > 0)
+                .then_some(self.min_requests),
+            arrivals,
         }
     }
+
+    /// The arrivals of an open-loop sweep (one with rates).
+    pub fn arrivals(&self) -> Option<Arrivals> {
+        (!self.rates.is_empty()).then_some(Arrivals {
+            burstiness: self.burstiness,
+            seed: self.seed,
+            max_concurrency: self.max_concurrency,
+            requests: self.requests,
+            duration_s: self.duration_s,
+        })
+    }
+
+    /// The levels' loads: the rates where there are any, else the concurrencies.
+    pub fn loads(&self) -> Vec<Load> {
+        if self.rates.is_empty() {
+            self.levels.iter().map(|&c| Load::Concurrency(c)).collect()
+        } else {
+            self.rates.iter().map(|&r| Load::Rate(r)).collect()
+        }
+    }
+
+    /// Whether the parameters make one sweep: increasing levels of at least 1, or increasing
+    /// positive rates with the open loop's parameters in range; the open loop's parameters
+    /// only with rates, and rates only with the default levels.
+    pub fn usable(&self) -> Result<(), Unusable> {
+        let unusable = |key: &'static str, expected: &str| {
+            Err(Unusable {
+                key,
+                expected: expected.to_owned(),
+            })
+        };
+        if self.rates.is_empty() {
+            let stray = [
+                ("burstiness", self.burstiness != defaults::SWEEP_BURSTINESS),
+                ("seed", self.seed != 0),
+                ("max_concurrency", self.max_concurrency.is_some()),
+                ("requests", self.requests != defaults::SWEEP_OPEN_REQUESTS),
+                ("duration_s", self.duration_s.is_some()),
+            ];
+            if let Some((key, _)) = stray.iter().find(|(_, set)| *set) {
+                return unusable(
+                    key,
+                    "rates beside it, as it shapes open-loop arrivals; or leave it out",
+                );
+            }
+            let levels = &self.levels;
+            if levels.is_empty() || levels.windows(2).any(|w| w[0] >= w[1]) || levels[0] == 0 {
+                return unusable(
+                    "levels",
+                    "increasing concurrencies of at least 1, e.g. 1,2,4,8",
+                );
+            }
+            return Ok(());
+        }
+        if self.levels != Self::default_levels() {
+            return unusable(
+                "rates",
+                "rates or levels, not both: open-loop arrivals or a closed loop",
+            );
+        }
+        let rates = &self.rates;
+        if rates.iter().any(|r| !r.is_finite() || *r <= 0.0)
+            || rates.windows(2).any(|w| w[0] >= w[1])
+        {
+            return unusable(
+                "rates",
+                "increasing requests per second above 0, e.g. 0.5,1,2",
+            );
+        }
+        if !(self.burstiness.is_finite() && self.burstiness >= 0.01) {
+            return unusable(
+                "burstiness",
+                "a gamma shape of at least 0.01 (1 is Poisson)",
+            );
+        }
+        if self.max_concurrency == Some(0) {
+            return unusable("max_concurrency", "at least 1");
+        }
+        if self.requests == 0 {
+            return unusable("requests", "at least 1");
+        }
+        if self.duration_s.is_some_and(|d| !(d.is_finite() && d > 0.0)) {
+            return unusable("duration_s", "seconds above 0");
+        }
+        Ok(())
+    }
+
+    /// Every request the sweep plans to send, warm-ups aside: for the progress bar.
+    pub fn planned_total(&self) -> u64 {
+        let workload = self.workload();
+        self.loads()
+            .into_iter()
+            .map(|load| planned_requests(&workload, load))
+            .sum()
+    }
+
+    /// The concurrency levels when none are given.
+    fn default_levels() -> Vec<u64> {
+        sweep_levels()
+    }
+}
+
+/// Sweep parameters that do not make a sweep: the parameter (its campaign key) and what it
+/// should be.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unusable {
+    /// The campaign key, the flag's name with underscores.
+    pub key: &'static str,
+    /// What was expected.
+    pub expected: String,
+}
+
+impl Unusable {
+    /// As `collect sweep` says it: `--duration: expected seconds above 0`.
+    pub fn for_flags(&self) -> String {
+        let command = SweepParams::augment_args(clap::Command::new("sweep"));
+        let flag = command
+            .get_arguments()
+            .find(|arg| arg.get_id() == self.key)
+            .and_then(|arg| arg.get_long())
+            .unwrap_or(self.key);
+        format!("--{flag}: expected {}", self.expected)
+    }
+
+    /// As a campaign file says it: `sweep.duration_s: expected seconds above 0`.
+    pub fn for_campaign(&self) -> String {
+        format!("sweep.{}: expected {}", self.key, self.expected)
+    }
+}
+
+/// The requests a level at `load` plans to send: concurrency × rounds, or its arrivals.
+pub(super) fn planned_requests(workload: &Workload, load: Load) -> u64 {
+    match (load, &workload.arrivals) {
+        (Load::Concurrency(c), _) => c * crate::data::rules::rounds_at(workload, c),
+        (Load::Rate(rate), Some(arrivals)) => {
+            super::arrivals::schedule(rate, arrivals).len() as u64
+        }
+        (Load::Rate(_), None) => 0,
+    }
+}
+
+fn sweep_levels() -> Vec<u64> {
+    vec![1, 2, 4, 8, 16, 32]
+}
+fn sweep_burstiness() -> f64 {
+    defaults::SWEEP_BURSTINESS
+}
+fn sweep_open_requests() -> u64 {
+    defaults::SWEEP_OPEN_REQUESTS
 }
 
 fn prompt_set() -> String {
@@ -365,6 +549,12 @@ mod tests {
         shared(&SweepParams {
             name: None,
             levels: vec![1, 3, 9],
+            rates: vec![0.5, 2.0],
+            burstiness: 0.5,
+            seed: 9,
+            max_concurrency: Some(4),
+            requests: 50,
+            duration_s: Some(30.0),
             prompt_words: 12,
             output_tokens: 34,
             rounds: 5,

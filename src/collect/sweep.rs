@@ -13,12 +13,15 @@ use serde_json::{Value, json};
 
 use futures_util::StreamExt;
 
+use super::arrivals::schedule;
 use super::client::{Client, Endpoint, Liveness};
 use super::decode::{failure, log_path, overrides_text};
 use super::error::CollectError;
 use super::launch::{self, Diagnosis, LaunchOptions, Launched, Phase};
 use super::level::{Request, counted, figures};
+use super::open_loop::{OpenLoop, run_open_level};
 use super::outcome::Outcome;
+use super::params::planned_requests;
 use super::power::{self, Drawn, Sampler};
 use super::progress::Progress;
 use super::prompt::prompt;
@@ -27,7 +30,7 @@ use super::server::Server;
 use super::stream::{RequestError, Timing};
 use super::target::{ServerOptions, Target, connect};
 use crate::data::figures::{LevelField, level};
-use crate::data::{self, Date, Dimensions, Id, LevelStatus, Sweep, SweepLevel, Workload};
+use crate::data::{self, Date, Dimensions, Id, LevelStatus, Load, Sweep, SweepLevel, Workload};
 use crate::profiles::{self, Setting};
 use crate::project::Layout;
 use crate::stats;
@@ -69,10 +72,19 @@ pub struct Level {
     pub timings: Vec<Timing>,
     /// The ones that failed, and why.
     pub errors: Vec<RequestError>,
-    /// First request sent → last one finished.
+    /// Open loop: each answer's wait in the client, due → sent, by its index in `timings`;
+    /// empty in a closed loop.
+    pub waits: Vec<Duration>,
+    /// Open loop: each failed request's wait, by its index in `errors`.
+    pub failed_waits: Vec<Duration>,
+    /// First request sent (due, in an open loop) → last one finished.
     pub wall: Duration,
     /// What the GPUs drew over the level, where nvidia-smi reads it.
     pub power: Option<Drawn>,
+    /// Open loop: the most requests in flight at once.
+    pub peak_in_flight: Option<u64>,
+    /// Open loop: arrivals the cap held until the duration ran out, never sent.
+    pub unsent: u64,
 }
 
 /// A streamed chat request of the sweep's workload, in `server`'s terms. Every sampling field
@@ -168,23 +180,30 @@ impl Level {
         .await
     }
 
-    /// The level as the results document records it.
-    pub fn summary(&self, concurrency: u64, requests: u64) -> SweepLevel {
+    /// The level as the results document records it: at `load`, of `requests` requests (in
+    /// an open loop, those sent). An open-loop answer's TTFT and latency run from when it was
+    /// due, its wait in the client included.
+    pub fn summary(&self, load: Load, requests: u64) -> SweepLevel {
         let answered: Vec<Request> = self
             .timings
             .iter()
-            .map(|t| Request {
-                ttft: t.ttft.as_secs_f64(),
-                latency: Some(t.latency.as_secs_f64()),
-                output: t.output_tokens().map(|n| n as f64),
-                prompt: t.usage.and_then(|u| u.prompt_tokens).map(|n| n as f64),
-                gaps: std::borrow::Cow::Borrowed(&t.gaps),
-                chunks: Some(t.text_chunks),
+            .enumerate()
+            .map(|(index, t)| {
+                let wait = self.waits.get(index).map_or(0.0, Duration::as_secs_f64);
+                Request {
+                    ttft: wait + t.ttft.as_secs_f64(),
+                    latency: Some(wait + t.latency.as_secs_f64()),
+                    output: t.output_tokens().map(|n| n as f64),
+                    prompt: t.usage.and_then(|u| u.prompt_tokens).map(|n| n as f64),
+                    gaps: std::borrow::Cow::Borrowed(&t.gaps),
+                    chunks: Some(t.text_chunks),
+                }
             })
             .collect();
         let succeeded = answered.len() as u64;
-        let mut level = counted(concurrency, succeeded, requests - succeeded);
+        let mut level = counted(load, succeeded, requests.saturating_sub(succeeded));
         figures(&mut level, &answered);
+        self.timed(&mut level, load);
         level.cached_prompt_tokens = self
             .timings
             .iter()
@@ -201,6 +220,29 @@ impl Level {
         (level.power_w, level.joules_per_token) = super::decode::energy(self.power, total_output);
         level
     }
+
+    /// The level's wall time and the requests it answered per second; in an open loop, the
+    /// waits in the client, the most in flight and the arrivals never sent.
+    fn timed(&self, level: &mut SweepLevel, load: Load) {
+        let wall = self.wall.as_secs_f64();
+        level.wall_s = (wall > 0.0).then(|| stats::round(wall, 3));
+        level.achieved_rps = (wall > 0.0).then(|| stats::round(level.succeeded as f64 / wall, 3));
+        if !load.is_rate() {
+            return;
+        }
+        let waits: Vec<f64> = self
+            .waits
+            .iter()
+            .chain(&self.failed_waits)
+            .map(Duration::as_secs_f64)
+            .collect();
+        let q = |at: f64| stats::quantile(&waits, at).map(|v| stats::round(v, 4));
+        level.wait_p50_s = q(0.5);
+        level.wait_p95_s = q(0.95);
+        level.wait_max_s = q(1.0);
+        level.peak_in_flight = self.peak_in_flight;
+        level.unsent = Some(self.unsent);
+    }
 }
 
 /// Runs the sweep; see the module documentation.
@@ -214,7 +256,10 @@ pub async fn sweep(
         !options.replace && doc.sweeps.iter().any(|s| s.label == options.label),
         &format!("a sweep labelled {:?}", options.label),
     )?;
-    increasing(&options.params.levels)?;
+    options
+        .params
+        .usable()
+        .map_err(|unusable| CollectError::Usage(unusable.for_flags()))?;
     let effective = match &options.profile {
         Some((name, overrides)) => Some((
             profiles::load(&layout.profiles(), name)?.effective(overrides),
@@ -329,23 +374,39 @@ async fn measure_levels(
         nonce,
         warmup: options.params.warmup,
     };
-    for (index, &concurrency) in options.params.levels.iter().enumerate() {
-        let requests = concurrency * data::rules::rounds_at(workload, concurrency);
-        progress.step(&format!("concurrency {concurrency}: {requests} requests"));
-        let Some(mut level) = send_level(target, index, concurrency, &sending, progress).await
-        else {
-            stopped = Some(format!("{INTERRUPTED} during concurrency {concurrency}"));
+    for (index, load) in options.params.loads().into_iter().enumerate() {
+        let planned = planned_requests(workload, load);
+        progress.step(&format!("{}: {planned} requests", load.words()));
+        let Some(mut level) = send_level(target, index, load, &sending, progress).await else {
+            stopped = Some(format!("{INTERRUPTED} during {}", load.words()));
             break;
+        };
+        let requests = match load {
+            Load::Concurrency(_) => planned,
+            Load::Rate(_) => (level.timings.len() + level.errors.len()) as u64,
         };
         counted.extend(level.count_tokens(target, workload.output_tokens).await);
         uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none());
-        let summary = level.summary(concurrency, requests);
-        note_failures(target, &level, concurrency, requests, &mut notes, progress);
-        let cached = summary.cached_prompt_tokens.filter(|&n| n > 0).map(|cached| {
-            format!("concurrency {concurrency}: the server answered {cached} prompt tokens from its prefix cache")
+        let summary = level.summary(load, requests);
+        note_failures(target, &level, load, requests, &mut notes, progress);
+        let cached = summary
+            .cached_prompt_tokens
+            .filter(|&n| n > 0)
+            .map(|cached| {
+                format!(
+                    "{}: the server answered {cached} prompt tokens from its prefix cache",
+                    load.words()
+                )
+            });
+        let unsent = summary.unsent.filter(|&n| n > 0).map(|n| {
+            format!("{}: {n} arrivals were still held back by --max-concurrency when --duration ran out, and were never sent: the server did not keep up with the rate", load.words())
         });
         // What the level's answers say of how it was measured: the cache, bursts.
-        for said in cached.into_iter().chain(super::level::bunched(&summary)) {
+        for said in cached
+            .into_iter()
+            .chain(unsent)
+            .chain(super::level::bunched(&summary))
+        {
             progress.line(&format!("warning: {said}"));
             notes.push(super::target::sentence(&said));
         }
@@ -357,7 +418,7 @@ async fn measure_levels(
                 .as_deref_mut()
                 .and_then(|server| server.exited())
                 .is_some();
-            if let Some(gone) = gone(target, died, concurrency).await {
+            if let Some(gone) = gone(target, died, load).await {
                 if let (Some(server), true) = (launched.as_deref(), levels.len() == 1) {
                     return Err(server.diagnose(Phase::FirstRequest, &gone));
                 }
@@ -377,6 +438,7 @@ async fn measure_levels(
 
 /// What every level of a sweep sends besides its own prompts.
 struct Sending<'a> {
+    /// The prompts' and answers' lengths, and the arrivals of an open loop.
     workload: &'a Workload,
     /// Starts every prompt, so no earlier measurement's prefix cache answers.
     nonce: &'a str,
@@ -407,13 +469,13 @@ fn nonce() -> String {
     digest[..6].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// sha256 of the measured prompts of the first `levels` levels, in order, each followed by a
-/// newline, before the nonce.
-fn prompts_sha256(workload: &Workload, concurrencies: &[u64]) -> String {
+/// sha256 of the measured prompts of the levels at `loads`, in order, each followed by a
+/// newline, before the nonce: every request each planned, sent or not.
+fn prompts_sha256(workload: &Workload, loads: &[Load]) -> String {
     use sha2::Digest;
     let mut hash = sha2::Sha256::new();
-    for (index, &concurrency) in concurrencies.iter().enumerate() {
-        for n in 0..concurrency * data::rules::rounds_at(workload, concurrency) {
+    for (index, &load) in loads.iter().enumerate() {
+        for n in 0..planned_requests(workload, load) {
             hash.update(level_prompt(workload, index, n).as_bytes());
             hash.update(b"\n");
         }
@@ -421,38 +483,64 @@ fn prompts_sha256(workload: &Workload, concurrencies: &[u64]) -> String {
     hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// One level's requests sent `concurrency` at a time, after its warm-up; a level every
-/// request of which was refused over one optional field is sent again without it. `None` when
-/// Ctrl-C stopped it.
+/// One level's requests sent at `load`, after its warm-up (an open loop's warms up at its
+/// cap, else one at a time); a level every request of which was refused over one optional
+/// field is sent again without it. `None` when Ctrl-C stopped it.
 async fn send_level(
     target: &mut Target,
     index: usize,
-    concurrency: u64,
+    load: Load,
     sending: &Sending<'_>,
     progress: &Progress,
 ) -> Option<Level> {
     let workload = sending.workload;
-    let requests = concurrency * data::rules::rounds_at(workload, concurrency);
+    let requests = planned_requests(workload, load);
+    let arrivals = workload.arrivals.as_ref();
+    let streams = match load {
+        Load::Concurrency(c) => c,
+        Load::Rate(_) => arrivals.and_then(|a| a.max_concurrency).unwrap_or(1),
+    };
+    let due = match (load, arrivals) {
+        (Load::Rate(rate), Some(arrivals)) => schedule(rate, arrivals),
+        _ => Vec::new(),
+    };
     let body = |target: &Target, n: u64| {
         let text = format!("{} {}", sending.nonce, level_prompt(workload, index, n));
         target.accepted(request_body(&target.server, &target.model, &text, workload))
     };
     loop {
-        let warmup: Vec<Value> = (0..concurrency * sending.warmup)
+        let warmup: Vec<Value> = (0..streams * sending.warmup)
             .map(|n| body(target, WARMUP_SEEDS + n))
             .collect();
         if !warmup.is_empty() {
             let quiet = Progress::hidden();
             tokio::select! {
-                _ = run_level(&target.client, Endpoint::Chat, warmup, concurrency as usize, &quiet) => {}
+                _ = run_level(&target.client, Endpoint::Chat, warmup, streams as usize, &quiet) => {}
                 () = interrupted() => return None,
             }
         }
         let bodies: Vec<Value> = (0..requests).map(|n| body(target, n)).collect();
         let probe = bodies[0].clone();
         let sampler = Sampler::start(power::INTERVAL);
+        let plan = OpenLoop {
+            due: &due,
+            cap: arrivals.and_then(|a| a.max_concurrency).map(|c| c as usize),
+            until: arrivals
+                .and_then(|a| a.duration_s)
+                .map(Duration::from_secs_f64),
+        };
+        let sent = async {
+            match load {
+                Load::Concurrency(c) => {
+                    run_level(&target.client, Endpoint::Chat, bodies, c as usize, progress).await
+                }
+                Load::Rate(_) => {
+                    run_open_level(&target.client, Endpoint::Chat, bodies, &plan, progress).await
+                }
+            }
+        };
         let level = tokio::select! {
-            level = run_level(&target.client, Endpoint::Chat, bodies, concurrency as usize, progress) => Level { power: sampler.and_then(Sampler::stop), ..level },
+            level = sent => Level { power: sampler.and_then(Sampler::stop), ..level },
             () = interrupted() => return None,
         };
         // Every request refused over one optional field: send the level again without it.
@@ -471,7 +559,7 @@ async fn send_level(
 fn note_failures(
     target: &Target,
     level: &Level,
-    concurrency: u64,
+    load: Load,
     requests: u64,
     notes: &mut Vec<String>,
     progress: &Progress,
@@ -481,13 +569,18 @@ fn note_failures(
         return;
     }
     let failed = format!(
-        "concurrency {concurrency}: {} of {requests} requests failed ({})",
+        "{}: {} of {requests} requests failed ({})",
+        load.words(),
         level.errors.len(),
         causes.join("; ")
     );
     progress.line(&failed);
     notes.push(format!("{failed}."));
-    if let Some(hint) = target.server.hint(concurrency, &level.errors) {
+    let most = level.peak_in_flight.unwrap_or(match load {
+        Load::Concurrency(c) => c,
+        Load::Rate(_) => 1,
+    });
+    if let Some(hint) = target.server.hint(most, &level.errors) {
         if !notes.iter().any(|n| n == hint) {
             notes.push(hint.to_owned());
         }
@@ -497,14 +590,13 @@ fn note_failures(
 
 /// Why the sweep stops after a level every request of which failed: the server died or stopped
 /// answering, or is unwell; `None` when it is alive.
-async fn gone(target: &Target, died: bool, concurrency: u64) -> Option<String> {
+async fn gone(target: &Target, died: bool, load: Load) -> Option<String> {
+    let load = load.words();
     match (died, target.client.liveness().await) {
-        (true, _) | (false, Liveness::Gone(_)) => Some(format!(
-            "the server stopped answering at concurrency {concurrency}"
-        )),
-        (false, Liveness::Unwell(why)) => Some(format!(
-            "the server is unwell after concurrency {concurrency}: {why}"
-        )),
+        (true, _) | (false, Liveness::Gone(_)) => {
+            Some(format!("the server stopped answering at {load}"))
+        }
+        (false, Liveness::Unwell(why)) => Some(format!("the server is unwell after {load}: {why}")),
         (false, Liveness::Alive) => None,
     }
 }
@@ -541,16 +633,6 @@ fn closing_notes(
     if let Some(why) = stopped {
         notes.push(format!("Stopped early: {why}; the levels before are kept."));
     }
-}
-
-/// Levels of increasing concurrency, the first at least 1.
-fn increasing(levels: &[u64]) -> Result<(), CollectError> {
-    if levels.is_empty() || levels.windows(2).any(|w| w[0] >= w[1]) || levels[0] == 0 {
-        return Err(CollectError::Usage(
-            "--levels: expected increasing concurrencies of at least 1, e.g. 1,2,4,8".into(),
-        ));
-    }
-    Ok(())
 }
 
 /// The sweep record of the levels measured.
@@ -597,7 +679,7 @@ fn method_of(
     nonce: &str,
     usage_only: bool,
 ) -> data::RecordMethod {
-    let concurrencies: Vec<u64> = levels.iter().map(|l| l.concurrency).collect();
+    let loads: Vec<Load> = levels.iter().map(SweepLevel::load).collect();
     data::RecordMethod {
         version: super::defaults::METHOD_VERSION,
         client: super::defaults::CLIENT.to_owned(),
@@ -605,7 +687,7 @@ fn method_of(
             "generated text of {} words per request, one per level and request number, after the sweep's nonce ({nonce})",
             workload.prompt_words.unwrap_or(1)
         ),
-        prompt_sha256: prompts_sha256(workload, &concurrencies),
+        prompt_sha256: prompts_sha256(workload, &loads),
         warmup: options.params.warmup,
         token_count: if usage_only {
             "usage".into()
@@ -656,13 +738,23 @@ fn level_line(level: &SweepLevel) -> String {
             format!("{} {text}", figure.series)
         })
         .collect();
-    format!(
-        "concurrency {:>3}: {}/{} ok, {}",
-        level.concurrency,
+    let load = match level.load() {
+        Load::Concurrency(c) => format!("concurrency {c:>3}"),
+        Load::Rate(r) => format!("rate {r} req/s"),
+    };
+    let mut line = format!(
+        "{load}: {}/{} ok, {}",
         level.succeeded,
         level.requests,
         shown.join(", ")
-    )
+    );
+    if let (Some(achieved), Some(wait)) = (level.achieved_rps, level.wait_p95_s) {
+        line.push_str(&format!(
+            ", answered {achieved:.2} req/s, client wait p95 {}",
+            crate::format::duration(wait)
+        ));
+    }
+    line
 }
 
 /// What distinguishes the sweep: the model, prompt (in tokens, as measured) and output

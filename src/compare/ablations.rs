@@ -75,10 +75,14 @@ pub fn ablations_across<'m>(
     let mut measured: std::collections::HashMap<(&str, String), &str> =
         std::collections::HashMap::new();
     let sweeps = doc.sweeps.iter().enumerate().map(move |(i, sweep)| {
-        let group = format!(
+        let mut group = format!(
             "{}|{}|{}",
             sweep.model, sweep.workload.ignore_eos, sweep.workload.thinking
         );
+        // An open loop's levels are rates: never paired with a closed loop's.
+        if let Some(arrivals) = &sweep.workload.arrivals {
+            group.push_str(&format!("|{}", arrivals.words()));
+        }
         let mut settings: Settings = sweep.dimensions.clone().into_iter().collect();
         if let (Some(asked), Some(prompt)) = (
             rules::asked_prompt(&sweep.workload),

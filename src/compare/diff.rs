@@ -358,7 +358,7 @@ fn sweep_facts(sweep: &Sweep) -> Facts {
     let mut f = Facts::default();
     for level in &sweep.levels {
         for field in level::ALL.iter().map(|l| &l.field) {
-            let name = format!("concurrency {}: {}", level.concurrency, field.key);
+            let name = format!("{}: {}", level.load().words(), field.key);
             if let Role::Figure(better) = field.role {
                 f.figures.push(Figure {
                     name,

@@ -58,8 +58,13 @@ pub fn histories<'m>(
             .filter(|(key, _)| !(asked && key.as_str() == "prompt"))
             .collect();
         let w = &sweep.workload;
+        // An open loop is measured again only at the same arrivals.
+        let arrivals = w
+            .arrivals
+            .as_ref()
+            .map_or(String::new(), |a| format!("|{}", a.words()));
         Some(format!(
-            "{}|{:?}|{:?}|{:?}|{}|{}|{}|{:?}|{:?}",
+            "{}|{:?}|{:?}|{:?}|{}|{}|{}|{:?}|{:?}{arrivals}",
             sweep.model,
             rules::sweep_engine(sweep),
             w.prompt_words,

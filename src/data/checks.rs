@@ -171,6 +171,61 @@ fn check_run(out: &mut Vec<Problem>, at: &str, run: &Run) {
     }
 }
 
+/// A level's load: of its sweep's kind (a rate where the workload has arrivals, else a
+/// concurrency), above the level before, and a closed loop's requests its rounds'.
+fn check_load(
+    out: &mut Vec<Problem>,
+    at: &str,
+    sweep: &Sweep,
+    level: &super::model::SweepLevel,
+    previous: Option<f64>,
+) {
+    let load = level.load();
+    let (key, noun) = if sweep.workload.open_loop() {
+        ("rate_rps", "an arrival rate")
+    } else {
+        ("concurrency", "a concurrency")
+    };
+    if load.is_rate() != sweep.workload.open_loop() {
+        let expected = if sweep.workload.open_loop() {
+            "rate_rps, as workload.arrivals makes the sweep open-loop"
+        } else {
+            "concurrency, as the workload has no arrivals (a closed loop)"
+        };
+        out.push(Problem::new(format!("{at}/{key}"), expected, "absent"));
+        return;
+    }
+    if let Some(previous) = previous
+        && load.x() <= previous
+    {
+        out.push(Problem::new(
+            format!("{at}/{key}"),
+            format!("{noun} above the previous level's {previous}"),
+            load.x().to_string(),
+        ));
+    }
+    let Some(concurrency) = level.concurrency else {
+        return;
+    };
+    let rounds = super::rules::rounds_at(&sweep.workload, concurrency);
+    let requests = concurrency * rounds;
+    // An imported sweep's request counts are its tool's (`--num-prompts`), not rounds'.
+    if sweep.source.is_none() && level.requests != requests {
+        let least = match sweep.workload.min_requests {
+            Some(least) => format!(
+                " (max({}, ⌈{least} / {concurrency}⌉) rounds)",
+                sweep.workload.rounds
+            ),
+            None => String::new(),
+        };
+        out.push(Problem::new(
+            format!("{at}/requests"),
+            format!("concurrency × rounds = {concurrency} × {rounds} = {requests}{least}"),
+            level.requests.to_string(),
+        ));
+    }
+}
+
 fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
     let workload = &sweep.workload;
     if workload.prompt_words.is_none() && workload.prompt_tokens.is_none() {
@@ -180,39 +235,11 @@ fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
             "neither",
         ));
     }
-    let mut previous: Option<u64> = None;
+    let mut previous: Option<f64> = None;
     for (index, level) in sweep.levels.iter().enumerate() {
         let at = format!("{at}/levels/{index}");
-        if let Some(previous) = previous
-            && level.concurrency <= previous
-        {
-            out.push(Problem::new(
-                format!("{at}/concurrency"),
-                format!("a concurrency above the previous level's {previous}"),
-                level.concurrency.to_string(),
-            ));
-        }
-        previous = Some(level.concurrency);
-        let rounds = super::rules::rounds_at(&sweep.workload, level.concurrency);
-        let requests = level.concurrency * rounds;
-        // An imported sweep's request counts are its tool's (`--num-prompts`), not rounds'.
-        if sweep.source.is_none() && level.requests != requests {
-            let least = match sweep.workload.min_requests {
-                Some(least) => format!(
-                    " (max({}, ⌈{least} / {}⌉) rounds)",
-                    sweep.workload.rounds, level.concurrency
-                ),
-                None => String::new(),
-            };
-            out.push(Problem::new(
-                format!("{at}/requests"),
-                format!(
-                    "concurrency × rounds = {} × {rounds} = {requests}{least}",
-                    level.concurrency
-                ),
-                level.requests.to_string(),
-            ));
-        }
+        check_load(out, &at, sweep, level, previous);
+        previous = Some(level.load().x());
         if level.succeeded + level.failed != level.requests {
             out.push(Problem::new(
                 format!("{at}/failed"),

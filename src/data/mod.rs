@@ -6,6 +6,7 @@ mod document;
 mod error;
 pub mod figures;
 mod keys;
+mod load;
 mod locate;
 mod model;
 mod problem;
@@ -24,6 +25,7 @@ pub use document::{
 };
 pub use error::DataError;
 pub use keys::{IdKey, Keys, LabelKey, RunKey};
+pub use load::{Arrivals, Load};
 pub use model::*;
 pub use problem::{Problem, Report, pointer_segment};
 pub use quality::*;

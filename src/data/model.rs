@@ -478,7 +478,7 @@ pub struct Sweep {
     pub max_model_len: Option<u64>,
     /// What each request asks for.
     pub workload: Workload,
-    /// One entry per concurrency level, in increasing concurrency.
+    /// One entry per level, in increasing concurrency or rate.
     #[schemars(length(min = 1))]
     pub levels: Vec<SweepLevel>,
     /// Anything a reader should know.
@@ -513,7 +513,7 @@ pub struct Workload {
     /// Output tokens asked for.
     #[schemars(range(min = 1))]
     pub output_tokens: u64,
-    /// Requests per concurrency slot.
+    /// Requests per concurrency slot (1 in an open loop).
     #[schemars(range(min = 1))]
     pub rounds: u64,
     /// Whether generation ignored end-of-sequence.
@@ -525,6 +525,9 @@ pub struct Workload {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
     pub min_requests: Option<u64>,
+    /// Open-loop arrivals; absent, a closed loop at each level's concurrency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<super::load::Arrivals>,
 }
 
 /// Whether a sweep level produced figures.
@@ -547,15 +550,22 @@ impl LevelStatus {
     }
 }
 
-/// One concurrency level of a sweep. The figures are absent when every request failed.
+/// One level of a sweep: a concurrency, or an arrival rate (see [`super::load`]). The figures
+/// are absent when every request failed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = super::load::one_load)]
 pub struct SweepLevel {
-    /// Requests in flight.
+    /// Requests in flight, in a closed loop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
-    pub concurrency: u64,
-    /// concurrency × the level's rounds (see `Workload::min_requests`); warm-up requests are
-    /// not counted.
+    pub concurrency: Option<u64>,
+    /// Requests per second arriving, in an open loop (the sweep's `workload.arrivals`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub rate_rps: Option<f64>,
+    /// Closed loop: concurrency × the level's rounds (see `Workload::min_requests`); open
+    /// loop: the arrivals sent. Warm-up requests are not counted.
     pub requests: u64,
     /// Requests that completed.
     pub succeeded: u64,
@@ -637,6 +647,35 @@ pub struct SweepLevel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub bunched_share: Option<f64>,
+    /// Requests that succeeded over the level's wall time, per second (`vllm bench serve`'s
+    /// "Request throughput"): below `rate_rps`, the server did not keep up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub achieved_rps: Option<f64>,
+    /// First request sent (or due, in an open loop) → last one finished, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub wall_s: Option<f64>,
+    /// Open loop: the median wait in the client, arrival due → request sent, seconds, over
+    /// the requests sent. TTFT and latency include it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub wait_p50_s: Option<f64>,
+    /// Open loop: the 95th percentile of the wait in the client, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub wait_p95_s: Option<f64>,
+    /// Open loop: the longest wait in the client, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub wait_max_s: Option<f64>,
+    /// The most requests in flight at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_in_flight: Option<u64>,
+    /// Open loop with a duration: arrivals due before it ran out that the cap still held, so
+    /// never sent; more than 0 means the rate was above what the server answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsent: Option<u64>,
     /// How an imported level's figures were obtained: recomputed from per-request data, or
     /// taken from the tool's summary.
     #[serde(default, skip_serializing_if = "Option::is_none")]

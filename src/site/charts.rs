@@ -2,6 +2,8 @@
 //! for embedding in a `<script type="application/json">` element.
 
 use charming::Chart;
+
+use crate::data::Load;
 use charming::component::{Axis, Grid, Legend, VisualMap};
 use charming::datatype::DataPoint;
 use charming::element::{
@@ -23,8 +25,18 @@ pub struct LineSeries {
 }
 
 /// The links of `points` of a sweep at `url`, each at its level (`#c<concurrency>`).
-pub fn level_links(url: &str, points: &[(f64, f64)]) -> Vec<String> {
-    points.iter().map(|(x, _)| format!("{url}#c{x}")).collect()
+pub fn level_links(url: &str, points: &[(f64, f64)], rates: bool) -> Vec<String> {
+    points
+        .iter()
+        .map(|&(x, _)| {
+            let load = if rates {
+                Load::Rate(x)
+            } else {
+                Load::Concurrency(x as u64)
+            };
+            format!("{url}#{}", load.anchor())
+        })
+        .collect()
 }
 
 /// A bar chart of one value per category, each bar opening its category's page.
@@ -85,8 +97,9 @@ fn powers_of_two_around<'p>(points: impl Iterator<Item = &'p (f64, f64)>) -> Opt
     })
 }
 
-/// Lines against concurrency on a log-2 axis.
-pub fn lines_by_concurrency(series: &[LineSeries], unit: &str) -> String {
+/// Lines against concurrency on a log-2 axis, or against open-loop arrival rates on a linear
+/// one from 0.
+pub fn lines_by_load(series: &[LineSeries], unit: &str, rates: bool) -> String {
     let mut chart = Chart::new()
         .tooltip(Tooltip::new().trigger(Trigger::Item))
         .legend(
@@ -101,14 +114,21 @@ pub fn lines_by_concurrency(series: &[LineSeries], unit: &str) -> String {
                 .bottom(60)
                 .contain_label(true),
         )
-        .x_axis(
+        .x_axis(if rates {
+            Axis::new()
+                .type_(AxisType::Value)
+                .min(0)
+                .name("arrival rate (req/s)")
+                .name_location(NameLocation::Middle)
+                .name_gap(28)
+        } else {
             Axis::new()
                 .type_(AxisType::Log)
                 .log_base(2)
                 .name("concurrency")
                 .name_location(NameLocation::Middle)
-                .name_gap(28),
-        )
+                .name_gap(28)
+        })
         .y_axis(
             Axis::new()
                 .type_(AxisType::Value)
@@ -125,13 +145,19 @@ pub fn lines_by_concurrency(series: &[LineSeries], unit: &str) -> String {
         chart = chart.series(series);
     }
     let mut option = serde_json::to_value(&chart).expect("a chart is JSON");
-    if let Some((min, max)) = powers_of_two_around(series.iter().flat_map(|s| &s.points)) {
+    if let Some((min, max)) = powers_of_two_around(series.iter().flat_map(|s| &s.points))
+        && !rates
+    {
         option["xAxis"]["min"] = min.into();
         option["xAxis"]["max"] = max.into();
     }
     // A point of a record's line opens that record at its level; the tooltip names the line,
-    // the concurrency and the value with its unit.
-    option["benchsite"] = serde_json::json!({ "concurrency": unit });
+    // the concurrency or rate and the value with its unit.
+    option["benchsite"] = if rates {
+        serde_json::json!({ "rate": unit })
+    } else {
+        serde_json::json!({ "concurrency": unit })
+    };
     for (line, json) in series.iter().zip(
         option["series"]
             .as_array_mut()
@@ -643,7 +669,7 @@ mod tests {
         };
         let many: Vec<LineSeries> = (0..11).map(|i| line(i, 1.0 + i as f64)).collect();
         let value: serde_json::Value =
-            serde_json::from_str(&lines_by_concurrency(&many, "tok/s")).unwrap();
+            serde_json::from_str(&lines_by_load(&many, "tok/s", false)).unwrap();
         let symbols: Vec<&str> = (0..11)
             .map(|i| value["series"][i]["symbol"].as_str().unwrap())
             .collect();
@@ -655,7 +681,7 @@ mod tests {
         assert!(value["series"][0]["markLine"].is_null());
         assert_eq!(value["yAxis"]["type"], "value");
         let ratio: serde_json::Value =
-            serde_json::from_str(&lines_by_concurrency(&many[..2], "×")).unwrap();
+            serde_json::from_str(&lines_by_load(&many[..2], "×", false)).unwrap();
         assert_eq!(ratio["series"][0]["markLine"]["data"][0]["yAxis"], 1);
         // 0.1 s to 2.0 s is 20×: linear; to 2.2 s, log.
         let times = |high: f64| -> serde_json::Value {
@@ -665,7 +691,7 @@ mod tests {
                 dashed: false,
                 links: Vec::new(),
             }];
-            serde_json::from_str(&lines_by_concurrency(&s, "s")).unwrap()
+            serde_json::from_str(&lines_by_load(&s, "s", false)).unwrap()
         };
         assert_eq!(times(2.0)["yAxis"]["type"], "value");
         assert_eq!(times(2.2)["yAxis"]["type"], "log");
@@ -693,7 +719,7 @@ mod tests {
 
     #[test]
     fn concurrency_axis_is_log_2() {
-        let json = lines_by_concurrency(
+        let json = lines_by_load(
             &[LineSeries {
                 name: "a".into(),
                 points: vec![(1.0, 2.0), (2.0, 3.0)],
@@ -701,6 +727,7 @@ mod tests {
                 links: Vec::new(),
             }],
             "tok/s",
+            false,
         );
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(value["xAxis"]["type"], "log");

@@ -46,6 +46,9 @@ pub async fn run(layout: &Layout, args: SweepArgs) -> CommandOutcome {
         args.profile.is_some() || set.is_empty(),
         "--set needs --profile"
     );
+    if let Err(unusable) = args.params.usable() {
+        anyhow::bail!(unusable.for_flags());
+    }
     let port = match &args.profile {
         Some(profile) => args.launch.port(layout, profile, &set)?,
         None => None,
@@ -63,13 +66,7 @@ pub async fn run(layout: &Layout, args: SweepArgs) -> CommandOutcome {
         today: benchsite::data::Date::today(),
         replace: args.writing.replace,
     };
-    let total: u64 = options
-        .params
-        .levels
-        .iter()
-        .map(|c| c * options.params.workload().rounds)
-        .sum();
-    let progress = Progress::new(total);
+    let progress = Progress::new(options.params.planned_total());
     let outcome = collect::sweep(layout, &options, &progress).await;
     progress.finish();
     record(layout, outcome?, &args.writing, |sweep| {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::super::error::CollectError;
 use super::super::level::counted;
 use super::common::{Imported, Loaded};
-use crate::data::Date;
+use crate::data::{Date, Load};
 use crate::stats;
 
 /// The concurrency a run was driven at, and where it was found: AIPerf's
@@ -68,7 +68,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
             ))
         })?;
     let failed = avg("error_request_count").unwrap_or(0.0) as u64;
-    let mut level = counted(concurrency, completed, failed);
+    let mut level = counted(Load::Concurrency(concurrency), completed, failed);
     level.total_tok_s = avg("output_token_throughput")
         .filter(|_| completed > 0)
         .map(|v| stats::round(v, 1));

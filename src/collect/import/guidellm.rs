@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::super::error::CollectError;
 use super::super::level::{Request, counted, figures};
 use super::common::{Imported, Loaded};
-use crate::data::Date;
+use crate::data::{Date, Load};
 use crate::stats;
 
 /// Each synchronous or concurrent benchmark of a guidellm JSON report as a level; the
@@ -54,7 +54,7 @@ fn guidellm_level(file: &str, benchmark: &Value, concurrency: u64) -> Imported {
     let count = |key: &str| totals[key].as_u64().unwrap_or(0);
     let completed = count("successful");
     let mut level = counted(
-        concurrency,
+        Load::Concurrency(concurrency),
         completed,
         count("errored") + count("incomplete"),
     );

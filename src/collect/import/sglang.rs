@@ -3,6 +3,7 @@
 //! of `sglang/bench_serving.py`'s `result` dict. SGLang writes no model id and no date: the
 //! model is `server_info.model_path` where the line has it.
 
+use crate::data::Load;
 use serde_json::Value;
 
 use super::super::error::CollectError;
@@ -27,7 +28,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
             .filter(|e| e.as_str().is_some_and(|e| !e.is_empty()))
             .count() as u64
     });
-    let mut level = counted(concurrency, completed, failed);
+    let mut level = counted(Load::Concurrency(concurrency), completed, failed);
     level.total_tok_s = json["output_throughput"]
         .as_f64()
         .filter(|_| completed > 0)

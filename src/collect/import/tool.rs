@@ -85,6 +85,7 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
         ignore_eos: false,
         thinking: false,
         min_requests: None,
+        arrivals: None,
     };
     let dimensions = super::super::sweep::dimensions(
         &model,
@@ -181,14 +182,16 @@ fn one_model(tool: Tool, levels: &mut [Imported]) -> Result<String, CollectError
             tool.name()
         )));
     }
-    levels.sort_by_key(|l| l.level.concurrency);
+    levels.sort_by(|a, b| a.level.load().x().total_cmp(&b.level.load().x()));
     if let Some(pair) = levels
         .windows(2)
-        .find(|w| w[0].level.concurrency == w[1].level.concurrency)
+        .find(|w| w[0].level.load() == w[1].level.load())
     {
         return Err(CollectError::Usage(format!(
-            "{} and {} both ran at concurrency {}: one result per level",
-            pair[0].file, pair[1].file, pair[0].level.concurrency
+            "{} and {} both ran at {}: one result per level",
+            pair[0].file,
+            pair[1].file,
+            pair[0].level.load().words()
         )));
     }
     let model = levels[0].model.clone().unwrap_or_else(|| "unknown".into());

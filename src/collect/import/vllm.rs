@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::super::error::CollectError;
 use super::super::level::{Request, counted, figures};
 use super::common::{Imported, Loaded};
-use crate::data::{Date, SweepLevel};
+use crate::data::{Date, Load, SweepLevel};
 use crate::stats;
 
 /// `20250101-120000` → `2025-01-01`.
@@ -37,7 +37,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
         .as_f64()
         .filter(|_| completed > 0)
         .map(|v| stats::round(v, 1));
-    let mut level = counted(concurrency, completed, failed);
+    let mut level = counted(Load::Concurrency(concurrency), completed, failed);
     level.total_tok_s = total_tok_s;
     match (numbers("ttfts"), numbers("output_lens")) {
         (Some(ttfts), Some(outputs)) => per_request(json, file, &ttfts, &outputs, &mut level),

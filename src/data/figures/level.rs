@@ -90,7 +90,16 @@ pub static CONCURRENCY: LevelField = level(field(
     "",
     Precision::Exact,
     Role::Key,
-    |l| whole(l.concurrency),
+    |l| l.concurrency.map(Value::Count),
+));
+
+pub static RATE_RPS: LevelField = level(field(
+    "rate_rps",
+    "Arrival rate (req/s)",
+    "req/s",
+    Precision::Decimals(2),
+    Role::Key,
+    |l| measured(l.rate_rps),
 ));
 
 pub static REQUESTS: LevelField = level(field(
@@ -363,6 +372,69 @@ pub static CACHED_PROMPT_TOKENS: LevelField = level(field(
     |l| l.cached_prompt_tokens.map(Value::Count),
 ));
 
+pub static ACHIEVED_RPS: LevelField = level(field(
+    "achieved_rps",
+    "Requests/s answered",
+    "req/s",
+    Precision::Decimals(2),
+    HIGHER,
+    |l| measured(l.achieved_rps),
+));
+
+pub static WALL_S: LevelField = level(field(
+    "wall_s",
+    "Wall time (s)",
+    "s",
+    Precision::Decimals(2),
+    Role::Detail,
+    |l| measured(l.wall_s),
+));
+
+pub static WAIT_P50_S: LevelField = level(field(
+    "wait_p50_s",
+    "Client wait p50 (s)",
+    "s",
+    Precision::Decimals(3),
+    LOWER,
+    |l| measured(l.wait_p50_s),
+));
+
+pub static WAIT_P95_S: LevelField = level(field(
+    "wait_p95_s",
+    "Client wait p95 (s)",
+    "s",
+    Precision::Decimals(3),
+    LOWER,
+    |l| measured(l.wait_p95_s),
+));
+
+pub static WAIT_MAX_S: LevelField = level(field(
+    "wait_max_s",
+    "Longest client wait (s)",
+    "s",
+    Precision::Decimals(3),
+    LOWER,
+    |l| measured(l.wait_max_s),
+));
+
+pub static PEAK_IN_FLIGHT: LevelField = level(field(
+    "peak_in_flight",
+    "Most in flight",
+    "",
+    Precision::Exact,
+    Role::Detail,
+    |l| l.peak_in_flight.map(Value::Count),
+));
+
+pub static UNSENT: LevelField = level(field(
+    "unsent",
+    "Arrivals never sent",
+    "",
+    Precision::Exact,
+    LOWER,
+    |l| l.unsent.map(Value::Count),
+));
+
 /// Time per output token from the level's mean per-stream decode rate (1000 / rate), for
 /// limits on levels recorded before TPOT percentiles were. Not a field of the document.
 pub static TPOT_FROM_RATE_MS: LevelField = level(field(
@@ -379,8 +451,9 @@ pub static TPOT_FROM_RATE_MS: LevelField = level(field(
 ));
 
 /// Every field of a sweep level, in the order of the sweep-levels download and table.
-pub static ALL: [&LevelField; 26] = [
+pub static ALL: [&LevelField; 34] = [
     &CONCURRENCY,
+    &RATE_RPS,
     &REQUESTS,
     &SUCCEEDED,
     &FAILED,
@@ -406,6 +479,13 @@ pub static ALL: [&LevelField; 26] = [
     &POWER_W,
     &JOULES_PER_TOKEN,
     &CACHED_PROMPT_TOKENS,
+    &ACHIEVED_RPS,
+    &WALL_S,
+    &WAIT_P50_S,
+    &WAIT_P95_S,
+    &WAIT_MAX_S,
+    &PEAK_IN_FLIGHT,
+    &UNSENT,
 ];
 
 /// The figures a latency limit (`[slo]`) may bound, by their key, in the order the limits
@@ -422,13 +502,15 @@ pub static LIMITS: [&LevelField; 7] = [
 
 /// The pairs of a percentile and a higher one of the same figure: the first may not exceed
 /// the second.
-pub static PERCENTILE_PAIRS: [(&LevelField, &LevelField); 6] = [
+pub static PERCENTILE_PAIRS: [(&LevelField, &LevelField); 8] = [
     (&TTFT_P50_S, &TTFT_P95_S),
     (&LATENCY_P50_S, &LATENCY_P95_S),
     (&TPOT_P50_MS, &TPOT_P95_MS),
     (&ITL_P50_MS, &ITL_P95_MS),
     (&ITL_P95_MS, &ITL_P99_MS),
     (&ITL_P99_MS, &MAX_STALL_MS),
+    (&WAIT_P50_S, &WAIT_P95_S),
+    (&WAIT_P95_S, &WAIT_MAX_S),
 ];
 
 /// The measured figures of a sweep level: those its charts draw and a successful level

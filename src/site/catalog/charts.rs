@@ -1,5 +1,7 @@
-//! The concurrency charts the sweep pages and overlays share.
+//! The charts of a figure against the load (concurrency, or arrival rate) the sweep pages and
+//! overlays share.
 
+use crate::data::Load;
 use crate::format::figure;
 
 use super::super::charts::{self, LineSeries};
@@ -7,7 +9,13 @@ use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::records::Catalog;
 
 impl<'a> Catalog<'a> {
-    pub fn concurrency_chart(&self, title: &str, series: &[LineSeries], unit: &str) -> Chart {
+    pub fn concurrency_chart(
+        &self,
+        title: &str,
+        series: &[LineSeries],
+        unit: &str,
+        rates: bool,
+    ) -> Chart {
         let mut levels: Vec<f64> = series
             .iter()
             .flat_map(|s| s.points.iter().map(|(x, _)| *x))
@@ -15,7 +23,13 @@ impl<'a> Catalog<'a> {
         levels.sort_by(f64::total_cmp);
         levels.dedup();
         let mut columns = vec![Column::text("Series")];
-        columns.extend(levels.iter().map(|c| Column::number(format!("c = {c}"))));
+        columns.extend(levels.iter().map(|&x| {
+            Column::number(if rates {
+                Load::Rate(x).words()
+            } else {
+                format!("c = {x}")
+            })
+        }));
         let rows =
             series
                 .iter()
@@ -34,13 +48,19 @@ impl<'a> Catalog<'a> {
                     }
                 })
                 .collect();
+        let (against, span) = if rates {
+            ("the arrival rate", "arrivals at")
+        } else {
+            ("concurrency on a log-2 axis", "concurrency")
+        };
         let alt = format!(
-            "Line chart of {} in {unit} against concurrency on a log-2 axis: {} line{}{}",
+            "Line chart of {} in {unit} against {against}: {} line{}{}",
             lowercase_first(title),
             series.len(),
             if series.len() == 1 { "" } else { "s" },
             match (levels.first(), levels.last()) {
-                (Some(low), Some(high)) => format!(", concurrency {low} to {high}"),
+                (Some(low), Some(high)) if rates => format!(", {span} {low} to {high} req/s"),
+                (Some(low), Some(high)) => format!(", {span} {low} to {high}"),
                 _ => String::new(),
             }
         );
@@ -49,7 +69,7 @@ impl<'a> Catalog<'a> {
             csv: None,
             title: title.to_owned(),
             alt,
-            option: charts::lines_by_concurrency(series, unit),
+            option: charts::lines_by_load(series, unit, rates),
             height: if series.len() > 4 { 480 } else { 380 },
             table: Table {
                 caption: format!("{title} ({unit})"),

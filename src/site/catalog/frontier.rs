@@ -4,7 +4,7 @@
 
 use super::records::Catalog;
 use crate::config::Slo;
-use crate::data::{Sweep, SweepLevel, rules};
+use crate::data::{Load, Sweep, SweepLevel, rules};
 use crate::stats;
 
 /// One sweep level on the frontier chart.
@@ -12,8 +12,8 @@ use crate::stats;
 pub struct Point {
     /// The sweep's index in the document.
     pub sweep: usize,
-    /// The level's concurrency.
-    pub concurrency: u64,
+    /// The level's load: its concurrency, or its arrival rate.
+    pub load: Load,
     /// Tokens per second per user: the level's mean per-stream decode rate.
     pub per_user: f64,
     /// Output tokens per second per GPU: the level's total over the sweep's GPUs.
@@ -35,13 +35,13 @@ pub struct Group {
     pub model: String,
     /// The workload in words: prompt and output lengths.
     pub workload: String,
-    /// Its points, sweep by sweep in document order, levels by concurrency.
+    /// Its points, sweep by sweep in document order, levels by load.
     pub points: Vec<Point>,
 }
 
 /// A sweep's workload in words: its prompt (as measured, in tokens, or in words) and output
-/// lengths, and the method it was measured by where it recorded one; sweeps of different
-/// workloads or methods never share an axis. `measured` is the prompt's measured length to
+/// lengths, its arrivals when it is an open loop, and the method it was measured by where it
+/// recorded one; sweeps of different workloads, loads or methods never share an axis. `measured` is the prompt's measured length to
 /// name ([`Catalog::workloads`] gives the first of the sweeps that asked for the same).
 fn workload_of(sweep: &Sweep, measured: Option<&str>) -> String {
     let prompt = measured
@@ -49,7 +49,10 @@ fn workload_of(sweep: &Sweep, measured: Option<&str>) -> String {
         .or_else(|| sweep.workload.prompt_tokens.map(|t| format!("{t} tokens")))
         .or_else(|| sweep.workload.prompt_words.map(|w| format!("{w} words")))
         .unwrap_or_else(|| "an unrecorded prompt".to_owned());
-    let lengths = format!("{prompt} in, {} tokens out", sweep.workload.output_tokens);
+    let mut lengths = format!("{prompt} in, {} tokens out", sweep.workload.output_tokens);
+    if let Some(arrivals) = &sweep.workload.arrivals {
+        lengths.push_str(&format!(", {}", arrivals.words()));
+    }
     match &sweep.method {
         Some(method) => format!("{lengths}, method {}", method.version),
         None => lengths,
@@ -117,7 +120,7 @@ impl Catalog<'_> {
                 let total = level.total_tok_s?;
                 Some(Point {
                     sweep: index,
-                    concurrency: level.concurrency,
+                    load: level.load(),
                     per_user: level.decode_tok_s_per_stream?,
                     per_gpu: stats::round(total / gpus, 1),
                     total,

@@ -190,17 +190,14 @@ fn sweep(c: &Catalog, ab: &Ablation) -> SweepAblation {
             .levels
             .iter()
             .filter_map(|la| {
-                let lb = b
-                    .levels
-                    .iter()
-                    .find(|lb| lb.concurrency == la.concurrency)?;
+                let lb = b.levels.iter().find(|lb| lb.load() == la.load())?;
                 let (va, vb) = (pick(la)?, pick(lb)?);
-                (va > 0.0).then(|| (la.concurrency as f64, crate::stats::round(vb / va, 3)))
+                (va > 0.0).then(|| (la.load().x(), crate::stats::round(vb / va, 3)))
             })
             .collect::<Vec<_>>();
         LineSeries {
             name: format!("{}, B / A", field.series),
-            links: charts::level_links(&c.sweep_url(b), &points),
+            links: charts::level_links(&c.sweep_url(b), &points, b.workload.open_loop()),
             points,
             dashed,
         }
@@ -216,7 +213,12 @@ fn sweep(c: &Catalog, ab: &Ablation) -> SweepAblation {
         a: c.link_sweep(a),
         b: c.link_sweep(b),
         change: Catalog::ablation_change(ab),
-        chart: c.concurrency_chart(&format!("{title}: B / A per level"), &series, "×"),
+        chart: c.concurrency_chart(
+            &format!("{title}: B / A per level"),
+            &series,
+            "×",
+            a.workload.open_loop(),
+        ),
         title,
     }
 }

@@ -117,7 +117,7 @@ fn figures_of(c: &Catalog, kind: Kind, index: usize) -> Vec<Figure> {
                     let value = (f.field.get)(level)?;
                     let whole = matches!(value, Value::Count(_));
                     Some((
-                        format!("c = {}: {}", level.concurrency, f.field.label),
+                        format!("{}: {}", load_short(level.load()), f.field.label),
                         value.number()?,
                         f.field.better()?,
                         whole,
@@ -126,6 +126,14 @@ fn figures_of(c: &Catalog, kind: Kind, index: usize) -> Vec<Figure> {
                 })
             })
             .collect(),
+    }
+}
+
+/// A level's load before a figure's name: `c = 8`, `2.5 req/s`.
+fn load_short(load: crate::data::Load) -> String {
+    match load {
+        crate::data::Load::Concurrency(c) => format!("c = {c}"),
+        crate::data::Load::Rate(_) => load.words(),
     }
 }
 

@@ -111,8 +111,18 @@ fn sweep_sends(sweep: &Sweep) -> String {
     )
 }
 
-/// The requests of each level, in words.
+/// The requests of each level, in words: an open loop's arrivals, else its rounds.
 pub fn rounds(w: &Workload) -> String {
+    if let Some(a) = &w.arrivals {
+        let bound = match a.duration_s {
+            Some(seconds) => format!(
+                "{} arrivals per level or {seconds} s of them, whichever ends first",
+                count(a.requests)
+            ),
+            None => format!("{} arrivals per level", count(a.requests)),
+        };
+        return format!("{}, seed {}, {bound}", a.words(), a.seed);
+    }
     let plural = if w.rounds == 1 { "" } else { "s" };
     match w.min_requests {
         Some(least) => format!(
@@ -128,7 +138,7 @@ fn speeds(run: &Run, sweep: &Sweep) -> String {
     let at_one = sweep
         .levels
         .iter()
-        .find(|l| l.concurrency == 1)
+        .find(|l| l.concurrency == Some(1))
         .and_then(|l| l.decode_tok_s_per_stream);
     match at_one {
         Some(rate) => format!(

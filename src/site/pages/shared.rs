@@ -2,7 +2,7 @@
 //! record's provenance.
 
 use crate::data::figures::{Field, LevelField, Value};
-use crate::data::{self, Sweep, SweepLevel};
+use crate::data::{self, Load, Sweep, SweepLevel};
 use crate::format::{MISSING, count, figure, switch};
 use crate::profiles::Engine;
 
@@ -59,19 +59,28 @@ pub fn field_cell<R>(field: &Field<R>, record: &R) -> Cell {
     }
 }
 
+/// A level's load in a table that may hold sweeps of both kinds: `8`, or `2.5 req/s` (as
+/// the page's script writes it), sorted by its number.
+pub fn load_cell(load: Load) -> Cell {
+    match load {
+        Load::Concurrency(c) => Cell::number(crate::format::count(c), c as f64),
+        Load::Rate(r) => Cell::number(load.words(), r),
+    }
+}
+
 /// The value of one figure of a sweep level.
 pub fn level_value(field: &LevelField, level: &SweepLevel) -> Option<f64> {
     (field.field.get)(level).and_then(|v| v.number())
 }
 
-/// The (concurrency, value) points of one figure of a sweep; a tail percentile of too few
+/// The (load, value) points of one figure of a sweep (its concurrency or arrival rate); a tail percentile of too few
 /// requests is never drawn.
 pub fn points(sweep: &Sweep, field: &LevelField) -> Vec<(f64, f64)> {
     sweep
         .levels
         .iter()
         .filter(|level| !field.weak_tail(level))
-        .filter_map(|level| level_value(field, level).map(|v| (level.concurrency as f64, v)))
+        .filter_map(|level| level_value(field, level).map(|v| (level.load().x(), v)))
         .collect()
 }
 

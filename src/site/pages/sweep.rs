@@ -13,7 +13,7 @@ use super::page::{Page, View};
 use super::shared::{engine_fact, field_cell, points};
 use crate::compare::Kind;
 use crate::data::figures::{LevelField, level};
-use crate::data::{Sweep, SweepLevel};
+use crate::data::{Load, Sweep, SweepLevel};
 use crate::format::{MISSING, count, figure, switch};
 
 /// The fields of a level the levels table shows.
@@ -67,7 +67,13 @@ pub const CHARTS: &[SweepChart] = &[
 
 /// The figures a levels table shows where some level of the sweep has them, after the
 /// latency.
-static WHERE_MEASURED: [&LevelField; 7] = [
+static WHERE_MEASURED: [&LevelField; 13] = [
+    &level::ACHIEVED_RPS,
+    &level::WAIT_P50_S,
+    &level::WAIT_P95_S,
+    &level::WAIT_MAX_S,
+    &level::PEAK_IN_FLIGHT,
+    &level::UNSENT,
     &level::PROMPT_AND_OUTPUT_TOK_S,
     &level::TPOT_P50_MS,
     &level::TPOT_P95_MS,
@@ -77,9 +83,30 @@ static WHERE_MEASURED: [&LevelField; 7] = [
     &level::CACHED_PROMPT_TOKENS,
 ];
 
+/// The charts an open loop's page adds: what the server answered of what arrived, and the
+/// wait in the client.
+const OPEN_CHARTS: &[SweepChart] = &[
+    SweepChart {
+        name: "answered",
+        title: "Requests answered per second against the arrival rate",
+        unit: "req/s",
+        figures: [&level::ACHIEVED_RPS, &level::RATE_RPS],
+    },
+    SweepChart {
+        name: "wait",
+        title: "Wait in the client against the arrival rate",
+        unit: "s",
+        figures: [&level::WAIT_P50_S, &level::WAIT_P95_S],
+    },
+];
+
 /// The levels table of one sweep.
 pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
     let mut fields: Vec<&LevelField> = TABLE.to_vec();
+    let open = sweep.workload.open_loop();
+    if open {
+        fields[0] = &level::RATE_RPS;
+    }
     let at = fields
         .iter()
         .position(|f| f.field.key == level::LATENCY_P95_S.field.key)
@@ -91,7 +118,8 @@ pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
     let itl = sweep.levels.iter().any(|l| l.itl_gaps.is_some());
     Table {
         caption: format!(
-            "Concurrency levels of {}: each percentile is of the level's succeeded requests{}, {}; a p95 of fewer than {} is greyed",
+            "{} levels of {}: each percentile is of the level's succeeded requests{}, {}; a p95 of fewer than {} is greyed",
+            if open { "Arrival-rate" } else { "Concurrency" },
             sweep.label,
             if itl {
                 " (ITL's of the gaps between their chunks, as many as the inter-token gaps)"
@@ -117,7 +145,7 @@ pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
             .levels
             .iter()
             .map(|level| Row {
-                id: Some(format!("c{}", level.concurrency)),
+                id: Some(level.load().anchor()),
                 class: (level.failed > 0).then(|| "failed".to_owned()),
                 cells: fields.iter().map(|f| level_cell(f, level)).collect(),
             })
@@ -161,10 +189,14 @@ fn level_cell(field: &LevelField, level: &SweepLevel) -> Cell {
     }
 }
 
-/// The charts of one sweep: throughput, time to first token, latency.
+/// The charts of one sweep: throughput, time to first token, latency; an open loop's against
+/// its arrival rate, with what the server answered and the wait in the client.
 pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
+    let open = sweep.workload.open_loop();
+    let extra = if open { OPEN_CHARTS } else { &[] };
     CHARTS
         .iter()
+        .chain(extra)
         .map(|chart| {
             let series: Vec<LineSeries> = chart
                 .figures
@@ -185,7 +217,12 @@ pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
                     links: Vec::new(),
                 })
                 .collect();
-            c.concurrency_chart(chart.title, &series, chart.unit)
+            let title = if open {
+                chart.title.replace("concurrency", "the arrival rate")
+            } else {
+                chart.title.to_owned()
+            };
+            c.concurrency_chart(&title, &series, chart.unit, open)
         })
         .collect()
 }
@@ -228,10 +265,7 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
     }
     for level in &sweep.levels {
         if let Some(source) = &level.source {
-            facts.push(Fact::new(
-                format!("Concurrency {}", level.concurrency),
-                source.clone(),
-            ));
+            facts.push(Fact::new(level.load().title(), source.clone()));
         }
     }
     if let Some(notes) = &sweep.notes {
@@ -277,40 +311,44 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
     }
 }
 
-/// The level with the most total throughput: its concurrency and tok/s.
-fn peak(sweep: &Sweep) -> Option<(u64, f64)> {
+/// The level with the most total throughput: its load and tok/s.
+fn peak(sweep: &Sweep) -> Option<(Load, f64)> {
     sweep
         .levels
         .iter()
-        .filter_map(|l| l.total_tok_s.map(|t| (l.concurrency, t)))
+        .filter_map(|l| l.total_tok_s.map(|t| (l.load(), t)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
-/// The sweep in one sentence: its range of concurrency, its peak throughput and its
-/// single-stream rate.
+/// The sweep in one sentence: its range of load, its peak throughput and its rate per stream
+/// at its lightest load.
 fn summary(sweep: &Sweep) -> String {
-    let low = sweep.levels.iter().map(|l| l.concurrency).min();
-    let high = sweep.levels.iter().map(|l| l.concurrency).max();
+    let by_load = |a: &&SweepLevel, b: &&SweepLevel| a.load().x().total_cmp(&b.load().x());
+    let low = sweep.levels.iter().min_by(by_load).map(SweepLevel::load);
+    let high = sweep.levels.iter().max_by(by_load).map(SweepLevel::load);
     let mut words = match (low, high) {
-        (Some(low), Some(high)) if low < high => {
+        (Some(Load::Concurrency(low)), Some(Load::Concurrency(high))) if low < high => {
             format!("concurrency {} to {}", count(low), count(high))
         }
-        (Some(only), _) => format!("concurrency {}", count(only)),
+        (Some(Load::Rate(low)), Some(Load::Rate(high))) if low < high => {
+            format!("arrivals at {low} to {high} req/s")
+        }
+        (Some(only), _) => only.words(),
         _ => "no levels".to_owned(),
     };
     if let Some((at, total)) = peak(sweep) {
         words.push_str(&format!(
-            ", at most {} output tok/s over all streams (at concurrency {})",
+            ", at most {} output tok/s over all streams (at {})",
             figure(total),
-            count(at)
+            at.words()
         ));
     }
-    let lowest = sweep.levels.iter().min_by_key(|l| l.concurrency);
+    let lowest = sweep.levels.iter().min_by(by_load);
     if let Some((l, rate)) = lowest.and_then(|l| l.decode_tok_s_per_stream.map(|r| (l, r))) {
         words.push_str(&format!(
-            ", {} tok/s per stream at concurrency {}",
+            ", {} tok/s per stream at {}",
             figure(rate),
-            count(l.concurrency)
+            l.load().words()
         ));
     }
     words

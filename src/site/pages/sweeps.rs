@@ -9,7 +9,7 @@ use super::super::error::SiteError;
 use super::super::filters::{self, FilteredTable};
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::page::{Page, View};
-use super::shared::{most_recent, opt_cell, points};
+use super::shared::{load_cell, most_recent, opt_cell, points};
 use crate::data::Sweep;
 use crate::data::figures::{LevelField, level};
 use crate::format::{count, figure};
@@ -67,7 +67,11 @@ pub fn overlays(c: &Catalog) -> Vec<Chart> {
                     let points = points(sweep, field);
                     LineSeries {
                         name: sweep.label.clone(),
-                        links: charts::level_links(&c.sweep_url(sweep), &points),
+                        links: charts::level_links(
+                            &c.sweep_url(sweep),
+                            &points,
+                            sweep.workload.open_loop(),
+                        ),
                         points,
                         dashed: false,
                     }
@@ -84,10 +88,12 @@ pub fn overlays(c: &Catalog) -> Vec<Chart> {
             } else {
                 String::new()
             };
+            // A workload names its arrivals: its sweeps are all open loops or all closed.
             charts.push(c.concurrency_chart(
                 &format!("{title}, {of}{drawn}"),
                 &series,
                 field.field.unit,
+                all[0].workload.open_loop(),
             ));
         }
     }
@@ -102,8 +108,12 @@ pub fn table(c: &Catalog) -> Table {
 /// [`table`] of some records.
 pub fn table_of(c: &Catalog, records: impl IntoIterator<Item = usize>) -> Table {
     let declared = c.machines.declared();
+    let records: Vec<usize> = records.into_iter().collect();
+    let open = records
+        .iter()
+        .any(|&i| c.doc.sweeps[i].workload.open_loop());
     Table {
-        caption: "Concurrency sweeps".into(),
+        caption: if open { "Sweeps" } else { "Concurrency sweeps" }.into(),
         columns: [Column::text("Sweep")]
             .into_iter()
             .chain(declared.then(|| Column::text("Machine")))
@@ -113,7 +123,11 @@ pub fn table_of(c: &Catalog, records: impl IntoIterator<Item = usize>) -> Table 
                 Column::number("Output (tokens)"),
                 Column::number("Levels"),
                 Column::number("Peak output tok/s"),
-                Column::number("At concurrency"),
+                Column::number(if open {
+                    "At (concurrency, or arrivals)"
+                } else {
+                    "At concurrency"
+                }),
                 Column::number("Failed requests"),
             ])
             .collect(),
@@ -124,7 +138,7 @@ pub fn table_of(c: &Catalog, records: impl IntoIterator<Item = usize>) -> Table 
                 let peak = sweep
                     .levels
                     .iter()
-                    .filter_map(|l| l.total_tok_s.map(|t| (t, l.concurrency)))
+                    .filter_map(|l| l.total_tok_s.map(|t| (t, l.load())))
                     .max_by(|a, b| a.0.total_cmp(&b.0));
                 let failed: u64 = sweep.levels.iter().map(|l| l.failed).sum();
                 let mut row = Row {
@@ -142,7 +156,7 @@ pub fn table_of(c: &Catalog, records: impl IntoIterator<Item = usize>) -> Table 
                         ),
                         Cell::number(sweep.levels.len().to_string(), sweep.levels.len() as f64),
                         opt_cell(peak.map(|p| p.0), figure),
-                        opt_cell(peak.map(|p| p.1 as f64), |c| count(c as u64)),
+                        peak.map_or_else(Cell::missing, |(_, load)| load_cell(load)),
                         Cell::number(count(failed), failed as f64),
                     ],
                 };

@@ -11,12 +11,12 @@ use super::super::charts::{self, LinkedPoint};
 use super::super::views::{Cell, Chart, Column, Link, Row, Table};
 use crate::config::Slo;
 use crate::data::figures::{level, table};
-use crate::data::{Sweep, SweepLevel, rules};
-use crate::format::{count, figure};
+use crate::data::{Load, Sweep, SweepLevel, rules};
+use crate::format::figure;
 use crate::stats;
 
 use super::super::paging;
-use super::shared::opt_cell;
+use super::shared::{load_cell, opt_cell};
 
 /// The trade-offs section.
 #[derive(Debug, Serialize)]
@@ -149,8 +149,8 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
         let name = c.sweep_name(sweep);
         let linked = LinkedPoint {
             xy: (point.per_user, point.per_gpu),
-            name: format!("{name} at concurrency {}{on}", point.concurrency),
-            url: format!("{}#c{}", c.sweep_url(sweep), point.concurrency),
+            name: format!("{name} at {}{on}", point.load.words()),
+            url: format!("{}#{}", c.sweep_url(sweep), point.load.anchor()),
             frontier: point.frontier,
         };
         match place.get(sweep.label.as_str()) {
@@ -217,8 +217,13 @@ fn frontier_table(c: &Catalog, group: &Group, title: &str) -> Table {
     if engines {
         columns.push(Column::text("Engine"));
     }
+    // A group is of one kind: its workload names open-loop arrivals.
+    let axis = group
+        .points
+        .first()
+        .map_or("Concurrency", |p| p.load.axis());
     columns.extend([
-        Column::number(level::CONCURRENCY.field.label),
+        Column::number(axis),
         Column::number("tok/s per user"),
         Column::number("tok/s per GPU"),
         Column::text("On the frontier"),
@@ -233,7 +238,7 @@ fn frontier_table(c: &Catalog, group: &Group, title: &str) -> Table {
                 let sweep = &c.doc.sweeps[p.sweep];
                 let mut cells = vec![Cell::link(
                     &sweep.label,
-                    format!("{}#c{}", c.sweep_url(sweep), p.concurrency),
+                    format!("{}#{}", c.sweep_url(sweep), p.load.anchor()),
                 )];
                 if let Some(machine) = c.machine_of::<Sweep>(p.sweep) {
                     cells.push(c.machine_cell(machine));
@@ -242,7 +247,7 @@ fn frontier_table(c: &Catalog, group: &Group, title: &str) -> Table {
                     cells.push(c.engine_cell(sweep));
                 }
                 cells.extend([
-                    Cell::number(count(p.concurrency), p.concurrency as f64),
+                    Cell::number(p.load.cell(), p.load.x()),
                     Cell::number(figure(p.per_user), p.per_user),
                     Cell::number(figure(p.per_gpu), p.per_gpu),
                     Cell::text(if p.frontier { "yes" } else { "no" }),
@@ -250,7 +255,7 @@ fn frontier_table(c: &Catalog, group: &Group, title: &str) -> Table {
                 let cost = c.cost_per_million(p.total, rules::sweep_gpus(sweep));
                 cells.extend(extra_cells(c, energy, cost, p.joules, p.per_watt));
                 Row {
-                    id: Some(format!("level-{}-c{}", sweep.slug(), p.concurrency)),
+                    id: Some(format!("level-{}-{}", sweep.slug(), p.load.anchor())),
                     class: p.frontier.then(|| "frontier".to_owned()),
                     cells,
                 }
@@ -260,7 +265,7 @@ fn frontier_table(c: &Catalog, group: &Group, title: &str) -> Table {
     }
 }
 
-/// Each sweep's highest concurrency within the limits, and the best configuration per model.
+/// Each sweep's highest load within the limits, and the best configuration per model.
 fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
     let slo = &c.slo;
     let bounds = level::LIMITS
@@ -281,8 +286,9 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
             .iter()
             .any(|l| l.power_w.is_some() || l.joules_per_token.is_some())
     });
-    let sweeps_table = within_table(c, &answers, energy);
-    let best = best_table(c, &answers, energy);
+    let open = sweeps.iter().any(|&i| c.doc.sweeps[i].workload.open_loop());
+    let sweeps_table = within_table(c, &answers, energy, open);
+    let best = best_table(c, &answers, energy, open);
     Limits {
         configured: !slo.bounds().is_empty(),
         bounds,
@@ -297,12 +303,21 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
 }
 
 /// Each sweep's answer within the limits in a table.
-fn within_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) -> Table {
+fn within_table(
+    c: &Catalog,
+    answers: &[(usize, Option<Answer>)],
+    energy: bool,
+    open: bool,
+) -> Table {
     let mut columns = vec![
         Column::text("Sweep"),
         Column::text("Model"),
         Column::text("Workload"),
-        Column::number("Highest concurrency within"),
+        Column::number(if open {
+            "Highest load within (concurrency, or arrivals)"
+        } else {
+            "Highest concurrency within"
+        }),
         Column::number("Output tok/s there"),
         Column::number("tok/s per GPU"),
     ];
@@ -322,7 +337,7 @@ fn within_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) 
                 match answer {
                     Some(a) => {
                         cells.extend([
-                            Cell::number(count(a.concurrency), a.concurrency as f64),
+                            load_cell(a.load),
                             Cell::number(figure(a.total), a.total),
                             Cell::number(figure(a.per_gpu), a.per_gpu),
                         ]);
@@ -346,7 +361,7 @@ fn within_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) 
 }
 
 /// Per model and workload, the sweep whose answer has the most throughput per GPU, in a table.
-fn best_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) -> Table {
+fn best_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool, open: bool) -> Table {
     // Per model and workload, the sweep whose answer has the most throughput per GPU (the
     // first of equals).
     let mut best: Vec<(String, usize, Answer)> = Vec::new();
@@ -364,7 +379,11 @@ fn best_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) ->
         Column::text("Model"),
         Column::text("Best configuration"),
         Column::text("Workload"),
-        Column::number(level::CONCURRENCY.field.label),
+        Column::number(if open {
+            "Load (concurrency, or arrivals)"
+        } else {
+            level::CONCURRENCY.field.label
+        }),
         Column::number("tok/s per GPU"),
     ];
     best_columns.extend(extra_columns(c, energy));
@@ -380,7 +399,7 @@ fn best_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool) ->
                     Cell::link(model, c.model_url(model)),
                     Cell::link(c.sweep_name(sweep), c.sweep_url(sweep)),
                     Cell::text(c.workloads()[*i].clone()),
-                    Cell::number(count(a.concurrency), a.concurrency as f64),
+                    load_cell(a.load),
                     Cell::number(figure(a.per_gpu), a.per_gpu),
                 ];
                 cells.extend(extra_cells(c, energy, a.cost, a.joules, a.per_watt));
@@ -444,7 +463,7 @@ fn currency(c: &Catalog) -> String {
 /// One sweep's answer to the limits.
 #[derive(Debug, Clone)]
 struct Answer {
-    concurrency: u64,
+    load: Load,
     total: f64,
     per_gpu: f64,
     cost: Option<f64>,
@@ -458,10 +477,10 @@ fn answer(c: &Catalog, sweep: &Sweep, slo: &Slo) -> Option<Answer> {
         .levels
         .iter()
         .filter(|level| within(level, slo) && level.total_tok_s.is_some())
-        .max_by_key(|level| level.concurrency)?;
+        .max_by(|a, b| a.load().x().total_cmp(&b.load().x()))?;
     let total = level.total_tok_s?;
     Some(Answer {
-        concurrency: level.concurrency,
+        load: level.load(),
         total,
         per_gpu: stats::round(total / gpus as f64, 1),
         cost: c.cost_per_million(total, gpus),
@@ -528,8 +547,12 @@ impl Serialize for LevelData<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let l = self.0;
+        let load = match l.load() {
+            Load::Concurrency(c) => ("c", c.into()),
+            Load::Rate(r) => ("r", r.into()),
+        };
         let mut entries: Vec<(&str, serde_json::Value)> = vec![
-            ("c", l.concurrency.into()),
+            load,
             ("failed", l.failed.into()),
             ("total", l.total_tok_s.into()),
             ("joules", l.joules_per_token.into()),

@@ -363,6 +363,15 @@
           escapeHtml(extra.concurrency);
       };
     }
+    if (extra.rate) {
+      // A line against open-loop arrival rates: which line, at which rate, the value and its unit.
+      option.tooltip = option.tooltip || {};
+      option.tooltip.formatter = function (p) {
+        var v = p.value || [];
+        return escapeHtml(p.seriesName) + '<br>' + String(v[0]) + ' req/s: ' + shown(v[1]) + ' ' +
+          escapeHtml(extra.rate);
+      };
+    }
     var chart = window.echarts.init(box, dark && dark.matches ? 'dark' : null);
     figure.benchsiteOption = option;
     figure.benchsiteChart = chart;
@@ -471,7 +480,13 @@
     });
   }
 
-  // Within limits: the highest concurrency of each sweep whose level has no failed request
+  // A level's load: its concurrency (`c`), or an open loop's arrival rate (`r`), in requests
+  // per second; where it sits on its axis, its text in a table and its anchor (`c8`, `r2_5`).
+  function loadAt(l) { return l.r !== undefined ? l.r : l.c; }
+  function loadText(l) { return l.r !== undefined ? String(l.r) + ' req/s' : count(l.c); }
+  function loadAnchor(l) { return l.r !== undefined ? 'r' + String(l.r).replace('.', '_') : 'c' + l.c; }
+
+  // Within limits: the highest load of each sweep whose level has no failed request
   // and holds every limit, its throughput per GPU and cost, and each model's best; the same
   // rules as the build's (site::pages::tradeoffs), so the page shows what it showed
   // without a script until a limit or the price changes. The values live in the URL.
@@ -546,7 +561,7 @@
             var ok = l.failed === 0 && l.total !== null && bounds.every(function (b) {
               return l[b[0]] !== null && l[b[0]] !== undefined && l[b[0]] <= b[1];
             });
-            if (ok && (level === null || l.c > level.c)) { level = l; }
+            if (ok && (level === null || loadAt(l) > loadAt(level))) { level = l; }
           });
           var html = '<tr id="within-' + escapeHtml(sweep.slug) + '">' + cell(sweep.label, undefined, sweep.url) +
             cell(sweep.model) + cell(sweep.workload);
@@ -556,7 +571,7 @@
           }
           var perGpu = round(level.total / sweep.gpus, 1);
           var cost = costOf(sweep, level);
-          html += cell(count(level.c), level.c) + cell(shown(level.total), level.total) + cell(shown(perGpu), perGpu);
+          html += cell(loadText(level), loadAt(level)) + cell(shown(level.total), level.total) + cell(shown(perGpu), perGpu);
           html += extra(cost, level);
           var key = sweep.model + '\u0000' + sweep.workload;
           if (!(key in best)) { order.push(key); }
@@ -569,14 +584,14 @@
         setRows(section.querySelector('.limits-best table'), order.map(function (key) {
           var b = best[key];
           return '<tr>' + cell(b.sweep.model, undefined, b.sweep.modelUrl) + cell(b.sweep.label, undefined, b.sweep.url) +
-            cell(b.sweep.workload) + cell(count(b.level.c), b.level.c) + cell(shown(b.perGpu), b.perGpu) +
+            cell(b.sweep.workload) + cell(loadText(b.level), loadAt(b.level)) + cell(shown(b.perGpu), b.perGpu) +
             extra(b.cost, b.level) + '</tr>';
         }).join('\n') + (order.length ? '\n' : ''));
         // Every level's cost in the frontier tables, at the price given.
         if (priced) {
           data.sweeps.forEach(function (sweep) {
             sweep.levels.forEach(function (level) {
-              var row = frontier.rows['level-' + sweep.slug + '-c' + level.c];
+              var row = frontier.rows['level-' + sweep.slug + '-' + loadAnchor(level)];
               var column = row ? headed(row.closest('table'), data.columns.cost) : -1;
               if (column < 0) { return; }
               var cost = costOf(sweep, level);

@@ -1,0 +1,102 @@
+//! An open-loop level: each request sent when it is due (`arrivals::schedule`), whatever
+//! the requests before it are doing, so a rate the server cannot keep up with shows as a
+//! growing queue, in the server, or in the client when a cap holds requests back. A
+//! request's wait, due → sent, is kept beside its answer: its TTFT and latency as a user
+//! sees them run from when it was due.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::Semaphore;
+use tokio::time::{Instant, sleep_until};
+
+use super::client::{Client, Endpoint};
+use super::progress::Progress;
+use super::sweep::Level;
+
+/// How an open-loop level is sent.
+pub struct OpenLoop<'a> {
+    /// When each request is due, from the level's start, in order.
+    pub due: &'a [Duration],
+    /// Requests in flight at most.
+    pub cap: Option<usize>,
+    /// Arrivals after this are not sent: the level's duration.
+    pub until: Option<Duration>,
+}
+
+/// Sends `bodies[i]` when `due[i]` comes (or, past the cap, when a request in flight
+/// finishes), until the bodies or the duration run out; then waits for every request in
+/// flight. A due request the cap still holds when the duration runs out is never sent
+/// (`Level::unsent`).
+pub async fn run_open_level(
+    client: &Client,
+    endpoint: Endpoint,
+    bodies: Vec<Value>,
+    plan: &OpenLoop<'_>,
+    progress: &Progress,
+) -> Level {
+    let started = Instant::now();
+    let gate = plan.cap.map(|n| Arc::new(Semaphore::new(n.max(1))));
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let peak = Arc::new(AtomicUsize::new(0));
+    let (done, mut finished) = tokio::sync::mpsc::unbounded_channel();
+    let planned = bodies.len();
+    let most = peak.clone();
+    let dispatch = async move {
+        let mut sent = 0;
+        for (body, &at) in bodies.into_iter().zip(plan.due) {
+            let due = started + at;
+            sleep_until(due).await;
+            let permit = match &gate {
+                None => None,
+                Some(gate) => {
+                    let acquire = gate.clone().acquire_owned();
+                    let permit = match plan.until {
+                        Some(until) => tokio::select! {
+                            permit = acquire => permit,
+                            () = sleep_until(started + until) => break,
+                        },
+                        None => acquire.await,
+                    };
+                    Some(permit.expect("the gate is never closed"))
+                }
+            };
+            let wait = Instant::now().saturating_duration_since(due);
+            let now = in_flight.fetch_add(1, Ordering::Relaxed) + 1;
+            peak.fetch_max(now, Ordering::Relaxed);
+            let (client, done, in_flight) = (client.clone(), done.clone(), in_flight.clone());
+            tokio::spawn(async move {
+                let result = client.stream(endpoint, &body).await;
+                in_flight.fetch_sub(1, Ordering::Relaxed);
+                drop(permit);
+                let _ = done.send((wait, result));
+            });
+            sent += 1;
+        }
+        sent
+    };
+    let collect = async {
+        let mut level = Level::default();
+        while let Some((wait, result)) = finished.recv().await {
+            match result {
+                Ok(timing) => {
+                    level.timings.push(timing);
+                    level.waits.push(wait);
+                }
+                Err(error) => {
+                    level.errors.push(error);
+                    level.failed_waits.push(wait);
+                }
+            }
+            progress.advance(1);
+        }
+        level
+    };
+    let (sent, mut level) = tokio::join!(dispatch, collect);
+    level.wall = started.elapsed();
+    level.unsent = (planned - sent) as u64;
+    level.peak_in_flight = Some(most.load(Ordering::Relaxed) as u64);
+    level
+}

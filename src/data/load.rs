@@ -1,0 +1,210 @@
+//! How a sweep loads the server: a closed loop of N streams, each sending its next request
+//! when its last one ends, or open-loop arrivals at a rate, as a service sees them. A level
+//! is one or the other (`concurrency` or `rate_rps`), and so is every level of one sweep.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::model::{SweepLevel, Workload};
+
+/// The arrivals of an open-loop sweep: gamma-distributed gaps, as `vllm bench serve` draws
+/// them (shape = `burstiness`, scale = 1 / (rate × burstiness), so the mean gap is 1 / rate;
+/// the first request at 0 and, unlike vLLM, the gaps never rescaled to a total).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Arrivals {
+    /// The gamma shape: 1 is a Poisson process, below 1 burstier, above 1 more even.
+    #[schemars(range(min = 0.01))]
+    pub burstiness: f64,
+    /// Seeds the gaps (ChaCha8), so a level's schedule can be drawn again.
+    pub seed: u64,
+    /// Requests in flight at most; an arrival past it waits in the client, and that wait
+    /// counts in its TTFT and latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_concurrency: Option<u64>,
+    /// Arrivals per level, at most.
+    #[schemars(range(min = 1))]
+    pub requests: u64,
+    /// Seconds of arrivals per level, at most: an arrival the cap still holds when they run
+    /// out is never sent (the level's `unsent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub duration_s: Option<f64>,
+}
+
+impl Arrivals {
+    /// The arrival process in words: `Poisson arrivals`, `gamma arrivals (burstiness 0.5)`,
+    /// with the cap where there is one.
+    pub fn words(&self) -> String {
+        let process = if self.burstiness == 1.0 {
+            "Poisson arrivals".to_owned()
+        } else {
+            format!("gamma arrivals (burstiness {})", self.burstiness)
+        };
+        match self.max_concurrency {
+            Some(cap) => format!("{process}, at most {cap} in flight"),
+            None => process,
+        }
+    }
+}
+
+/// A level's load: the requests kept in flight, or the requests per second arriving.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Load {
+    /// A closed loop of this many streams.
+    Concurrency(u64),
+    /// Open-loop arrivals at this many requests per second.
+    Rate(f64),
+}
+
+impl Load {
+    /// Where it sits on its chart's axis.
+    pub fn x(self) -> f64 {
+        match self {
+            Load::Concurrency(c) => c as f64,
+            Load::Rate(r) => r,
+        }
+    }
+
+    /// The level's anchor on its sweep page: `c8`, `r2_5`.
+    pub fn anchor(self) -> String {
+        match self {
+            Load::Concurrency(c) => format!("c{c}"),
+            Load::Rate(r) => format!("r{}", rate_text(r).replace('.', "_")),
+        }
+    }
+
+    /// The load in words: `concurrency 8`, `2.5 req/s`.
+    pub fn words(self) -> String {
+        match self {
+            Load::Concurrency(c) => format!("concurrency {}", crate::format::count(c)),
+            Load::Rate(r) => format!("{} req/s", rate_text(r)),
+        }
+    }
+
+    /// The load as a label that starts a line: `Concurrency 8`, `2.5 req/s`.
+    pub fn title(self) -> String {
+        match self {
+            Load::Concurrency(c) => format!("Concurrency {}", crate::format::count(c)),
+            Load::Rate(_) => self.words(),
+        }
+    }
+
+    /// The load as a table cell's text: `8`, `2.5`.
+    pub fn cell(self) -> String {
+        match self {
+            Load::Concurrency(c) => crate::format::count(c),
+            Load::Rate(r) => rate_text(r),
+        }
+    }
+
+    /// The name of its axis and column.
+    pub fn axis(self) -> &'static str {
+        match self {
+            Load::Concurrency(_) => "Concurrency",
+            Load::Rate(_) => "Arrival rate (req/s)",
+        }
+    }
+
+    /// Whether it is an open-loop rate.
+    pub fn is_rate(self) -> bool {
+        matches!(self, Load::Rate(_))
+    }
+}
+
+/// A rate as written: its shortest decimal form (`2`, `2.5`, `0.25`).
+fn rate_text(rate: f64) -> String {
+    format!("{rate}")
+}
+
+impl SweepLevel {
+    /// The level's load: its concurrency, or its arrival rate.
+    pub fn load(&self) -> Load {
+        match (self.concurrency, self.rate_rps) {
+            (Some(c), _) => Load::Concurrency(c),
+            (None, Some(r)) => Load::Rate(r),
+            // The schema holds every level to one of the two.
+            (None, None) => Load::Concurrency(0),
+        }
+    }
+}
+
+impl Workload {
+    /// Whether its levels are open-loop arrivals.
+    pub fn open_loop(&self) -> bool {
+        self.arrivals.is_some()
+    }
+}
+
+/// The schema's rule that a level is of one kind: a concurrency or a rate, never both.
+pub(super) fn one_load(schema: &mut schemars::Schema) {
+    schema.insert(
+        "oneOf".into(),
+        serde_json::json!([
+            {"required": ["concurrency"], "not": {"required": ["rate_rps"]}},
+            {"required": ["rate_rps"], "not": {"required": ["concurrency"]}}
+        ]),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_load_names_its_anchor_words_and_axis() {
+        assert_eq!(Load::Concurrency(8).anchor(), "c8");
+        assert_eq!(Load::Rate(2.5).anchor(), "r2_5");
+        assert_eq!(Load::Rate(4.0).anchor(), "r4");
+        assert_eq!(Load::Rate(0.25).words(), "0.25 req/s");
+        assert_eq!(Load::Concurrency(1024).cell(), "1,024");
+        assert_eq!(Load::Rate(2.0).x(), 2.0);
+    }
+
+    #[test]
+    fn a_level_is_a_concurrency_or_a_rate_never_both_nor_neither() {
+        let base = serde_json::json!({
+            "requests": 4, "succeeded": 4, "failed": 0, "status": "ok"
+        });
+        let with = |extra: serde_json::Value| {
+            let mut level = base.clone();
+            level
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            let sweep = serde_json::json!({"levels": [level]});
+            let schema = crate::data::schema();
+            let level_schema = &schema["$defs"]["SweepLevel"];
+            let mut root = level_schema.clone();
+            root["$defs"] = schema["$defs"].clone();
+            jsonschema::validator_for(&root)
+                .unwrap()
+                .is_valid(&sweep["levels"][0])
+        };
+        assert!(with(serde_json::json!({"concurrency": 2})));
+        assert!(with(serde_json::json!({"rate_rps": 2.5})));
+        assert!(!with(
+            serde_json::json!({"concurrency": 2, "rate_rps": 2.5})
+        ));
+        assert!(!with(serde_json::json!({})));
+    }
+
+    #[test]
+    fn arrivals_in_words() {
+        let mut arrivals = Arrivals {
+            burstiness: 1.0,
+            seed: 0,
+            max_concurrency: None,
+            requests: 100,
+            duration_s: None,
+        };
+        assert_eq!(arrivals.words(), "Poisson arrivals");
+        arrivals.burstiness = 0.5;
+        arrivals.max_concurrency = Some(16);
+        assert_eq!(
+            arrivals.words(),
+            "gamma arrivals (burstiness 0.5), at most 16 in flight"
+        );
+    }
+}
