@@ -563,6 +563,59 @@ fn the_real_llama_server_is_measured_whole_run_after_run() {
             assert!(cached < prompt * level.succeeded / 2, "{level:?}");
         }
     }
+    // Open-loop arrivals at three rates, Poisson and seeded: every request answered with the
+    // tokens asked for, each level with its rate, what it answered per second and the wait in
+    // the client (none: nothing caps what is in flight).
+    let open = project.run(&[
+        "collect",
+        "sweep",
+        "--label",
+        "tiny server arrivals",
+        "--rates",
+        "2,4,8",
+        "--requests",
+        "12",
+        "--prompt-words",
+        "30",
+        "--output-tokens",
+        "16",
+        "--ignore-eos",
+        "--base-url",
+        &server.url,
+    ]);
+    open.assert_success();
+    let doc = project.results();
+    let record = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "tiny server arrivals")
+        .unwrap();
+    let levels: Vec<_> = record
+        .levels
+        .iter()
+        .map(|l| {
+            (
+                l.rate_rps,
+                l.requests,
+                l.succeeded,
+                l.failed,
+                l.output_tokens,
+            )
+        })
+        .collect();
+    assert_eq!(
+        levels,
+        [
+            (Some(2.0), 12, 12, 0, Some(16)),
+            (Some(4.0), 12, 12, 0, Some(16)),
+            (Some(8.0), 12, 12, 0, Some(16))
+        ]
+    );
+    for level in &record.levels {
+        assert!(level.achieved_rps.unwrap() > 0.0, "{level:?}");
+        assert!(level.wait_max_s.unwrap() < 0.05, "{level:?}");
+        assert_eq!(level.unsent, Some(0));
+    }
     // Measured with the profile of another model, the run is refused before any request,
     // naming both; --force records it, saying so.
     project.write(

@@ -5,29 +5,26 @@
 //! failed request is counted and never stops the sweep, and Ctrl-C keeps the levels already
 //! finished.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use futures_util::StreamExt;
 
 use super::arrivals::schedule;
-use super::client::{Client, Endpoint, Liveness};
+use super::client::{Endpoint, Liveness};
 use super::decode::{failure, log_path, overrides_text};
 use super::error::CollectError;
 use super::launch::{self, Diagnosis, LaunchOptions, Launched, Phase};
 use super::level::{Request, counted, figures};
-use super::open_loop::{OpenLoop, run_open_level};
 use super::outcome::Outcome;
 use super::params::planned_requests;
-use super::power::{self, Drawn, Sampler};
+use super::power::{self, Sampler};
 use super::progress::Progress;
 use super::prompt::prompt;
 use super::runtime::interrupted;
+use super::sending::{Level, OpenLoop, run_level, run_open_level};
 use super::server::Server;
-use super::stream::{RequestError, Timing};
 use super::target::{ServerOptions, Target, connect};
 use crate::data::figures::{LevelField, level};
 use crate::data::{self, Date, Dimensions, Id, LevelStatus, Load, Sweep, SweepLevel, Workload};
@@ -65,28 +62,6 @@ pub struct SweepOptions {
 /// How a sweep that Ctrl-C stopped says why (`Outcome::Partial`'s `why` starts with it).
 pub const INTERRUPTED: &str = "interrupted (Ctrl-C)";
 
-/// The requests of one level as they came back.
-#[derive(Debug, Default)]
-pub struct Level {
-    /// The requests that streamed to the end.
-    pub timings: Vec<Timing>,
-    /// The ones that failed, and why.
-    pub errors: Vec<RequestError>,
-    /// Open loop: each answer's wait in the client, due → sent, by its index in `timings`;
-    /// empty in a closed loop.
-    pub waits: Vec<Duration>,
-    /// Open loop: each failed request's wait, by its index in `errors`.
-    pub failed_waits: Vec<Duration>,
-    /// First request sent (due, in an open loop) → last one finished.
-    pub wall: Duration,
-    /// What the GPUs drew over the level, where nvidia-smi reads it.
-    pub power: Option<Drawn>,
-    /// Open loop: the most requests in flight at once.
-    pub peak_in_flight: Option<u64>,
-    /// Open loop: arrivals the cap held until the duration ran out, never sent.
-    pub unsent: u64,
-}
-
 /// A streamed chat request of the sweep's workload, in `server`'s terms. Every sampling field
 /// it reads is explicit.
 pub fn request_body(server: &Server, model: &str, prompt: &str, workload: &Workload) -> Value {
@@ -95,52 +70,6 @@ pub fn request_body(server: &Server, model: &str, prompt: &str, workload: &Workl
         body["ignore_eos"] = json!(workload.ignore_eos);
     }
     body
-}
-
-/// Sends every body with exactly `concurrency` requests in flight until all are done.
-pub async fn run_level(
-    client: &Client,
-    endpoint: Endpoint,
-    bodies: Vec<Value>,
-    concurrency: usize,
-    progress: &Progress,
-) -> Level {
-    let bodies = Arc::new(bodies);
-    let next = Arc::new(AtomicUsize::new(0));
-    let started = Instant::now();
-    let (done, mut finished) = tokio::sync::mpsc::unbounded_channel();
-    let workers: Vec<_> = (0..concurrency.max(1))
-        .map(|_| {
-            let (client, bodies, next, done) =
-                (client.clone(), bodies.clone(), next.clone(), done.clone());
-            tokio::spawn(async move {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(body) = bodies.get(index) else {
-                        return;
-                    };
-                    let result = client.stream(endpoint, body).await;
-                    if done.send(result).is_err() {
-                        return;
-                    }
-                }
-            })
-        })
-        .collect();
-    drop(done);
-    let mut level = Level::default();
-    while let Some(result) = finished.recv().await {
-        match result {
-            Ok(timing) => level.timings.push(timing),
-            Err(error) => level.errors.push(error),
-        }
-        progress.advance(1);
-    }
-    level.wall = started.elapsed();
-    for worker in workers {
-        let _ = worker.await;
-    }
-    level
 }
 
 impl Level {

@@ -5,8 +5,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::model::{SweepLevel, Workload};
-
 /// The arrivals of an open-loop sweep: gamma-distributed gaps, as `vllm bench serve` draws
 /// them (shape = `burstiness`, scale = 1 / (rate × burstiness), so the mean gap is 1 / rate;
 /// the first request at 0 and, unlike vLLM, the gaps never rescaled to a total).
@@ -116,25 +114,6 @@ impl Load {
 /// A rate as written: its shortest decimal form (`2`, `2.5`, `0.25`).
 fn rate_text(rate: f64) -> String {
     format!("{rate}")
-}
-
-impl SweepLevel {
-    /// The level's load: its concurrency, or its arrival rate.
-    pub fn load(&self) -> Load {
-        match (self.concurrency, self.rate_rps) {
-            (Some(c), _) => Load::Concurrency(c),
-            (None, Some(r)) => Load::Rate(r),
-            // The schema holds every level to one of the two.
-            (None, None) => Load::Concurrency(0),
-        }
-    }
-}
-
-impl Workload {
-    /// Whether its levels are open-loop arrivals.
-    pub fn open_loop(&self) -> bool {
-        self.arrivals.is_some()
-    }
 }
 
 /// The schema's rule that a level is of one kind: a concurrency or a rate, never both.

@@ -699,6 +699,25 @@ pub struct SweepLevel {
     pub ci95: BTreeMap<String, [f64; 2]>,
 }
 
+impl SweepLevel {
+    /// The level's load: its concurrency, or its arrival rate.
+    pub fn load(&self) -> super::load::Load {
+        match (self.concurrency, self.rate_rps) {
+            (Some(c), _) => super::load::Load::Concurrency(c),
+            (None, Some(r)) => super::load::Load::Rate(r),
+            // The schema holds every level to one of the two.
+            (None, None) => super::load::Load::Concurrency(0),
+        }
+    }
+}
+
+impl Workload {
+    /// Whether its levels are open-loop arrivals.
+    pub fn open_loop(&self) -> bool {
+        self.arrivals.is_some()
+    }
+}
+
 impl Sweep {
     /// The permalink slug: `id` when given, else the slug of the label.
     pub fn slug(&self) -> String {
@@ -709,49 +728,6 @@ impl Sweep {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::types::{Date, Id};
-
-    #[test]
-    fn ids_are_slugs() {
-        assert!(Id::new("qwen36-moe-default").is_ok());
-        assert!(Id::new("a1").is_ok());
-        for bad in ["", "Qwen", "a--b", "-a", "a-", "a_b", "a.b", "a b"] {
-            assert!(Id::new(bad).is_err(), "{bad:?} accepted");
-        }
-    }
-
-    #[test]
-    fn dates_are_calendar_dates() {
-        assert!(Date::new("2026-09-07").is_ok());
-        assert!(Date::new("2024-02-29").is_ok());
-        for bad in [
-            "2026-9-7",
-            "2026-02-30",
-            "2025-02-29",
-            "2026-13-01",
-            "2026-00-10",
-            "20260907",
-            "2026-09-07T00:00",
-        ] {
-            assert!(Date::new(bad).is_err(), "{bad:?} accepted");
-        }
-    }
-
-    #[test]
-    fn dates_of_unix_times() {
-        // Worked out by hand: 20,703 days after 1970-01-01 is 2026-09-07; 2000 was a leap
-        // year; one second before 1970 is 1969-12-31.
-        let shown = |s: f64| Date::of_unix_seconds(s).map(|d| d.to_string());
-        assert_eq!(shown(0.0).as_deref(), Some("1970-01-01"));
-        assert_eq!(
-            shown(20_703.0 * 86_400.0 + 0.5).as_deref(),
-            Some("2026-09-07")
-        );
-        assert_eq!(shown(951_782_400.0).as_deref(), Some("2000-02-29"));
-        assert_eq!(shown(-0.5).as_deref(), Some("1969-12-31"));
-        assert_eq!(shown(f64::NAN), None);
-        assert!(Date::new(&Date::today().to_string()).is_ok());
-    }
 
     #[test]
     fn level_status_names_match_serde() {

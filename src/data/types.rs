@@ -260,6 +260,48 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ids_are_slugs() {
+        assert!(Id::new("qwen36-moe-default").is_ok());
+        assert!(Id::new("a1").is_ok());
+        for bad in ["", "Qwen", "a--b", "-a", "a-", "a_b", "a.b", "a b"] {
+            assert!(Id::new(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn dates_are_calendar_dates() {
+        assert!(Date::new("2026-09-07").is_ok());
+        assert!(Date::new("2024-02-29").is_ok());
+        for bad in [
+            "2026-9-7",
+            "2026-02-30",
+            "2025-02-29",
+            "2026-13-01",
+            "2026-00-10",
+            "20260907",
+            "2026-09-07T00:00",
+        ] {
+            assert!(Date::new(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn dates_of_unix_times() {
+        // Worked out by hand: 20,703 days after 1970-01-01 is 2026-09-07; 2000 was a leap
+        // year; one second before 1970 is 1969-12-31.
+        let shown = |s: f64| Date::of_unix_seconds(s).map(|d| d.to_string());
+        assert_eq!(shown(0.0).as_deref(), Some("1970-01-01"));
+        assert_eq!(
+            shown(20_703.0 * 86_400.0 + 0.5).as_deref(),
+            Some("2026-09-07")
+        );
+        assert_eq!(shown(951_782_400.0).as_deref(), Some("2000-02-29"));
+        assert_eq!(shown(-0.5).as_deref(), Some("1969-12-31"));
+        assert_eq!(shown(f64::NAN), None);
+        assert!(Date::new(&Date::today().to_string()).is_ok());
+    }
+
+    #[test]
     fn permalinks_prefer_the_id() {
         assert_eq!(permalink(None, "Qwen 3.6, c=8"), "qwen-3-6-c-8");
         let id = Id::new("mine").unwrap();

@@ -174,6 +174,14 @@ pub fn lines_by_load(series: &[LineSeries], unit: &str, rates: bool) -> String {
                 .collect();
         }
     }
+    marked(&mut option, series, unit);
+    finish(option)
+}
+
+/// The marks of a chart of lines against the load: each series' symbol (and past ECharts' 9
+/// colours, a dotted line), a ratio's line at 1.0, and a log value axis for times that span
+/// more than 20×.
+fn marked(option: &mut serde_json::Value, series: &[LineSeries], unit: &str) {
     // Past ECharts' 9 colours a series is told apart by its symbol, and by a dotted line.
     if let Some(all) = option["series"].as_array_mut() {
         for (i, line) in all.iter_mut().enumerate() {
@@ -206,7 +214,6 @@ pub fn lines_by_load(series: &[LineSeries], unit: &str, rates: bool) -> String {
         option["yAxis"]["type"] = "log".into();
         option["yAxis"]["name"] = "s (log scale)".into();
     }
-    finish(option)
 }
 
 /// Lines over named categories, with an optional log value axis.

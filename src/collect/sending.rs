@@ -1,4 +1,5 @@
-//! An open-loop level: each request sent when it is due (`arrivals::schedule`), whatever
+//! Sending a level's requests. A closed loop keeps exactly N in flight, each stream sending
+//! its next request when its last one ends. An open loop sends each request when it is due (`arrivals::schedule`), whatever
 //! the requests before it are doing, so a rate the server cannot keep up with shows as a
 //! growing queue, in the server, or in the client when a cap holds requests back. A
 //! request's wait, due → sent, is kept beside its answer: its TTFT and latency as a user
@@ -13,8 +14,77 @@ use tokio::sync::Semaphore;
 use tokio::time::{Instant, sleep_until};
 
 use super::client::{Client, Endpoint};
+use super::power::Drawn;
 use super::progress::Progress;
-use super::sweep::Level;
+use super::stream::{RequestError, Timing};
+
+/// The requests of one level as they came back.
+#[derive(Debug, Default)]
+pub struct Level {
+    /// The requests that streamed to the end.
+    pub timings: Vec<Timing>,
+    /// The ones that failed, and why.
+    pub errors: Vec<RequestError>,
+    /// Open loop: each answer's wait in the client, due → sent, by its index in `timings`;
+    /// empty in a closed loop.
+    pub waits: Vec<Duration>,
+    /// Open loop: each failed request's wait, by its index in `errors`.
+    pub failed_waits: Vec<Duration>,
+    /// First request sent (due, in an open loop) → last one finished.
+    pub wall: Duration,
+    /// What the GPUs drew over the level, where nvidia-smi reads it.
+    pub power: Option<Drawn>,
+    /// Open loop: the most requests in flight at once.
+    pub peak_in_flight: Option<u64>,
+    /// Open loop: arrivals the cap held until the duration ran out, never sent.
+    pub unsent: u64,
+}
+
+/// Sends every body with exactly `concurrency` requests in flight until all are done.
+pub async fn run_level(
+    client: &Client,
+    endpoint: Endpoint,
+    bodies: Vec<Value>,
+    concurrency: usize,
+    progress: &Progress,
+) -> Level {
+    let bodies = Arc::new(bodies);
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let (done, mut finished) = tokio::sync::mpsc::unbounded_channel();
+    let workers: Vec<_> = (0..concurrency.max(1))
+        .map(|_| {
+            let (client, bodies, next, done) =
+                (client.clone(), bodies.clone(), next.clone(), done.clone());
+            tokio::spawn(async move {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(body) = bodies.get(index) else {
+                        return;
+                    };
+                    let result = client.stream(endpoint, body).await;
+                    if done.send(result).is_err() {
+                        return;
+                    }
+                }
+            })
+        })
+        .collect();
+    drop(done);
+    let mut level = Level::default();
+    while let Some(result) = finished.recv().await {
+        match result {
+            Ok(timing) => level.timings.push(timing),
+            Err(error) => level.errors.push(error),
+        }
+        progress.advance(1);
+    }
+    level.wall = started.elapsed();
+    for worker in workers {
+        let _ = worker.await;
+    }
+    level
+}
 
 /// How an open-loop level is sent.
 pub struct OpenLoop<'a> {
