@@ -35,6 +35,7 @@ pub mod stream;
 mod sweep;
 mod target;
 
+pub use arrivals::schedule;
 pub use capture::{
     Capture, CaptureOptions, Captured, Header, Scored, capture, capture_path, load as load_capture,
     prompt_set,

@@ -133,11 +133,12 @@ pub async fn run_open_level(
                     Some(permit.expect("the gate is never closed"))
                 }
             };
-            let wait = Instant::now().saturating_duration_since(due);
             let now = in_flight.fetch_add(1, Ordering::Relaxed) + 1;
             peak.fetch_max(now, Ordering::Relaxed);
             let (client, done, in_flight) = (client.clone(), done.clone(), in_flight.clone());
             tokio::spawn(async move {
+                // Due → the request starts out, as late as the runtime let its task run.
+                let wait = Instant::now().saturating_duration_since(due);
                 let result = client.stream(endpoint, &body).await;
                 in_flight.fetch_sub(1, Ordering::Relaxed);
                 drop(permit);
