@@ -292,6 +292,22 @@ fn a_campaign_measures_every_configuration_records_a_dead_one_and_resumes_nothin
     assert_eq!(runs, MEASURED);
     let sweeps: Vec<String> = doc.sweeps.iter().map(|s| s.label.clone()).collect();
     assert_eq!(sweeps, MEASURED.map(|id| format!("{id} sweep")).to_vec());
+    // Each sweep keeps its per-request data beside the document, a line per request sent,
+    // and a merge elsewhere carries it along.
+    let merged = Fleet::new();
+    for sweep in &doc.sweeps {
+        let log = sweep.request_log.as_deref().unwrap();
+        assert_eq!(log, format!("data/requests/{}.jsonl.gz", sweep.slug()));
+        let lines = data::read_request_log(&fleet.path(log)).unwrap();
+        let sent: u64 = sweep.levels.iter().map(|l| l.requests).sum();
+        assert_eq!(lines.len() as u64, sent, "{}", sweep.label);
+    }
+    support::copy_dir(&fleet.path("data"), &merged.path("elsewhere/data"));
+    let copied = merged.run(&["campaign", "merge", "elsewhere"]);
+    copied.assert_success();
+    for sweep in &doc.sweeps {
+        assert!(merged.path(sweep.request_log.as_deref().unwrap()).exists());
+    }
     for run in &doc.runs {
         assert_eq!(run.checkpoint, "example/Fake-Model-7B");
         assert_eq!(

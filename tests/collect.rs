@@ -718,8 +718,61 @@ fn an_open_loop_above_capacity_queues_and_below_it_does_not() {
         output.stderr
     );
 
+    // Every request sent is a line of the sweep's per-request data: the capped level's
+    // waits, due → sent, are the level's.
+    let capped_log = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "capped")
+        .and_then(|s| s.request_log.clone())
+        .unwrap();
+    let lines = data::read_request_log(&project.root.path().join(&capped_log)).unwrap();
+    assert_eq!(lines.len(), 80);
+    let longest = lines
+        .iter()
+        .filter(|l| l.level == 1)
+        .map(|l| l.sent_s - l.due_s.unwrap())
+        .fold(0.0, f64::max);
+    assert!((longest - max).abs() < 1e-3, "{longest} vs {max}");
+
+    // Goodput at TTFT ≤ 100 ms: the requests of the uncapped sweep whose TTFT from when they
+    // were due is within it, counted here from its per-request data.
+    project.write(
+        "benchsite.toml",
+        &format!(
+            "{}\n[slo]\nttft_p95_s = 0.1\n",
+            std::fs::read_to_string(project.root.path().join("benchsite.toml")).unwrap()
+        ),
+    );
+    let open_log = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "open")
+        .and_then(|s| s.request_log.clone())
+        .unwrap();
+    let lines = data::read_request_log(&project.root.path().join(&open_log)).unwrap();
+    let good = |level: usize| {
+        lines
+            .iter()
+            .filter(|l| {
+                l.level == level && l.ttft_s.unwrap() + (l.sent_s - l.due_s.unwrap()) <= 0.1
+            })
+            .count()
+    };
+    assert_eq!(good(0), 40, "below capacity every request is good");
+    assert!(good(1) < 40);
+
     // Built, an open loop is drawn against its rate and kept apart from closed loops.
     project.run(&["build"]).assert_success();
+    let page = project.page("sweeps/open/index.html");
+    let section = &page[page.find("<section id=\"goodput\"").unwrap()..];
+    for (anchor, level) in [("r10", 0), ("r200", 1)] {
+        let row = &section[section.find(&format!("<tr id=\"good-{anchor}\"")).unwrap()..];
+        let row = &row[..row.find("</tr>").unwrap()];
+        assert!(row.contains(&format!("<td>{}</td>", good(level))), "{row}");
+    }
+    assert!(section.contains(&format!("href=\"/{open_log}\"")));
+    assert!(project.root.path().join("site").join(&open_log).exists());
     let page = project.page("sweeps/open/index.html");
     assert!(page.contains("<tr id=\"r10\"") && page.contains("<tr id=\"r200\""));
     assert!(

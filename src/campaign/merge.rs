@@ -1,8 +1,8 @@
 //! `campaign merge DIR...`: machine documents measured elsewhere (a CI artifact, a Slurm
 //! task's copy of the project) merged into the project's, record by record. A record whose key
 //! the project has already, with the same content, is skipped, so merging twice changes
-//! nothing; the same key with other content is refused with both places named. Server logs
-//! and captures that came along are copied in.
+//! nothing; the same key with other content is refused with both places named. Server logs,
+//! captures and sweeps' per-request data that came along are copied in.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ use crate::project::{Layout, Machine, ProfileChecks};
 pub struct Merged {
     /// What it added to each machine's document it touched.
     pub documents: Vec<MergedDocument>,
-    /// Logs and captures copied in.
+    /// Logs, captures and per-request data copied in.
     pub files: usize,
 }
 
@@ -98,8 +98,8 @@ pub fn merge(root: &Path, machines: &[Machine], dirs: &[PathBuf]) -> Result<Merg
     })
 }
 
-/// The machine documents under each of `dirs` (each with its machine), and the logs and
-/// captures beside them with where they go in the project.
+/// The machine documents under each of `dirs` (each with its machine), and the logs,
+/// captures and per-request data beside them with where they go in the project.
 type Gathered = (Vec<(usize, PathBuf, Results)>, Vec<(PathBuf, PathBuf)>);
 
 /// Finds what each of `dirs` brings: its machine documents, logs and captures.
@@ -130,6 +130,13 @@ fn gather(root: &Path, machines: &[Machine], dirs: &[PathBuf]) -> Result<Gathere
                 && relative.parent().is_some_and(|p| p.ends_with("captures"))
             {
                 files.push((path.to_owned(), root.join("data/captures").join(name)));
+                continue;
+            }
+            // A sweep's per-request data (`data/requests/<slug>.jsonl.gz`).
+            if name.ends_with(".jsonl.gz")
+                && relative.parent().is_some_and(|p| p.ends_with("requests"))
+            {
+                files.push((path.to_owned(), root.join("data/requests").join(name)));
                 continue;
             }
             if !name.ends_with(".json") || !entry.file_type().is_file() {
@@ -219,7 +226,7 @@ fn unique_across_machines(
     Ok(())
 }
 
-/// Copies the logs and captures the project does not have yet; how many.
+/// Copies the logs, captures and per-request data the project does not have yet; how many.
 fn copy_files(files: Vec<(PathBuf, PathBuf)>) -> Result<usize, CampaignError> {
     let mut copied = 0;
     for (from, to) in files {

@@ -595,6 +595,7 @@ async fn sweep_job(
         notes: None,
         today,
         replace: false,
+        request_log: true,
     };
     match session
         .timed(collect::sweep(layout, &sweep_options, progress))

@@ -18,6 +18,25 @@ use super::power::Drawn;
 use super::progress::Progress;
 use super::stream::{RequestError, Timing};
 
+/// When one request of a level was due and sent.
+#[derive(Debug, Clone, Copy)]
+pub struct Sent {
+    /// Its number in the level (its prompt's).
+    pub n: u64,
+    /// When it was due, from the level's start, in an open loop.
+    pub due: Option<Duration>,
+    /// When it was sent, from the level's start.
+    pub at: Duration,
+}
+
+impl Sent {
+    /// Due → sent: its wait in the client (none in a closed loop).
+    pub fn wait(&self) -> Duration {
+        self.due
+            .map_or(Duration::ZERO, |due| self.at.saturating_sub(due))
+    }
+}
+
 /// The requests of one level as they came back.
 #[derive(Debug, Default)]
 pub struct Level {
@@ -25,11 +44,10 @@ pub struct Level {
     pub timings: Vec<Timing>,
     /// The ones that failed, and why.
     pub errors: Vec<RequestError>,
-    /// Open loop: each answer's wait in the client, due → sent, by its index in `timings`;
-    /// empty in a closed loop.
-    pub waits: Vec<Duration>,
-    /// Open loop: each failed request's wait, by its index in `errors`.
-    pub failed_waits: Vec<Duration>,
+    /// When each answer was due and sent, by its index in `timings`.
+    pub sent: Vec<Sent>,
+    /// When each failed request was due and sent, by its index in `errors`.
+    pub failed_sent: Vec<Sent>,
     /// First request sent (due, in an open loop) → last one finished.
     pub wall: Duration,
     /// What the GPUs drew over the level, where nvidia-smi reads it.
@@ -38,6 +56,22 @@ pub struct Level {
     pub peak_in_flight: Option<u64>,
     /// Open loop: arrivals the cap held until the duration ran out, never sent.
     pub unsent: u64,
+}
+
+impl Level {
+    /// One request as it came back.
+    fn add(&mut self, sent: Sent, result: Result<Timing, RequestError>) {
+        match result {
+            Ok(timing) => {
+                self.timings.push(timing);
+                self.sent.push(sent);
+            }
+            Err(error) => {
+                self.errors.push(error);
+                self.failed_sent.push(sent);
+            }
+        }
+    }
 }
 
 /// Sends every body with exactly `concurrency` requests in flight until all are done.
@@ -62,8 +96,13 @@ pub async fn run_level(
                     let Some(body) = bodies.get(index) else {
                         return;
                     };
+                    let sent = Sent {
+                        n: index as u64,
+                        due: None,
+                        at: started.elapsed(),
+                    };
                     let result = client.stream(endpoint, body).await;
-                    if done.send(result).is_err() {
+                    if done.send((sent, result)).is_err() {
                         return;
                     }
                 }
@@ -72,11 +111,8 @@ pub async fn run_level(
         .collect();
     drop(done);
     let mut level = Level::default();
-    while let Some(result) = finished.recv().await {
-        match result {
-            Ok(timing) => level.timings.push(timing),
-            Err(error) => level.errors.push(error),
-        }
+    while let Some((sent, result)) = finished.recv().await {
+        level.add(sent, result);
         progress.advance(1);
     }
     level.wall = started.elapsed();
@@ -116,7 +152,7 @@ pub async fn run_open_level(
     let most = peak.clone();
     let dispatch = async move {
         let mut sent = 0;
-        for (body, &at) in bodies.into_iter().zip(plan.due) {
+        for (n, (body, &at)) in bodies.into_iter().zip(plan.due).enumerate() {
             let due = started + at;
             sleep_until(due).await;
             let permit = match &gate {
@@ -137,12 +173,16 @@ pub async fn run_open_level(
             peak.fetch_max(now, Ordering::Relaxed);
             let (client, done, in_flight) = (client.clone(), done.clone(), in_flight.clone());
             tokio::spawn(async move {
-                // Due → the request starts out, as late as the runtime let its task run.
-                let wait = Instant::now().saturating_duration_since(due);
+                // Sent when its task starts it out, as late as the runtime let it run.
+                let sent = Sent {
+                    n: n as u64,
+                    due: Some(at),
+                    at: started.elapsed(),
+                };
                 let result = client.stream(endpoint, &body).await;
                 in_flight.fetch_sub(1, Ordering::Relaxed);
                 drop(permit);
-                let _ = done.send((wait, result));
+                let _ = done.send((sent, result));
             });
             sent += 1;
         }
@@ -150,17 +190,8 @@ pub async fn run_open_level(
     };
     let collect = async {
         let mut level = Level::default();
-        while let Some((wait, result)) = finished.recv().await {
-            match result {
-                Ok(timing) => {
-                    level.timings.push(timing);
-                    level.waits.push(wait);
-                }
-                Err(error) => {
-                    level.errors.push(error);
-                    level.failed_waits.push(wait);
-                }
-            }
+        while let Some((sent, result)) = finished.recv().await {
+            level.add(sent, result);
             progress.advance(1);
         }
         level

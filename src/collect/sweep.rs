@@ -57,6 +57,9 @@ pub struct SweepOptions {
     pub today: Date,
     /// Replace a sweep of the same label.
     pub replace: bool,
+    /// Keep its per-request data (`data/requests/<slug>.jsonl.gz`, which the record names);
+    /// not for a dry run.
+    pub request_log: bool,
 }
 
 /// How a sweep that Ctrl-C stopped says why (`Outcome::Partial`'s `why` starts with it).
@@ -118,7 +121,7 @@ impl Level {
             .iter()
             .enumerate()
             .map(|(index, t)| {
-                let wait = self.waits.get(index).map_or(0.0, Duration::as_secs_f64);
+                let wait = self.sent.get(index).map_or(0.0, |s| s.wait().as_secs_f64());
                 Request {
                     ttft: wait + t.ttft.as_secs_f64(),
                     latency: Some(wait + t.latency.as_secs_f64()),
@@ -150,6 +153,54 @@ impl Level {
         level
     }
 
+    /// Each request of the level, level `index` of its sweep, as its per-request data keeps
+    /// it: the answers in the order they finished, then the failures.
+    pub fn lines(&self, index: usize) -> Vec<data::RequestLine> {
+        let seconds = |d: Duration| stats::round(d.as_secs_f64(), 6);
+        let line = |sent: &super::sending::Sent| data::RequestLine {
+            level: index,
+            n: sent.n,
+            due_s: sent.due.map(seconds),
+            sent_s: seconds(sent.at),
+            status: data::RequestStatus::Ok,
+            ttft_s: None,
+            latency_s: None,
+            output_tokens: None,
+            prompt_tokens: None,
+            chunks: None,
+            gap_p50_ms: None,
+            gap_max_ms: None,
+            error: None,
+        };
+        let answered = self.timings.iter().zip(&self.sent).map(|(t, sent)| {
+            let gaps: Vec<f64> = t.gaps.iter().map(|&g| f64::from(g) * 1e3).collect();
+            data::RequestLine {
+                ttft_s: Some(seconds(t.ttft)),
+                latency_s: Some(seconds(t.latency)),
+                output_tokens: t.output_tokens(),
+                prompt_tokens: t.usage.and_then(|u| u.prompt_tokens),
+                chunks: Some(t.text_chunks),
+                gap_p50_ms: stats::median(&gaps).map(|g| stats::round(g, 3)),
+                gap_max_ms: gaps
+                    .iter()
+                    .copied()
+                    .reduce(f64::max)
+                    .map(|g| stats::round(g, 3)),
+                ..line(sent)
+            }
+        });
+        let failed = self
+            .errors
+            .iter()
+            .zip(&self.failed_sent)
+            .map(|(error, sent)| data::RequestLine {
+                status: data::RequestStatus::Failed,
+                error: Some(error.to_string()),
+                ..line(sent)
+            });
+        answered.chain(failed).collect()
+    }
+
     /// The level's wall time and the requests it answered per second; in an open loop, the
     /// waits in the client, the most in flight and the arrivals never sent.
     fn timed(&self, level: &mut SweepLevel, load: Load) {
@@ -160,10 +211,10 @@ impl Level {
             return;
         }
         let waits: Vec<f64> = self
-            .waits
+            .sent
             .iter()
-            .chain(&self.failed_waits)
-            .map(Duration::as_secs_f64)
+            .chain(&self.failed_sent)
+            .map(|s| s.wait().as_secs_f64())
             .collect();
         let q = |at: f64| stats::quantile(&waits, at).map(|v| stats::round(v, 4));
         level.wait_p50_s = q(0.5);
@@ -228,6 +279,7 @@ pub async fn sweep(
     let nonce = nonce();
     let Levels {
         levels,
+        lines,
         stopped,
         mut notes,
         counted,
@@ -262,6 +314,7 @@ pub async fn sweep(
         effective.as_ref(),
     );
     record.method = Some(method);
+    record.request_log = keep_requests(layout, options, &slug, &lines)?;
     Ok(match stopped {
         Some(why) => Outcome::Partial { record, why },
         None => Outcome::Measured {
@@ -271,9 +324,27 @@ pub async fn sweep(
     })
 }
 
+/// Writes the sweep's per-request data beside its document, unless a dry run: its path in
+/// the project.
+fn keep_requests(
+    layout: &Layout,
+    options: &SweepOptions,
+    slug: &str,
+    lines: &[data::RequestLine],
+) -> Result<Option<String>, CollectError> {
+    if !options.request_log {
+        return Ok(None);
+    }
+    let path = data::request_log_path(slug);
+    data::write_request_log(&layout.root.join(&path), lines)?;
+    Ok(Some(path))
+}
+
 /// What the levels of a sweep gave.
 struct Levels {
     levels: Vec<SweepLevel>,
+    /// Every request of every level, for the per-request data.
+    lines: Vec<data::RequestLine>,
     /// Why the sweep stopped before its last level.
     stopped: Option<String>,
     notes: Vec<String>,
@@ -294,6 +365,7 @@ async fn measure_levels(
 ) -> Result<Levels, Diagnosis> {
     let workload = &options.params.workload();
     let mut levels = Vec::new();
+    let mut lines = Vec::new();
     let mut stopped = None;
     let mut notes: Vec<String> = options.notes.iter().cloned().collect();
     let mut counted = Vec::new();
@@ -317,6 +389,7 @@ async fn measure_levels(
         counted.extend(level.count_tokens(target, workload.output_tokens).await);
         uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none());
         let summary = level.summary(load, requests);
+        lines.extend(level.lines(index));
         note_failures(target, &level, load, requests, &mut notes, progress);
         let cached = summary
             .cached_prompt_tokens
@@ -358,6 +431,7 @@ async fn measure_levels(
     }
     Ok(Levels {
         levels,
+        lines,
         stopped,
         notes,
         counted,
@@ -596,6 +670,7 @@ fn record(
         source: None,
         method: None,
         provenance: None,
+        request_log: None,
     }
 }
 

@@ -23,6 +23,16 @@ pub enum DataError {
         /// Why.
         source: std::io::Error,
     },
+    /// A line of a file of lines is not what it should be.
+    #[error("{}:{line}: {message}", path.display())]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// The line, from 1.
+        line: usize,
+        /// What was expected and found.
+        message: String,
+    },
     /// The document is not valid; every problem is listed.
     #[error("{0}")]
     Invalid(Report),

@@ -13,6 +13,7 @@ mod problem;
 pub mod prompts;
 mod quality;
 mod record;
+mod requests;
 pub mod rules;
 mod schema;
 mod store;
@@ -30,6 +31,10 @@ pub use model::*;
 pub use problem::{Problem, Report, pointer_segment};
 pub use quality::*;
 pub use record::Record;
+pub use requests::{
+    RequestLine, RequestStatus, read_request_log, request_log_lines, request_log_path,
+    write_request_log,
+};
 pub use schema::schema;
 pub use store::{Written, lock_path, save, update};
 pub use types::{

@@ -496,6 +496,10 @@ pub struct Sweep {
     /// Where and by what it was measured, when benchsite recorded that.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
+    /// Its per-request data, relative to the project (`data/requests/<slug>.jsonl.gz`, see
+    /// [`super::requests`]), where it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_log: Option<String>,
 }
 
 /// A sweep's request shape.

@@ -56,8 +56,12 @@ pub fn path(name: &str) -> String {
 }
 
 /// The path inside the site of a failure's server log (`data/logs/<file>` of the project):
-/// `data/logs/<file>`.
+/// `data/logs/<file>`; of a sweep's per-request data, its path in the project
+/// (`data/requests/<slug>.jsonl.gz`).
 pub fn log_path(log: &str) -> String {
+    if log.starts_with("data/requests/") {
+        return log.to_owned();
+    }
     let name = std::path::Path::new(log)
         .file_name()
         .map_or_else(|| log.to_owned(), |n| n.to_string_lossy().into_owned());

@@ -28,6 +28,31 @@ pub struct Options {
     pub drafts: bool,
 }
 
+/// The per-request data of every sweep that kept it: each sweep's index and requests, and
+/// each file's path and bytes for the download. A file the record names and the project
+/// lacks, or a line that is not a request, is an error naming the file.
+#[allow(clippy::type_complexity)]
+fn request_logs(
+    root: &Path,
+    doc: &Results,
+) -> Result<(Vec<(usize, Vec<data::RequestLine>)>, Vec<(String, Vec<u8>)>), data::DataError> {
+    let mut requests = Vec::new();
+    let mut files = Vec::new();
+    for (index, sweep) in doc.sweeps.iter().enumerate() {
+        let Some(path) = &sweep.request_log else {
+            continue;
+        };
+        let full = root.join(path);
+        let bytes = std::fs::read(&full).map_err(|source| data::DataError::Read {
+            path: full.clone(),
+            source,
+        })?;
+        requests.push((index, data::request_log_lines(&bytes, &full)?));
+        files.push((path.clone(), bytes));
+    }
+    Ok((requests, files))
+}
+
 /// Everything a site is rendered from, read and validated once.
 pub struct Inputs {
     layout: Layout,
@@ -46,8 +71,11 @@ pub struct Inputs {
     digest: [u8; 32],
     content: Content,
     baselines: Vec<Baseline>,
-    /// The failures' server logs that exist: each one's path in the project and bytes.
+    /// The failures' server logs that exist and the sweeps' per-request data: each one's path
+    /// in the project and bytes.
     logs: Vec<(String, Vec<u8>)>,
+    /// Each sweep's per-request data, read: the sweep's index and its requests.
+    requests: Vec<(usize, Vec<data::RequestLine>)>,
 }
 
 impl Inputs {
@@ -112,8 +140,16 @@ impl Inputs {
                 Some((path, bytes))
             })
             .collect();
+        let (requests, request_bytes) = request_logs(
+            &layout.root,
+            merged.as_ref().unwrap_or(&documents.documents[0]),
+        )
+        .map_err(data_error)?;
+        let mut logs: Vec<(String, Vec<u8>)> = logs;
+        logs.extend(request_bytes);
         Ok(Self {
             logs,
+            requests,
             baselines,
             layout,
             options: options.clone(),
@@ -139,6 +175,7 @@ impl Inputs {
             downloads: &self.downloads,
             digest: &self.digest,
             logs: &self.logs,
+            requests: &self.requests,
             tera: &self.tera,
             root: &self.layout.root,
             content: &self.content,

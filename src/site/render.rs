@@ -189,8 +189,11 @@ pub struct Read<'a> {
     pub downloads: &'a [Download],
     /// The SHA-256 of the downloads' bytes one after the other.
     pub digest: &'a [u8; 32],
-    /// The failures' server logs: each one's path in the project and bytes.
+    /// The failures' server logs and the sweeps' per-request data: each one's path in the
+    /// project and bytes.
     pub logs: &'a [(String, Vec<u8>)],
+    /// Each sweep's per-request data: the sweep's index and its requests.
+    pub requests: &'a [(usize, Vec<crate::data::RequestLine>)],
     /// The templates.
     pub tera: &'a tera::Tera,
     /// The project's folder.
@@ -221,6 +224,12 @@ impl<'a> Renderer<'a> {
             config.search,
         )
         .with_logs(read.logs.iter().map(|(path, _)| path.as_str()).collect())
+        .with_requests(
+            read.requests
+                .iter()
+                .map(|(index, lines)| (*index, lines.as_slice()))
+                .collect(),
+        )
         .with_limits(config.slo.clone(), config.cost.clone());
         let method = read.content.sources.iter().any(
             |source| matches!(&source.place, Place::Free(name) if name == routes::METHOD_PAGE),

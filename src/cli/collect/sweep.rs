@@ -65,6 +65,7 @@ pub async fn run(layout: &Layout, args: SweepArgs) -> CommandOutcome {
         notes: args.notes.notes,
         today: benchsite::data::Date::today(),
         replace: args.writing.replace,
+        request_log: !args.writing.dry_run,
     };
     let progress = Progress::new(options.params.planned_total());
     let outcome = collect::sweep(layout, &options, &progress).await;

@@ -102,6 +102,7 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
         tool.name()
     ));
     Ok(Sweep {
+        request_log: None,
         label: options.label.clone(),
         id: options.id.clone(),
         model,

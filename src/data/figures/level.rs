@@ -18,6 +18,21 @@ pub struct LevelField {
     /// The percentile it is over the level's succeeded requests (50 for a median), when it is
     /// one.
     pub percentile: Option<u8>,
+    /// What a limit on it bounds of each request, for goodput: a request is good when it
+    /// meets every limit so (`ttft_p95_s = 2`: its TTFT is at most 2 s), as vLLM judges.
+    pub request: Option<RequestFigure>,
+}
+
+/// A figure of one request that a limit bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestFigure {
+    /// Due → first token, seconds.
+    Ttft,
+    /// Time per output token after the first, milliseconds.
+    Tpot,
+    /// Due → last token, seconds.
+    Latency,
 }
 
 /// The fewest requests a tail percentile (above the median) is shown as one from: below it,
@@ -32,6 +47,14 @@ const fn level(field: Field<SweepLevel>) -> LevelField {
         series: "",
         overlay: None,
         percentile: None,
+        request: None,
+    }
+}
+
+const fn judging(field: LevelField, request: RequestFigure) -> LevelField {
+    LevelField {
+        request: Some(request),
+        ..field
     }
 }
 
@@ -159,36 +182,42 @@ pub static OUTPUT_TOKENS: LevelField = LevelField {
     ))
 };
 
-pub static TTFT_P50_S: LevelField = percentile(
-    chart(
-        field(
-            "ttft_p50_s",
-            "TTFT p50 (s)",
-            "s",
-            Precision::Decimals(3),
-            LOWER,
-            |l| measured(l.ttft_p50_s),
+pub static TTFT_P50_S: LevelField = judging(
+    percentile(
+        chart(
+            field(
+                "ttft_p50_s",
+                "TTFT p50 (s)",
+                "s",
+                Precision::Decimals(3),
+                LOWER,
+                |l| measured(l.ttft_p50_s),
+            ),
+            "TTFT p50",
+            Some("Time to first token p50"),
         ),
-        "TTFT p50",
-        Some("Time to first token p50"),
+        50,
     ),
-    50,
+    RequestFigure::Ttft,
 );
 
-pub static TTFT_P95_S: LevelField = percentile(
-    chart(
-        field(
-            "ttft_p95_s",
-            "TTFT p95 (s)",
-            "s",
-            Precision::Decimals(3),
-            LOWER,
-            |l| measured(l.ttft_p95_s),
+pub static TTFT_P95_S: LevelField = judging(
+    percentile(
+        chart(
+            field(
+                "ttft_p95_s",
+                "TTFT p95 (s)",
+                "s",
+                Precision::Decimals(3),
+                LOWER,
+                |l| measured(l.ttft_p95_s),
+            ),
+            "TTFT p95",
+            Some("Time to first token p95"),
         ),
-        "TTFT p95",
-        Some("Time to first token p95"),
+        95,
     ),
-    95,
+    RequestFigure::Ttft,
 );
 
 pub static DECODE_TOK_S_PER_STREAM: LevelField = chart(
@@ -226,60 +255,72 @@ pub static PROMPT_AND_OUTPUT_TOK_S: LevelField = level(field(
     |l| measured(l.prompt_and_output_tok_s),
 ));
 
-pub static LATENCY_P50_S: LevelField = percentile(
-    chart(
-        field(
-            "latency_p50_s",
-            "Latency p50 (s)",
-            "s",
-            Precision::Decimals(2),
-            LOWER,
-            |l| measured(l.latency_p50_s),
+pub static LATENCY_P50_S: LevelField = judging(
+    percentile(
+        chart(
+            field(
+                "latency_p50_s",
+                "Latency p50 (s)",
+                "s",
+                Precision::Decimals(2),
+                LOWER,
+                |l| measured(l.latency_p50_s),
+            ),
+            "latency p50",
+            None,
         ),
-        "latency p50",
-        None,
+        50,
     ),
-    50,
+    RequestFigure::Latency,
 );
 
-pub static LATENCY_P95_S: LevelField = percentile(
-    chart(
-        field(
-            "latency_p95_s",
-            "Latency p95 (s)",
-            "s",
-            Precision::Decimals(2),
-            LOWER,
-            |l| measured(l.latency_p95_s),
+pub static LATENCY_P95_S: LevelField = judging(
+    percentile(
+        chart(
+            field(
+                "latency_p95_s",
+                "Latency p95 (s)",
+                "s",
+                Precision::Decimals(2),
+                LOWER,
+                |l| measured(l.latency_p95_s),
+            ),
+            "latency p95",
+            None,
         ),
-        "latency p95",
-        None,
+        95,
     ),
-    95,
+    RequestFigure::Latency,
 );
 
-pub static TPOT_P50_MS: LevelField = percentile(
-    level(field(
-        "tpot_p50_ms",
-        "TPOT p50 (ms)",
-        "ms",
-        Precision::Decimals(1),
-        LOWER,
-        |l| measured(l.tpot_p50_ms),
-    )),
-    50,
+pub static TPOT_P50_MS: LevelField = judging(
+    percentile(
+        level(field(
+            "tpot_p50_ms",
+            "TPOT p50 (ms)",
+            "ms",
+            Precision::Decimals(1),
+            LOWER,
+            |l| measured(l.tpot_p50_ms),
+        )),
+        50,
+    ),
+    RequestFigure::Tpot,
 );
 
-pub static TPOT_P95_MS: LevelField = percentile(
-    level(field(
-        "tpot_p95_ms",
-        "TPOT p95 (ms)",
-        "ms",
-        Precision::Decimals(1),
-        LOWER,
-        |l| measured(l.tpot_p95_ms),
-    )),
-    95,
+pub static TPOT_P95_MS: LevelField = judging(
+    percentile(
+        level(field(
+            "tpot_p95_ms",
+            "TPOT p95 (ms)",
+            "ms",
+            Precision::Decimals(1),
+            LOWER,
+            |l| measured(l.tpot_p95_ms),
+        )),
+        95,
+    ),
+    RequestFigure::Tpot,
 );
 
 pub static ITL_P50_MS: LevelField = level(field(
@@ -437,18 +478,21 @@ pub static UNSENT: LevelField = level(field(
 
 /// Time per output token from the level's mean per-stream decode rate (1000 / rate), for
 /// limits on levels recorded before TPOT percentiles were. Not a field of the document.
-pub static TPOT_FROM_RATE_MS: LevelField = level(field(
-    "tpot_ms",
-    "1000 / per-stream rate (ms)",
-    "ms",
-    Precision::Decimals(1),
-    LOWER,
-    |l| {
-        l.decode_tok_s_per_stream
-            .filter(|&rate| rate > 0.0)
-            .map(|rate| Value::Number(1000.0 / rate))
-    },
-));
+pub static TPOT_FROM_RATE_MS: LevelField = judging(
+    level(field(
+        "tpot_ms",
+        "1000 / per-stream rate (ms)",
+        "ms",
+        Precision::Decimals(1),
+        LOWER,
+        |l| {
+            l.decode_tok_s_per_stream
+                .filter(|&rate| rate > 0.0)
+                .map(|rate| Value::Number(1000.0 / rate))
+        },
+    )),
+    RequestFigure::Tpot,
+);
 
 /// Every field of a sweep level, in the order of the sweep-levels download and table.
 pub static ALL: [&LevelField; 34] = [

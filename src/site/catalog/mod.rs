@@ -6,6 +6,7 @@ mod charts;
 mod engines;
 mod facets;
 mod frontier;
+mod goodput;
 mod links;
 mod machines;
 mod noise;
@@ -14,6 +15,7 @@ mod settings;
 mod setups;
 
 pub use frontier::{Group, Point, per_watt, within};
+pub use goodput::{goodput, judged, request_bounds};
 pub use links::{RELATED, Related};
 pub use noise::{Test, kl_difference};
 pub use records::{Baseline, Catalog, Model, index_in};

@@ -144,6 +144,8 @@ pub struct Catalog<'a> {
     pub(super) several_engines: std::sync::OnceLock<bool>,
     /// The failures' server logs the project has, by their path in the project.
     pub(super) logs: std::collections::BTreeSet<&'a str>,
+    /// Each sweep's per-request data, by the sweep's index, where it was kept.
+    pub(super) requests: std::collections::HashMap<usize, &'a [crate::data::RequestLine]>,
     /// The latency limits of `[slo]`.
     pub slo: crate::config::Slo,
     /// The price of a GPU-hour, `[cost]`.
@@ -203,6 +205,7 @@ impl<'a> Catalog<'a> {
             several_engines: std::sync::OnceLock::new(),
             workloads: std::sync::OnceLock::new(),
             logs: std::collections::BTreeSet::new(),
+            requests: std::collections::HashMap::new(),
             slo: crate::config::Slo::default(),
             cost: None,
             doc,
@@ -218,6 +221,15 @@ impl<'a> Catalog<'a> {
     /// The catalog with the failures' server logs the project has (their paths in it).
     pub fn with_logs(mut self, logs: std::collections::BTreeSet<&'a str>) -> Self {
         self.logs = logs;
+        self
+    }
+
+    /// The catalog with each sweep's per-request data, by the sweep's index.
+    pub fn with_requests(
+        mut self,
+        requests: std::collections::HashMap<usize, &'a [crate::data::RequestLine]>,
+    ) -> Self {
+        self.requests = requests;
         self
     }
 

@@ -10,6 +10,7 @@ pub mod data;
 pub mod failure;
 pub mod failures;
 pub mod free;
+mod goodput;
 mod head;
 pub mod history;
 pub mod home;

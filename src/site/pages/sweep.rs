@@ -305,6 +305,7 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
             .map(|chart| chart.data_in("levels", "#levels"))
             .collect(),
         levels: levels_table(c, sweep),
+        goodput: index.and_then(|i| super::goodput::section(c, i, sweep)),
         runs: c.related_runs(&sweep.model),
         model_page: c.model_link(&sweep.model),
         ablations: c.ablation_links(Kind::Sweep, index),
@@ -362,6 +363,8 @@ pub struct SweepPage {
     pub head: Head,
     /// Its range, peak and single-stream rate in one sentence.
     pub summary: String,
+    /// Its goodput per level, where it kept its per-request data.
+    pub goodput: Option<super::goodput::GoodputSection>,
     /// Its configuration's peak throughput over every measurement of it, when measured again.
     pub history: Option<super::history::RecordHistory>,
     /// How it was measured, and the runs of its server set-up.

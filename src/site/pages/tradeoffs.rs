@@ -61,10 +61,22 @@ struct Limits {
 
 /// One limit as the form shows it.
 #[derive(Debug, Serialize)]
-struct Bound {
+pub struct Bound {
     key: &'static str,
     label: String,
     value: Option<f64>,
+}
+
+/// Every limit the form takes, each with `slo`'s value where it gives one.
+pub fn bounds(slo: &Slo) -> Vec<Bound> {
+    level::LIMITS
+        .iter()
+        .map(|figure| Bound {
+            key: figure.field.key,
+            label: format!("{} at most ({})", figure.field.name(), figure.field.unit),
+            value: slo.bound(figure),
+        })
+        .collect()
 }
 
 /// The GPU-hour price as the form shows it.
@@ -268,14 +280,7 @@ fn frontier_table(c: &Catalog, group: &Group, title: &str) -> Table {
 /// Each sweep's highest load within the limits, and the best configuration per model.
 fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
     let slo = &c.slo;
-    let bounds = level::LIMITS
-        .iter()
-        .map(|figure| Bound {
-            key: figure.field.key,
-            label: format!("{} at most ({})", figure.field.name(), figure.field.unit),
-            value: slo.bound(figure),
-        })
-        .collect();
+    let bounds = bounds(slo);
     let answers: Vec<(usize, Option<Answer>)> = sweeps
         .iter()
         .map(|&i| (i, answer(c, &c.doc.sweeps[i], slo)))

@@ -620,6 +620,77 @@
     });
   }
 
+  // Goodput: of each level's requests, those that meet every limit on their own, and their
+  // rate and output tokens over the level's wall time (the build's site::catalog::goodput),
+  // worked out again from the requests beside the page when a limit changes. The limits live
+  // in the URL under the names /sweeps/ gives them.
+  function startGoodput() {
+    document.querySelectorAll('section#goodput').forEach(function (section) {
+      var form = section.querySelector('form.goodput-limits');
+      var table = section.querySelector('table');
+      var url = section.getAttribute('data-requests');
+      if (!form || !table || !url) { return; }
+      var data = null;
+      var inputs = Array.prototype.slice.call(form.querySelectorAll('input'));
+      var params = new URLSearchParams(window.location.search);
+      inputs.forEach(function (input) {
+        if (params.has(input.name)) { input.value = params.get(input.name); }
+      });
+      function cell(text, sort) {
+        return '<td data-sort="' + sort + '">' + escapeHtml(text) + '</td>';
+      }
+      // format::percent: the share rounded to three places, two of them the percentage's.
+      function percentText(share) {
+        var text = String(round(share, 3));
+        var places = text.indexOf('.') < 0 ? 0 : text.length - text.indexOf('.') - 1;
+        return (share * 100).toFixed(Math.max(places - 2, 0)) + '%';
+      }
+      function answer() {
+        var got = data ? Promise.resolve(data) : fetchJson(url).then(function (d) { data = d; return d; });
+        return got.then(function () {
+          var bounds = [];
+          data.limits.forEach(function (limit) {
+            var input = form.querySelector('input[name="' + limit[0] + '"]');
+            var value = input ? parseFloat(input.value) : NaN;
+            if (value > 0) { bounds.push([limit[1], value]); }
+          });
+          data.levels.forEach(function (level) {
+            var row = table.querySelector('tr[id="good-' + level.anchor + '"]');
+            if (!row) { return; }
+            var good = 0;
+            var tokens = 0;
+            level.r.forEach(function (r) {
+              var ok = bounds.every(function (b) { return r[b[0]] !== null && r[b[0]] <= b[1]; });
+              if (ok) { good += 1; tokens += r[3] || 0; }
+            });
+            var share = level.sent > 0 ? round(good / level.sent, 3) : null;
+            var perSecond = level.wall > 0 ? round(good / level.wall, 3) : null;
+            var tokensPerSecond = level.wall > 0 ? round(tokens / level.wall, 1) : null;
+            var missing = cell('—', '');
+            row.cells[2].outerHTML = cell(count(good), good);
+            row.cells[3].outerHTML = share === null ? missing : cell(percentText(share), share);
+            row.cells[4].outerHTML = perSecond === null ? missing : cell(shown(perSecond), perSecond);
+            row.cells[5].outerHTML = tokensPerSecond === null ? missing : cell(shown(tokensPerSecond), tokensPerSecond);
+          });
+        }).catch(function () {});
+      }
+      function update() {
+        answer();
+        var here = new URL(window.location.href);
+        inputs.forEach(function (input) {
+          if (input.value === input.defaultValue || input.value === '') { here.searchParams.delete(input.name); }
+          else { here.searchParams.set(input.name, input.value); }
+        });
+        window.history.replaceState(null, '', here.pathname + here.search + here.hash);
+      }
+      form.addEventListener('input', update);
+      form.addEventListener('reset', function () { window.setTimeout(update, 0); });
+      form.addEventListener('submit', function (event) { event.preventDefault(); });
+      form.hidden = false;
+      if (inputs.some(function (input) { return params.has(input.name); })) { answer(); }
+    });
+  }
+
   // History: any two measurements of a configuration compared figure by figure, a move the
   // bad way beyond the threshold and both measurements' intervals marked, and none across a
   // change of method (the build's site::pages::history::diff and stats::noise).
@@ -927,6 +998,7 @@
     document.querySelectorAll('form.filters').forEach(makeFilterable);
     startFrontierToggle();
     startLimits();
+    startGoodput();
     startVersions();
     loadCharts();
     startSearch();
