@@ -107,6 +107,7 @@ fn every_page_works_in_chromium() {
         .unwrap();
     c32.power_w = Some(500.0);
     c32.joules_per_token = Some(0.196);
+    open_loop_sweep(root, &mut results);
     std::fs::write(
         root.join("data/results.json"),
         benchsite::data::to_json(&results),
@@ -120,10 +121,81 @@ fn every_page_works_in_chromium() {
     .unwrap();
     let output = project.run(&["build", "--base-url", "https://user.github.io/report/"]);
     output.assert_success();
-    pages_in_chromium(&project.root.path().join("site"), "/report/", None);
+    let stdout = pages_in_chromium(&project.root.path().join("site"), "/report/", None);
+    assert!(
+        stdout.contains("goodput: at TTFT ≤ 0.5 s 3 and 1 good"),
+        "{stdout}"
+    );
     assert!(root.join("site/changes/index.html").exists());
     assert!(root.join("site/ablations/index.html").exists());
     assert!(root.join("site/history/index.html").exists());
+}
+
+/// An open-loop sweep of two rates with its per-request data, made by hand, 4 s a level,
+/// every answer 101 tokens and sent when due: at 1 req/s TTFTs 0.1, 0.2, 0.4 and 0.8 s, at
+/// 2 req/s 0.3, 0.6 and 1.2 s and one failure. pages.mjs holds the page's goodput at TTFT ≤
+/// 0.5 s to what that gives by hand.
+fn open_loop_sweep(root: &std::path::Path, results: &mut benchsite::data::Results) {
+    use benchsite::data::{RequestLine, RequestStatus};
+    let mut sweep = results.sweeps[0].clone();
+    sweep.label = "qwen3.6-35b-a3b arrivals".into();
+    sweep.workload.rounds = 1;
+    sweep.workload.min_requests = None;
+    sweep.workload.arrivals = Some(benchsite::data::Arrivals {
+        burstiness: 1.0,
+        seed: 0,
+        max_concurrency: None,
+        requests: 4,
+        duration_s: None,
+    });
+    let mut lines = Vec::new();
+    let ttfts: [&[f64]; 2] = [&[0.1, 0.2, 0.4, 0.8], &[0.3, 0.6, 1.2]];
+    sweep.levels.truncate(2);
+    for (index, level) in sweep.levels.iter_mut().enumerate() {
+        level.concurrency = None;
+        level.rate_rps = Some((index + 1) as f64);
+        level.requests = 4;
+        level.succeeded = ttfts[index].len() as u64;
+        level.failed = 4 - level.succeeded;
+        level.wall_s = Some(4.0);
+        level.ci95.clear();
+        for (n, &ttft) in ttfts[index].iter().enumerate() {
+            lines.push(RequestLine {
+                level: index,
+                n: n as u64,
+                due_s: Some(n as f64),
+                sent_s: n as f64,
+                status: RequestStatus::Ok,
+                ttft_s: Some(ttft),
+                latency_s: Some(ttft + 1.0),
+                output_tokens: Some(101),
+                prompt_tokens: None,
+                chunks: None,
+                gap_p50_ms: None,
+                gap_max_ms: None,
+                error: None,
+            });
+        }
+    }
+    lines.push(RequestLine {
+        level: 1,
+        n: 3,
+        due_s: Some(3.0),
+        sent_s: 3.0,
+        status: RequestStatus::Failed,
+        ttft_s: None,
+        latency_s: None,
+        output_tokens: None,
+        prompt_tokens: None,
+        chunks: None,
+        gap_p50_ms: None,
+        gap_max_ms: None,
+        error: Some("HTTP 500".into()),
+    });
+    let path = benchsite::data::request_log_path(&sweep.slug());
+    benchsite::data::write_request_log(&root.join(&path), &lines).unwrap();
+    sweep.request_log = Some(path);
+    results.sweeps.push(sweep);
 }
 
 /// The picture README.md shows is the shipped report's quality page (its divergence heatmap)

@@ -63,7 +63,7 @@ pub fn section(c: &Catalog, index: usize, sweep: &Sweep) -> Option<GoodputSectio
                     id: Some(format!("good-{}", level.load().anchor())),
                     class: None,
                     cells: vec![
-                        super::shared::load_cell(level.load()),
+                        Cell::number(level.load().cell(), level.load().x()),
                         Cell::number(count(g.sent), g.sent as f64),
                         Cell::number(count(g.good), g.good as f64),
                         share.map_or_else(Cell::missing, |s| Cell::number(percent(s), s)),
