@@ -177,7 +177,7 @@ fn check_load(
     out: &mut Vec<Problem>,
     at: &str,
     sweep: &Sweep,
-    level: &super::model::SweepLevel,
+    level: &super::level::SweepLevel,
     previous: Option<f64>,
 ) {
     let load = level.load();
@@ -253,7 +253,7 @@ fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
             ));
         }
         let all_failed = level.succeeded == 0;
-        let status_failed = level.status == super::model::LevelStatus::Failed;
+        let status_failed = level.status == super::level::LevelStatus::Failed;
         if all_failed != status_failed {
             out.push(Problem::new(
                 format!("{at}/status"),

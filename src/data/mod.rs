@@ -6,6 +6,7 @@ mod document;
 mod error;
 pub mod figures;
 mod keys;
+mod level;
 mod load;
 mod locate;
 mod model;
@@ -26,6 +27,7 @@ pub use document::{
 };
 pub use error::DataError;
 pub use keys::{IdKey, Keys, LabelKey, RunKey};
+pub use level::{LevelStatus, SweepLevel};
 pub use load::{Arrivals, Load};
 pub use model::*;
 pub use problem::{Problem, Report, pointer_segment};
