@@ -677,6 +677,19 @@ fn an_open_loop_above_capacity_queues_and_below_it_does_not() {
     assert!(above.achieved_rps.unwrap() <= 50.0, "{above:?}");
     assert!(within(below.achieved_rps.unwrap(), 10.0, 0.5), "{below:?}");
     assert_eq!(above.unsent, Some(0));
+    // The server's own account, from its /metrics through each level: it runs one request
+    // at a time; above its capacity the rest wait in its queue. Each level's 40 prompts of
+    // 31 tokens were looked up in its prefix cache: 1,240 tokens, none found.
+    for level in &sweep.levels {
+        assert_eq!(level.running_max, Some(1.0), "{level:?}");
+        assert_eq!(
+            (level.prefix_queries, level.prefix_hits),
+            (Some(1240), Some(0))
+        );
+        assert_eq!(level.preemptions, Some(0));
+        assert!(level.metric_scrapes.unwrap() >= 2, "{level:?}");
+    }
+    assert!(above.waiting_max.unwrap() >= 5.0, "{above:?}");
 
     // Capped at one in flight: the wait moves into the client and counts in TTFT.
     let capped = FakeVllm::start(capacity());
@@ -779,6 +792,7 @@ fn an_open_loop_above_capacity_queues_and_below_it_does_not() {
         page.contains("Arrival rate (req/s)</th>") && page.contains("Client wait p95 (s)</th>")
     );
     assert!(page.contains("Time to first token against the arrival rate"));
+    assert!(page.contains("Requests the server ran and kept waiting against the arrival rate"));
     assert!(page.contains("Poisson arrivals, seed 3, 40 arrivals per level"));
     let index = project.page("sweeps/index.html");
     // (The fake counts 20 words, the nonce and 10 more: 31 prompt tokens.)

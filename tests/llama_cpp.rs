@@ -615,6 +615,26 @@ fn the_real_llama_server_is_measured_whole_run_after_run() {
         assert!(level.achieved_rps.unwrap() > 0.0, "{level:?}");
         assert!(level.wait_max_s.unwrap() < 0.05, "{level:?}");
         assert_eq!(level.unsent, Some(0));
+        // What the server said through the level (it runs with --metrics): the requests it
+        // processed and deferred, and the prompt tokens it processed or found cached: the
+        // 12 prompts' (each the median's length within a token or two, the nonce's), and
+        // of them, found cached, what the answers' usage reports summed say.
+        assert!(level.metric_scrapes.unwrap() >= 2, "{level:?}");
+        assert!(
+            level.running_max.is_some() && level.waiting_max.is_some(),
+            "{level:?}"
+        );
+        let (queries, prompt) = (level.prefix_queries.unwrap(), level.prompt_tokens.unwrap());
+        assert!(
+            (12 * (prompt - 2)..=12 * (prompt + 2)).contains(&queries),
+            "{level:?}"
+        );
+        assert_eq!(
+            level.prefix_hits,
+            Some(level.cached_prompt_tokens.unwrap_or(0)),
+            "{level:?}"
+        );
+        assert_eq!((level.kv_usage_max, level.preemptions), (None, None));
     }
     // Measured with the profile of another model, the run is refused before any request,
     // naming both; --force records it, saying so.

@@ -72,6 +72,16 @@ pub(super) fn counted(load: Load, succeeded: u64, failed: u64) -> SweepLevel {
         wait_max_s: None,
         peak_in_flight: None,
         unsent: None,
+        running_mean: None,
+        running_max: None,
+        waiting_mean: None,
+        waiting_max: None,
+        kv_usage_mean: None,
+        kv_usage_max: None,
+        preemptions: None,
+        prefix_queries: None,
+        prefix_hits: None,
+        metric_scrapes: None,
         ci95: std::collections::BTreeMap::new(),
     }
 }

@@ -34,6 +34,7 @@ pub mod server;
 pub mod stream;
 mod sweep;
 mod target;
+mod watch;
 
 pub use arrivals::schedule;
 pub use capture::{

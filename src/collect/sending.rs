@@ -56,6 +56,8 @@ pub struct Level {
     pub peak_in_flight: Option<u64>,
     /// Open loop: arrivals the cap held until the duration ran out, never sent.
     pub unsent: u64,
+    /// The server's `/metrics` through the level, where it has them.
+    pub scrapes: Vec<super::watch::Scrape>,
 }
 
 impl Level {

@@ -26,6 +26,7 @@ use super::runtime::interrupted;
 use super::sending::{Level, OpenLoop, run_level, run_open_level};
 use super::server::Server;
 use super::target::{ServerOptions, Target, connect};
+use super::watch::Watcher;
 use crate::data::figures::{LevelField, level};
 use crate::data::{self, Date, Dimensions, Id, LevelStatus, Load, Sweep, SweepLevel, Workload};
 use crate::profiles::{self, Setting};
@@ -150,6 +151,7 @@ impl Level {
         level.prompt_and_output_tok_s = (prompts.is_some() && level.total_tok_s.is_some())
             .then(|| stats::round((total_prompt + total_output) / wall, 1));
         (level.power_w, level.joules_per_token) = super::decode::energy(self.power, total_output);
+        super::watch::summarise(&self.scrapes, &mut level);
         level
     }
 
@@ -372,6 +374,7 @@ async fn measure_levels(
     let mut uncounted = false;
     let sending = Sending {
         workload,
+        watch: target.client.metrics().await.is_ok(),
         nonce,
         warmup: options.params.warmup,
     };
@@ -443,6 +446,8 @@ async fn measure_levels(
 struct Sending<'a> {
     /// The prompts' and answers' lengths, and the arrivals of an open loop.
     workload: &'a Workload,
+    /// Whether the server has `/metrics` to scrape through each level.
+    watch: bool,
     /// Starts every prompt, so no earlier measurement's prefix cache answers.
     nonce: &'a str,
     /// Requests per stream sent and discarded before the level.
@@ -542,10 +547,17 @@ async fn send_level(
                 }
             }
         };
-        let level = tokio::select! {
+        let watcher = match sending.watch {
+            true => Some(Watcher::start(&target.client).await),
+            false => None,
+        };
+        let mut level = tokio::select! {
             level = sent => Level { power: sampler.and_then(Sampler::stop), ..level },
             () = interrupted() => return None,
         };
+        if let Some(watcher) = watcher {
+            level.scrapes = watcher.stop().await;
+        }
         // Every request refused over one optional field: send the level again without it.
         let refused = level.timings.is_empty()
             && level

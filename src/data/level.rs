@@ -154,6 +154,44 @@ pub struct SweepLevel {
     /// never sent; more than 0 means the rate was above what the server answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unsent: Option<u64>,
+    /// What the server said of its scheduler through the level, from its `/metrics` scraped
+    /// every half second (and once after): the mean of the requests it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub running_mean: Option<f64>,
+    /// The most requests it ran at one scrape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub running_max: Option<f64>,
+    /// The mean of the requests waiting in its queue (vLLM's waiting, llama-server's
+    /// deferred).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub waiting_mean: Option<f64>,
+    /// The most requests waiting at one scrape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0))]
+    pub waiting_max: Option<f64>,
+    /// The mean share of the KV cache in use (vLLM's `kv_cache_usage_perc`, 0 to 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub kv_usage_mean: Option<f64>,
+    /// The largest share of the KV cache in use at one scrape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub kv_usage_max: Option<f64>,
+    /// Requests the server preempted during the level (its counter's increase).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemptions: Option<u64>,
+    /// Prompt tokens the server looked up in its prefix cache during the level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_queries: Option<u64>,
+    /// Of those, the tokens it found there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_hits: Option<u64>,
+    /// How many scrapes of `/metrics` the figures above are over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric_scrapes: Option<u64>,
     /// How an imported level's figures were obtained: recomputed from per-request data, or
     /// taken from the tool's summary.
     #[serde(default, skip_serializing_if = "Option::is_none")]

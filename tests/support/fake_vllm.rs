@@ -144,6 +144,8 @@ struct Shared {
     finished: AtomicU64,
     in_flight: AtomicUsize,
     peak: AtomicUsize,
+    /// Prompt tokens of every chat or completion request so far.
+    prompt_tokens_seen: AtomicU64,
     bodies: Mutex<Vec<Value>>,
     /// The Authorization header of each chat request, empty when there was none.
     authorizations: Mutex<Vec<String>>,
@@ -214,6 +216,7 @@ impl FakeVllm {
             spec_extra: Mutex::new((0, 0)),
             in_flight: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
+            prompt_tokens_seen: AtomicU64::new(0),
             bodies: Mutex::new(Vec::new()),
             authorizations: Mutex::new(Vec::new()),
             scorings: Mutex::new(std::collections::HashMap::new()),
@@ -339,8 +342,17 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
     if let Some(text) = &script.metrics_text {
         return text.clone().into_response();
     }
-    let mut text = String::from(
-        "# HELP vllm:num_requests_running Number of requests.\n# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine=\"0\",model_name=\"m\"} 0.0\n",
+    // What vLLM says of its scheduler: the requests it runs (at most max_seqs), those that
+    // wait, the share of the KV cache the running ones hold (each its share of the sequences),
+    // no preemption, and the prompt tokens looked up in the prefix cache and found there.
+    let open = shared.in_flight.load(Ordering::SeqCst);
+    let running = open.min(script.max_seqs);
+    let hits = script.cached_tokens.unwrap_or(0) * shared.finished.load(Ordering::SeqCst);
+    let mut text = format!(
+        "# HELP vllm:num_requests_running Number of requests.\n# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{{engine=\"0\",model_name=\"m\"}} {running}.0\n# HELP vllm:num_requests_waiting Waiting.\n# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{{engine=\"0\",model_name=\"m\"}} {}.0\n# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.\n# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc{{engine=\"0\",model_name=\"m\"}} {}\n# HELP vllm:num_preemptions_total Preemptions.\n# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total{{engine=\"0\",model_name=\"m\"}} 0.0\n# HELP vllm:prefix_cache_queries_total Prefix cache queries, in terms of number of queried tokens.\n# TYPE vllm:prefix_cache_queries_total counter\nvllm:prefix_cache_queries_total{{engine=\"0\",model_name=\"m\"}} {}.0\n# HELP vllm:prefix_cache_hits_total Prefix cache hits, in terms of number of cached tokens.\n# TYPE vllm:prefix_cache_hits_total counter\nvllm:prefix_cache_hits_total{{engine=\"0\",model_name=\"m\"}} {hits}.0\n",
+        open - running,
+        running as f64 / script.max_seqs.max(1) as f64,
+        shared.prompt_tokens_seen.load(Ordering::SeqCst),
     );
     if let Some(kv) = script.kv_tokens {
         text.push_str(&format!("# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n# TYPE vllm:cache_config_info gauge\nvllm:cache_config_info{{block_size=\"16\",cache_dtype=\"fp8\",engine=\"0\",kv_cache_size_tokens=\"{kv}\",num_gpu_blocks=\"{}\"}} 1.0\n", kv / 16));
@@ -595,6 +607,9 @@ async fn chat(
         .as_str()
         .or(request["prompt"].as_str())
         .map_or(0, |text| text.split_whitespace().count() as u64 + 10);
+    shared
+        .prompt_tokens_seen
+        .fetch_add(prompt_tokens, Ordering::SeqCst);
     shared.traces.lock().unwrap().insert(
         number,
         Trace {

@@ -476,6 +476,70 @@ pub static UNSENT: LevelField = level(field(
     |l| l.unsent.map(Value::Count),
 ));
 
+const fn scraped(
+    key: &'static str,
+    label: &'static str,
+    get: fn(&SweepLevel) -> Option<Value>,
+) -> LevelField {
+    level(field(
+        key,
+        label,
+        "",
+        Precision::Decimals(2),
+        Role::Detail,
+        get,
+    ))
+}
+
+pub static RUNNING_MEAN: LevelField = scraped("running_mean", "Running, mean", |l| {
+    measured(l.running_mean)
+});
+pub static RUNNING_MAX: LevelField =
+    scraped("running_max", "Running, most", |l| measured(l.running_max));
+pub static WAITING_MEAN: LevelField = scraped("waiting_mean", "Waiting, mean", |l| {
+    measured(l.waiting_mean)
+});
+pub static WAITING_MAX: LevelField =
+    scraped("waiting_max", "Waiting, most", |l| measured(l.waiting_max));
+pub static KV_USAGE_MEAN: LevelField = scraped("kv_usage_mean", "KV cache in use, mean", |l| {
+    measured(l.kv_usage_mean)
+});
+pub static KV_USAGE_MAX: LevelField = scraped("kv_usage_max", "KV cache in use, most", |l| {
+    measured(l.kv_usage_max)
+});
+pub static PREEMPTIONS: LevelField = level(field(
+    "preemptions",
+    "Preemptions",
+    "",
+    Precision::Exact,
+    LOWER,
+    |l| l.preemptions.map(Value::Count),
+));
+pub static PREFIX_QUERIES: LevelField = level(field(
+    "prefix_queries",
+    "Prefix cache lookups (tokens)",
+    "tokens",
+    Precision::Exact,
+    Role::Detail,
+    |l| l.prefix_queries.map(Value::Count),
+));
+pub static PREFIX_HITS: LevelField = level(field(
+    "prefix_hits",
+    "Prefix cache hits (tokens)",
+    "tokens",
+    Precision::Exact,
+    Role::Detail,
+    |l| l.prefix_hits.map(Value::Count),
+));
+pub static METRIC_SCRAPES: LevelField = level(field(
+    "metric_scrapes",
+    "/metrics scrapes",
+    "",
+    Precision::Exact,
+    Role::Detail,
+    |l| l.metric_scrapes.map(Value::Count),
+));
+
 /// Time per output token from the level's mean per-stream decode rate (1000 / rate), for
 /// limits on levels recorded before TPOT percentiles were. Not a field of the document.
 pub static TPOT_FROM_RATE_MS: LevelField = judging(
@@ -495,7 +559,7 @@ pub static TPOT_FROM_RATE_MS: LevelField = judging(
 );
 
 /// Every field of a sweep level, in the order of the sweep-levels download and table.
-pub static ALL: [&LevelField; 34] = [
+pub static ALL: [&LevelField; 44] = [
     &CONCURRENCY,
     &RATE_RPS,
     &REQUESTS,
@@ -530,6 +594,16 @@ pub static ALL: [&LevelField; 34] = [
     &WAIT_MAX_S,
     &PEAK_IN_FLIGHT,
     &UNSENT,
+    &RUNNING_MEAN,
+    &RUNNING_MAX,
+    &WAITING_MEAN,
+    &WAITING_MAX,
+    &KV_USAGE_MEAN,
+    &KV_USAGE_MAX,
+    &PREEMPTIONS,
+    &PREFIX_QUERIES,
+    &PREFIX_HITS,
+    &METRIC_SCRAPES,
 ];
 
 /// The figures a latency limit (`[slo]`) may bound, by their key, in the order the limits

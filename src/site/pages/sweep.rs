@@ -67,13 +67,17 @@ pub const CHARTS: &[SweepChart] = &[
 
 /// The figures a levels table shows where some level of the sweep has them, after the
 /// latency.
-static WHERE_MEASURED: [&LevelField; 13] = [
+static WHERE_MEASURED: [&LevelField; 17] = [
     &level::ACHIEVED_RPS,
     &level::WAIT_P50_S,
     &level::WAIT_P95_S,
     &level::WAIT_MAX_S,
     &level::PEAK_IN_FLIGHT,
     &level::UNSENT,
+    &level::RUNNING_MAX,
+    &level::WAITING_MAX,
+    &level::KV_USAGE_MAX,
+    &level::PREEMPTIONS,
     &level::PROMPT_AND_OUTPUT_TOK_S,
     &level::TPOT_P50_MS,
     &level::TPOT_P95_MS,
@@ -99,6 +103,14 @@ const OPEN_CHARTS: &[SweepChart] = &[
         figures: [&level::WAIT_P50_S, &level::WAIT_P95_S],
     },
 ];
+
+/// What the server said it ran and kept waiting, where its `/metrics` were scraped.
+const SERVER_CHART: SweepChart = SweepChart {
+    name: "server",
+    title: "Requests the server ran and kept waiting against concurrency",
+    unit: "requests",
+    figures: [&level::RUNNING_MEAN, &level::WAITING_MEAN],
+};
 
 /// The levels table of one sweep.
 pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
@@ -194,9 +206,12 @@ fn level_cell(field: &LevelField, level: &SweepLevel) -> Cell {
 pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
     let open = sweep.workload.open_loop();
     let extra = if open { OPEN_CHARTS } else { &[] };
+    let scraped = sweep.levels.iter().any(|l| l.running_mean.is_some());
+    let server = if scraped { &[SERVER_CHART][..] } else { &[] };
     CHARTS
         .iter()
         .chain(extra)
+        .chain(server)
         .map(|chart| {
             let series: Vec<LineSeries> = chart
                 .figures
@@ -209,6 +224,8 @@ pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
                             field.series,
                             level::TAIL_MIN_N
                         )
+                    } else if field.series.is_empty() {
+                        field.field.name().to_owned()
                     } else {
                         field.series.to_owned()
                     },
