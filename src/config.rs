@@ -128,6 +128,34 @@ impl Slo {
         &self.bounds
     }
 
+    /// Whether `level` holds every bound: no failed request, and each bounded figure
+    /// measured and at most its bound.
+    pub fn holds(&self, level: &crate::data::SweepLevel) -> bool {
+        level.failed == 0
+            && self.bounds.iter().all(|b| {
+                b.figure
+                    .field
+                    .number_in(level)
+                    .is_some_and(|value| value <= b.at_most)
+            })
+    }
+
+    /// The limits in words: `TTFT p95 ≤ 2 s, latency p95 ≤ 10 s`.
+    pub fn words(&self) -> String {
+        self.bounds
+            .iter()
+            .map(|b| {
+                format!(
+                    "{} ≤ {} {}",
+                    b.figure.field.name(),
+                    b.at_most,
+                    b.figure.field.unit
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The bound on a figure, when one is given.
     pub fn bound(&self, figure: &LevelField) -> Option<f64> {
         self.bounds

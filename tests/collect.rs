@@ -804,6 +804,99 @@ fn an_open_loop_above_capacity_queues_and_below_it_does_not() {
     check_is_clean(&project);
 }
 
+/// A limit search against a server of scripted capacity: four sequences at once, each answer
+/// 20 ms to its first token and 9 more 5 ms apart. Up to 4 streams nothing waits (TTFT about
+/// 20 ms); at 5 and more, one stream always waits a whole answer (TTFT p95 about 85 ms). At
+/// TTFT p95 ≤ 50 ms the boundary is 4, found by hand as the search goes: 1, 2 and 4 hold, 8
+/// breaks, then 6 and 5 break.
+#[test]
+fn a_limit_search_finds_the_scripted_boundary_within_one_step() {
+    let _timed = timed();
+    let server = FakeVllm::start(Script {
+        ttft: Duration::from_millis(20),
+        chunk_interval: Duration::from_millis(5),
+        tokens: 10,
+        max_seqs: 4,
+        ..Script::default()
+    });
+    let project = Project::copy_of_repo();
+    let url = server.url();
+    let search = |project: &Project| {
+        project.run(&[
+            "collect",
+            "sweep",
+            "--label",
+            "limit",
+            "--search",
+            "--levels",
+            "1,64",
+            "--prompt-words",
+            "20",
+            "--output-tokens",
+            "10",
+            "--warmup",
+            "0",
+            "--ignore-eos",
+            "--base-url",
+            &url,
+        ])
+    };
+    // Without limits there is nothing to search for.
+    let refused = search(&project);
+    assert!(!refused.status.success());
+    assert!(
+        refused.stderr.contains("give [slo] in benchsite.toml"),
+        "{}",
+        refused.stderr
+    );
+    project.write(
+        "benchsite.toml",
+        &format!(
+            "{}\n[slo]\nttft_p95_s = 0.05\n",
+            std::fs::read_to_string(project.root.path().join("benchsite.toml")).unwrap()
+        ),
+    );
+    let output = search(&project);
+    output.assert_success();
+    let doc = project.results();
+    let sweep = doc.sweeps.iter().find(|s| s.label == "limit").unwrap();
+    let found = sweep.search.as_ref().unwrap();
+    assert_eq!(
+        (found.held, found.broke, found.probes),
+        (Some(4.0), Some(5.0), 6)
+    );
+    assert_eq!(found.limits, "TTFT p95 ≤ 0.05 s");
+    // Every probe is a level, in load order, with its own requests.
+    let loads: Vec<Option<u64>> = sweep.levels.iter().map(|l| l.concurrency).collect();
+    assert_eq!(loads, [1, 2, 4, 5, 6, 8].map(Some));
+    let lines = data::read_request_log(
+        &project
+            .root
+            .path()
+            .join(sweep.request_log.as_deref().unwrap()),
+    )
+    .unwrap();
+    for (index, level) in sweep.levels.iter().enumerate() {
+        let sent = lines.iter().filter(|l| l.level == index).count() as u64;
+        assert_eq!(sent, level.requests, "{level:?}");
+    }
+    assert!(
+        output
+            .stderr
+            .contains("search: concurrency 5 breaks the limits"),
+        "{}",
+        output.stderr
+    );
+    project.run(&["build"]).assert_success();
+    let page = project.page("sweeps/limit/index.html");
+    assert!(
+        page.contains("TTFT p95 ≤ 0.05 s: concurrency 4 holds, concurrency 5 breaks (6 probes)"),
+        "{page}"
+    );
+    assert!(page.contains("highest within the limits"));
+    check_is_clean(&project);
+}
+
 /// Parameters that do not make an open loop are refused, naming the flag.
 #[test]
 fn open_loop_parameters_are_checked() {

@@ -23,6 +23,8 @@ pub const SWEEP_MIN_REQUESTS: u64 = crate::data::figures::level::TAIL_MIN_N;
 pub const SWEEP_BURSTINESS: f64 = 1.0;
 /// `collect sweep --rates`: arrivals per level.
 pub const SWEEP_OPEN_REQUESTS: u64 = 100;
+/// `collect sweep --search` over rates: stop when the bracket is within this share.
+pub const SEARCH_TOLERANCE: f64 = 0.1;
 /// `collect sweep`: requests per stream sent and discarded before each level.
 pub const SWEEP_WARMUP: u64 = 1;
 /// The version of the measurement definitions new records are measured by: bumped whenever

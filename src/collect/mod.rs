@@ -9,6 +9,7 @@
 //! failure record.
 
 mod acceptance;
+mod answers;
 mod arrivals;
 mod capture;
 pub mod client;
@@ -29,6 +30,7 @@ mod provenance;
 mod quality;
 mod runtime;
 mod save;
+mod search;
 mod sending;
 pub mod server;
 pub mod stream;

@@ -90,6 +90,15 @@ pub struct SweepParams {
     #[arg(long = "duration", value_name = "SECONDS")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
+    /// Search for the highest load that keeps the report's [slo]: start at the first level (or
+    /// rate), double while each holds, up to the last, then bisect.
+    #[arg(long)]
+    #[serde(default)]
+    pub search: bool,
+    /// A rate search stops when its bracket is within this share of its low end.
+    #[arg(long, default_value_t = defaults::SEARCH_TOLERANCE)]
+    #[serde(default = "search_tolerance")]
+    pub search_tolerance: f64,
     /// Words per prompt (distinct deterministic text per request).
     #[arg(long, default_value_t = defaults::SWEEP_PROMPT_WORDS)]
     #[serde(default = "sweep_prompt_words")]
@@ -315,11 +324,32 @@ impl SweepParams {
         if self.duration_s.is_some_and(|d| !(d.is_finite() && d > 0.0)) {
             return unusable("duration_s", "seconds above 0");
         }
+        self.searchable()
+    }
+
+    /// A search's tolerance in range, and only beside `--search`.
+    fn searchable(&self) -> Result<(), Unusable> {
+        if self.search_tolerance != defaults::SEARCH_TOLERANCE && !self.search {
+            return Err(Unusable {
+                key: "search_tolerance",
+                expected: "search beside it, or leave it out".into(),
+            });
+        }
+        if !(self.search_tolerance > 0.0 && self.search_tolerance < 1.0) {
+            return Err(Unusable {
+                key: "search_tolerance",
+                expected: "a share above 0 and below 1, e.g. 0.1".into(),
+            });
+        }
         Ok(())
     }
 
-    /// Every request the sweep plans to send, warm-ups aside: for the progress bar.
+    /// Every request the sweep plans to send, warm-ups aside: for the progress bar (0 for a
+    /// search, whose probes are not known before).
     pub fn planned_total(&self) -> u64 {
+        if self.search {
+            return 0;
+        }
         let workload = self.workload();
         self.loads()
             .into_iter()
@@ -372,6 +402,9 @@ pub(super) fn planned_requests(workload: &Workload, load: Load) -> u64 {
     }
 }
 
+fn search_tolerance() -> f64 {
+    defaults::SEARCH_TOLERANCE
+}
 fn sweep_levels() -> Vec<u64> {
     vec![1, 2, 4, 8, 16, 32]
 }
@@ -550,6 +583,8 @@ mod tests {
             name: None,
             levels: vec![1, 3, 9],
             rates: vec![0.5, 2.0],
+            search: true,
+            search_tolerance: 0.05,
             burstiness: 0.5,
             seed: 9,
             max_concurrency: Some(4),

@@ -9,20 +9,18 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use futures_util::StreamExt;
-
 use super::arrivals::schedule;
 use super::client::{Endpoint, Liveness};
 use super::decode::{failure, log_path, overrides_text};
 use super::error::CollectError;
 use super::launch::{self, Diagnosis, LaunchOptions, Launched, Phase};
-use super::level::{Request, counted, figures};
 use super::outcome::Outcome;
 use super::params::planned_requests;
 use super::power::{self, Sampler};
 use super::progress::Progress;
 use super::prompt::prompt;
 use super::runtime::interrupted;
+use super::search::Planner;
 use super::sending::{Level, OpenLoop, run_level, run_open_level};
 use super::server::Server;
 use super::target::{ServerOptions, Target, connect};
@@ -31,7 +29,6 @@ use crate::data::figures::{LevelField, level};
 use crate::data::{self, Date, Dimensions, Id, LevelStatus, Load, Sweep, SweepLevel, Workload};
 use crate::profiles::{self, Setting};
 use crate::project::Layout;
-use crate::stats;
 
 /// What `collect sweep` measures.
 #[derive(Debug, Clone)]
@@ -74,157 +71,6 @@ pub fn request_body(server: &Server, model: &str, prompt: &str, workload: &Workl
         body["ignore_eos"] = json!(workload.ignore_eos);
     }
     body
-}
-
-impl Level {
-    /// Why requests failed, each distinct cause once with its count, most frequent first:
-    /// `3 × HTTP 500: out of memory`.
-    pub fn causes(&self) -> Vec<String> {
-        let mut counts: Vec<(String, usize)> = Vec::new();
-        for error in &self.errors {
-            let cause = error.to_string();
-            match counts.iter_mut().find(|(c, _)| *c == cause) {
-                Some((_, n)) => *n += 1,
-                None => counts.push((cause, 1)),
-            }
-        }
-        counts.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
-        counts
-            .into_iter()
-            .map(|(cause, n)| format!("{n} × {cause}"))
-            .collect()
-    }
-
-    /// Counts the output tokens of the answers that came without a usage report, asked for
-    /// at most `max_tokens` (`Target::count_tokens`), eight at a time; how they were counted.
-    pub(crate) async fn count_tokens(
-        &mut self,
-        target: &Target,
-        max_tokens: u64,
-    ) -> Vec<super::target::Counted> {
-        futures_util::stream::iter(
-            self.timings
-                .iter_mut()
-                .map(|t| target.count_tokens(t, max_tokens)),
-        )
-        .buffer_unordered(8)
-        .filter_map(std::future::ready)
-        .collect::<Vec<_>>()
-        .await
-    }
-
-    /// The level as the results document records it: at `load`, of `requests` requests (in
-    /// an open loop, those sent). An open-loop answer's TTFT and latency run from when it was
-    /// due, its wait in the client included.
-    pub fn summary(&self, load: Load, requests: u64) -> SweepLevel {
-        let answered: Vec<Request> = self
-            .timings
-            .iter()
-            .enumerate()
-            .map(|(index, t)| {
-                let wait = self.sent.get(index).map_or(0.0, |s| s.wait().as_secs_f64());
-                Request {
-                    ttft: wait + t.ttft.as_secs_f64(),
-                    latency: Some(wait + t.latency.as_secs_f64()),
-                    output: t.output_tokens().map(|n| n as f64),
-                    prompt: t.usage.and_then(|u| u.prompt_tokens).map(|n| n as f64),
-                    gaps: std::borrow::Cow::Borrowed(&t.gaps),
-                    chunks: Some(t.text_chunks),
-                }
-            })
-            .collect();
-        let succeeded = answered.len() as u64;
-        let mut level = counted(load, succeeded, requests.saturating_sub(succeeded));
-        figures(&mut level, &answered);
-        self.timed(&mut level, load);
-        level.cached_prompt_tokens = self
-            .timings
-            .iter()
-            .filter_map(|t| t.usage.and_then(|u| u.cached_tokens()))
-            .reduce(|a, b| a + b);
-        let total_output: f64 = answered.iter().filter_map(|r| r.output).sum();
-        let wall = self.wall.as_secs_f64();
-        level.total_tok_s = (!answered.is_empty() && wall > 0.0 && total_output > 0.0)
-            .then(|| stats::round(total_output / wall, 1));
-        let prompts: Option<Vec<f64>> = answered.iter().map(|r| r.prompt).collect();
-        let total_prompt: f64 = prompts.iter().flatten().sum();
-        level.prompt_and_output_tok_s = (prompts.is_some() && level.total_tok_s.is_some())
-            .then(|| stats::round((total_prompt + total_output) / wall, 1));
-        (level.power_w, level.joules_per_token) = super::decode::energy(self.power, total_output);
-        super::watch::summarise(&self.scrapes, &mut level);
-        level
-    }
-
-    /// Each request of the level, level `index` of its sweep, as its per-request data keeps
-    /// it: the answers in the order they finished, then the failures.
-    pub fn lines(&self, index: usize) -> Vec<data::RequestLine> {
-        let seconds = |d: Duration| stats::round(d.as_secs_f64(), 6);
-        let line = |sent: &super::sending::Sent| data::RequestLine {
-            level: index,
-            n: sent.n,
-            due_s: sent.due.map(seconds),
-            sent_s: seconds(sent.at),
-            status: data::RequestStatus::Ok,
-            ttft_s: None,
-            latency_s: None,
-            output_tokens: None,
-            prompt_tokens: None,
-            chunks: None,
-            gap_p50_ms: None,
-            gap_max_ms: None,
-            error: None,
-        };
-        let answered = self.timings.iter().zip(&self.sent).map(|(t, sent)| {
-            let gaps: Vec<f64> = t.gaps.iter().map(|&g| f64::from(g) * 1e3).collect();
-            data::RequestLine {
-                ttft_s: Some(seconds(t.ttft)),
-                latency_s: Some(seconds(t.latency)),
-                output_tokens: t.output_tokens(),
-                prompt_tokens: t.usage.and_then(|u| u.prompt_tokens),
-                chunks: Some(t.text_chunks),
-                gap_p50_ms: stats::median(&gaps).map(|g| stats::round(g, 3)),
-                gap_max_ms: gaps
-                    .iter()
-                    .copied()
-                    .reduce(f64::max)
-                    .map(|g| stats::round(g, 3)),
-                ..line(sent)
-            }
-        });
-        let failed = self
-            .errors
-            .iter()
-            .zip(&self.failed_sent)
-            .map(|(error, sent)| data::RequestLine {
-                status: data::RequestStatus::Failed,
-                error: Some(error.to_string()),
-                ..line(sent)
-            });
-        answered.chain(failed).collect()
-    }
-
-    /// The level's wall time and the requests it answered per second; in an open loop, the
-    /// waits in the client, the most in flight and the arrivals never sent.
-    fn timed(&self, level: &mut SweepLevel, load: Load) {
-        let wall = self.wall.as_secs_f64();
-        level.wall_s = (wall > 0.0).then(|| stats::round(wall, 3));
-        level.achieved_rps = (wall > 0.0).then(|| stats::round(level.succeeded as f64 / wall, 3));
-        if !load.is_rate() {
-            return;
-        }
-        let waits: Vec<f64> = self
-            .sent
-            .iter()
-            .chain(&self.failed_sent)
-            .map(|s| s.wait().as_secs_f64())
-            .collect();
-        let q = |at: f64| stats::quantile(&waits, at).map(|v| stats::round(v, 4));
-        level.wait_p50_s = q(0.5);
-        level.wait_p95_s = q(0.95);
-        level.wait_max_s = q(1.0);
-        level.peak_in_flight = self.peak_in_flight;
-        level.unsent = Some(self.unsent);
-    }
 }
 
 /// Runs the sweep; see the module documentation.
@@ -277,28 +123,67 @@ pub async fn sweep(
     };
     let mut target = connect(&options.server).await?;
     progress.line(&format!("measuring {}", target.server.describe()));
-    let workload = &options.params.workload();
     let nonce = nonce();
-    let Levels {
-        levels,
-        lines,
-        stopped,
-        mut notes,
-        counted,
-        uncounted,
-    } = match measure_levels(&mut target, options, &nonce, launched.as_mut(), progress).await {
+    let slo = limits(layout, options)?;
+    let measured = match measure_levels(
+        &mut target,
+        options,
+        &nonce,
+        launched.as_mut(),
+        slo.as_ref(),
+        progress,
+    )
+    .await
+    {
         Ok(measured) => measured,
         Err(diagnosis) => return failed_launch(diagnosis),
     };
     drop(launched);
+    let measurement = Measurement {
+        layout,
+        options,
+        target: &target,
+        nonce: &nonce,
+        slug: &slug,
+    };
+    recorded(&measurement, measured, effective.as_ref(), progress)
+}
+
+/// What a sweep's record is made from besides its levels.
+struct Measurement<'a> {
+    layout: &'a Layout,
+    options: &'a SweepOptions,
+    target: &'a Target,
+    nonce: &'a str,
+    slug: &'a str,
+}
+
+/// The sweep's record of what its levels gave, its per-request data written: measured, or
+/// partial when it stopped early; an error when no level finished.
+fn recorded(
+    m: &Measurement,
+    measured: Levels,
+    effective: Option<&(profiles::Effective, &Vec<Setting>)>,
+    progress: &Progress,
+) -> Result<Outcome<Sweep>, CollectError> {
+    let Levels {
+        levels,
+        mut lines,
+        search,
+        stopped,
+        mut notes,
+        counted,
+        uncounted,
+    } = measured;
     if levels.is_empty() {
         return Err(match stopped {
             Some(_) => CollectError::Interrupted,
             None => CollectError::Server("no level finished".into()),
         });
     }
+    let workload = &m.options.params.workload();
     closing_notes(
-        &target,
+        m.target,
         workload,
         &counted,
         uncounted,
@@ -306,17 +191,14 @@ pub async fn sweep(
         &mut notes,
         progress,
     );
-    let method = method_of(options, workload, &levels, &nonce, counted.is_empty());
-    let mut record = record(
-        options,
-        &target,
-        workload,
-        levels,
-        notes,
-        effective.as_ref(),
-    );
+    let method = method_of(m.options, workload, &levels, m.nonce, counted.is_empty());
+    let mut record = record(m.options, m.target, workload, levels, notes, effective);
     record.method = Some(method);
-    record.request_log = keep_requests(layout, options, &slug, &lines)?;
+    if search.is_some() {
+        in_load_order(&mut record.levels, &mut lines);
+    }
+    record.search = search;
+    record.request_log = keep_requests(m.layout, m.options, m.slug, &lines)?;
     Ok(match stopped {
         Some(why) => Outcome::Partial { record, why },
         None => Outcome::Measured {
@@ -324,6 +206,44 @@ pub async fn sweep(
             warnings: Vec::new(),
         },
     })
+}
+
+/// The report's limits, for a search: `[slo]` of benchsite.toml, which must give one.
+fn limits(
+    layout: &Layout,
+    options: &SweepOptions,
+) -> Result<Option<crate::config::Slo>, CollectError> {
+    if !options.params.search {
+        return Ok(None);
+    }
+    let config = crate::config::load(&layout.root)
+        .map_err(|error| CollectError::Usage(error.to_string()))?;
+    if config.slo.bounds().is_empty() {
+        return Err(CollectError::Usage(
+            "--search looks for the highest load within the report's limits: give [slo] in benchsite.toml, e.g. ttft_p95_s = 2".into(),
+        ));
+    }
+    Ok(Some(config.slo))
+}
+
+/// A search's probes in load order, as a sweep's levels are, each request's `level` moved
+/// with its level.
+fn in_load_order(levels: &mut Vec<SweepLevel>, lines: &mut [data::RequestLine]) {
+    let mut order: Vec<usize> = (0..levels.len()).collect();
+    order.sort_by(|&a, &b| levels[a].load().x().total_cmp(&levels[b].load().x()));
+    let mut moved = vec![0; order.len()];
+    for (to, &from) in order.iter().enumerate() {
+        moved[from] = to;
+    }
+    for line in lines.iter_mut() {
+        line.level = moved[line.level];
+    }
+    let mut taken: Vec<Option<SweepLevel>> = levels.drain(..).map(Some).collect();
+    levels.extend(
+        order
+            .iter()
+            .map(|&from| taken[from].take().expect("each once")),
+    );
 }
 
 /// Writes the sweep's per-request data beside its document, unless a dry run: its path in
@@ -345,6 +265,8 @@ fn keep_requests(
 /// What the levels of a sweep gave.
 struct Levels {
     levels: Vec<SweepLevel>,
+    /// What a limit search found, when the sweep was one.
+    search: Option<data::LimitSearch>,
     /// Every request of every level, for the per-request data.
     lines: Vec<data::RequestLine>,
     /// Why the sweep stopped before its last level.
@@ -363,6 +285,7 @@ async fn measure_levels(
     options: &SweepOptions,
     nonce: &str,
     mut launched: Option<&mut Launched>,
+    slo: Option<&crate::config::Slo>,
     progress: &Progress,
 ) -> Result<Levels, Diagnosis> {
     let workload = &options.params.workload();
@@ -378,7 +301,12 @@ async fn measure_levels(
         nonce,
         warmup: options.params.warmup,
     };
-    for (index, load) in options.params.loads().into_iter().enumerate() {
+    let mut planner = match &slo {
+        Some(_) => Planner::search(&options.params.loads(), options.params.search_tolerance),
+        None => Planner::sweep(options.params.loads()),
+    };
+    let mut index = 0;
+    while let Some(load) = planner.next() {
         let planned = planned_requests(workload, load);
         progress.step(&format!("{}: {planned} requests", load.words()));
         let Some(mut level) = send_level(target, index, load, &sending, progress).await else {
@@ -392,26 +320,15 @@ async fn measure_levels(
         counted.extend(level.count_tokens(target, workload.output_tokens).await);
         uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none());
         let summary = level.summary(load, requests);
-        lines.extend(level.lines(index));
+        let level_lines = level.lines(index);
+        if let Some(slo) = &slo {
+            let (holds, saturated) = probed(slo, load, &summary, &level_lines, progress);
+            planner.record(load, holds, saturated);
+        }
+        index += 1;
+        lines.extend(level_lines);
         note_failures(target, &level, load, requests, &mut notes, progress);
-        let cached = summary
-            .cached_prompt_tokens
-            .filter(|&n| n > 0)
-            .map(|cached| {
-                format!(
-                    "{}: the server answered {cached} prompt tokens from its prefix cache",
-                    load.words()
-                )
-            });
-        let unsent = summary.unsent.filter(|&n| n > 0).map(|n| {
-            format!("{}: {n} arrivals were still held back by --max-concurrency when --duration ran out, and were never sent: the server did not keep up with the rate", load.words())
-        });
-        // What the level's answers say of how it was measured: the cache, bursts.
-        for said in cached
-            .into_iter()
-            .chain(unsent)
-            .chain(super::level::bunched(&summary))
-        {
+        for said in level_warnings(&summary, load) {
             progress.line(&format!("warning: {said}"));
             notes.push(super::target::sentence(&said));
         }
@@ -432,14 +349,64 @@ async fn measure_levels(
             }
         }
     }
+    let search = slo.as_ref().and_then(|slo| planner.result(slo.words()));
     Ok(Levels {
         levels,
         lines,
+        search,
         stopped,
         notes,
         counted,
         uncounted,
     })
+}
+
+/// What a level's answers say of how it was measured: the prefix cache answered for the
+/// server, arrivals never sent, a stream that came in bursts.
+fn level_warnings(summary: &SweepLevel, load: Load) -> Vec<String> {
+    let cached = summary
+        .cached_prompt_tokens
+        .filter(|&n| n > 0)
+        .map(|cached| {
+            format!(
+                "{}: the server answered {cached} prompt tokens from its prefix cache",
+                load.words()
+            )
+        });
+    let unsent = summary.unsent.filter(|&n| n > 0).map(|n| {
+        format!("{}: {n} arrivals were still held back by --max-concurrency when --duration ran out, and were never sent: the server did not keep up with the rate", load.words())
+    });
+    cached
+        .into_iter()
+        .chain(unsent)
+        .chain(super::level::bunched(summary))
+        .collect()
+}
+
+/// A search's probe judged, and said on the terminal: whether it held the limits, and
+/// whether an open loop was over-saturated.
+fn probed(
+    slo: &crate::config::Slo,
+    load: Load,
+    summary: &SweepLevel,
+    lines: &[data::RequestLine],
+    progress: &Progress,
+) -> (bool, bool) {
+    let saturated = match load {
+        Load::Rate(rate) => super::search::saturated(rate, summary.achieved_rps, lines),
+        Load::Concurrency(_) => false,
+    };
+    let holds = slo.holds(summary);
+    progress.line(&format!(
+        "search: {} {}",
+        load.words(),
+        match (saturated, holds) {
+            (true, _) => "over-saturated: TTFT grew through the level",
+            (false, true) => "holds the limits",
+            (false, false) => "breaks the limits",
+        }
+    ));
+    (holds, saturated)
 }
 
 /// What every level of a sweep sends besides its own prompts.
@@ -682,6 +649,7 @@ fn record(
         source: None,
         method: None,
         provenance: None,
+        search: None,
         request_log: None,
     }
 }

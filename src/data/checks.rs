@@ -235,6 +235,19 @@ fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
             "neither",
         ));
     }
+    if let Some(search) = &sweep.search {
+        for (key, x) in [("held", search.held), ("broke", search.broke)] {
+            if let Some(x) = x
+                && !sweep.levels.iter().any(|l| l.load().x() == x)
+            {
+                out.push(Problem::new(
+                    format!("{at}/search/{key}"),
+                    "the load of one of the sweep's levels, its probes",
+                    x.to_string(),
+                ));
+            }
+        }
+    }
     let mut previous: Option<f64> = None;
     for (index, level) in sweep.levels.iter().enumerate() {
         let at = format!("{at}/levels/{index}");

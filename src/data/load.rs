@@ -47,6 +47,32 @@ impl Arrivals {
     }
 }
 
+/// What a limit search (`collect sweep --search`) found: the highest load that held the
+/// limits and the lowest that broke them, its bracket, in the levels' unit (concurrency, or
+/// requests per second).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LimitSearch {
+    /// The limits searched for, in words (`TTFT p95 ≤ 2 s`).
+    pub limits: String,
+    /// The highest load that held them; absent when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<f64>,
+    /// The lowest load that broke them; absent when every probe held, up to the last level
+    /// asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broke: Option<f64>,
+    /// Levels probed.
+    pub probes: u64,
+    /// The lowest rate at which the server was over-saturated: TTFT growing through the level
+    /// while it answered under nine tenths of the rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saturated: Option<f64>,
+    /// A rate search's stopping point: the bracket within this share of its low end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+}
+
 /// A level's load: the requests kept in flight, or the requests per second arriving.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Load {

@@ -495,6 +495,9 @@ pub struct Sweep {
     /// Where and by what it was measured, when benchsite recorded that.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<Provenance>,
+    /// What a limit search found, when the sweep was one (its levels are its probes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<super::load::LimitSearch>,
     /// Its per-request data, relative to the project (`data/requests/<slug>.jsonl.gz`, see
     /// [`super::requests`]), where it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -553,6 +553,31 @@ pub fn frontier(series: &[(String, Vec<LinkedPoint>)]) -> String {
 /// A grid that contains its labels contains its axis names too (ECharts 6.1's `outerBoundsMode`;
 /// `containLabel` left the y axis's rotated name outside the box on a phone, so a reader
 /// lost "s (log scale)").
+/// `option`, a chart of lines against the load, with a vertical line at load `x` named
+/// `label` (a limit search's boundary).
+pub fn mark_load(option: &str, x: f64, label: &str) -> String {
+    let mut option: serde_json::Value =
+        serde_json::from_str(option).expect("a chart's option is JSON");
+    if let Some(first) = option["series"]
+        .as_array_mut()
+        .and_then(|all| all.first_mut())
+    {
+        let line = serde_json::json!({
+            "xAxis": x,
+            "label": {"formatter": label, "position": "insideEndTop"},
+            "lineStyle": {"color": "#6b7280", "type": "dashed"},
+        });
+        match first["markLine"]["data"].as_array_mut() {
+            Some(data) => data.push(line),
+            None => {
+                first["markLine"] =
+                    serde_json::json!({"silent": true, "symbol": "none", "data": [line]});
+            }
+        }
+    }
+    option.to_string().replace('<', "\\u003c")
+}
+
 fn finish(mut option: serde_json::Value) -> String {
     let grids = match &mut option["grid"] {
         serde_json::Value::Array(grids) => grids.iter_mut().collect(),

@@ -103,6 +103,7 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
     ));
     Ok(Sweep {
         request_log: None,
+        search: None,
         label: options.label.clone(),
         id: options.id.clone(),
         model,

@@ -1,9 +1,8 @@
 //! The trade-offs across sweeps: each sweep level as a point of interactivity (tokens per
 //! second per user) against throughput per GPU, grouped by model and workload, with the
-//! Pareto frontier of each group; and whether a level is within the latency limits.
+//! Pareto frontier of each group.
 
 use super::records::Catalog;
-use crate::config::Slo;
 use crate::data::{Load, Sweep, SweepLevel, rules};
 use crate::stats;
 
@@ -94,18 +93,6 @@ pub fn per_watt(level: &SweepLevel) -> Option<f64> {
     Some(stats::round(level.total_tok_s? / watts, 3))
 }
 
-/// Whether `level` holds every bound of `slo`: no failed request, and each bounded figure
-/// measured and at most its bound.
-pub fn within(level: &SweepLevel, slo: &Slo) -> bool {
-    level.failed == 0
-        && slo.bounds().iter().all(|b| {
-            b.figure
-                .field
-                .number_in(level)
-                .is_some_and(|value| value <= b.at_most)
-        })
-}
-
 impl Catalog<'_> {
     /// The frontier groups of every sweep, or of one model's, in order of the model and then
     /// the workload's first sweep.
@@ -169,6 +156,7 @@ impl Catalog<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Slo;
     use crate::data::figures::level;
 
     #[test]
@@ -186,11 +174,11 @@ mod tests {
             ])
         };
         // TPOT is 1000 / 40 = 25 ms.
-        assert!(within(&level, &slo(1.0, 25.0)));
-        assert!(!within(&level, &slo(0.8, 25.0)));
-        assert!(!within(&level, &slo(1.0, 24.9)));
-        assert!(within(&level, &Slo::default()), "no bound, every level");
+        assert!(slo(1.0, 25.0).holds(&level));
+        assert!(!slo(0.8, 25.0).holds(&level));
+        assert!(!slo(1.0, 24.9).holds(&level));
+        assert!(Slo::default().holds(&level), "no bound, every level");
         let failed = SweepLevel { failed: 1, ..level };
-        assert!(!within(&failed, &Slo::default()));
+        assert!(!Slo::default().holds(&failed));
     }
 }

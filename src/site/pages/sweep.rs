@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::super::catalog::{Catalog, Related};
-use super::super::charts::LineSeries;
+use super::super::charts::{self, LineSeries};
 use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::routes;
@@ -239,7 +239,12 @@ pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
             } else {
                 chart.title.to_owned()
             };
-            c.concurrency_chart(&title, &series, chart.unit, open)
+            let mut drawn = c.concurrency_chart(&title, &series, chart.unit, open);
+            // A limit search's boundary: the highest load that held the limits.
+            if let Some(held) = sweep.search.as_ref().and_then(|s| s.held) {
+                drawn.option = charts::mark_load(&drawn.option, held, "highest within the limits");
+            }
+            drawn
         })
         .collect()
 }
@@ -285,6 +290,9 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
             facts.push(Fact::new(level.load().title(), source.clone()));
         }
     }
+    if let Some(search) = &sweep.search {
+        facts.push(Fact::new("Limit search", search_words(sweep, search)));
+    }
     if let Some(notes) = &sweep.notes {
         facts.push(Fact::new("Notes", notes.clone()));
     }
@@ -327,6 +335,33 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
         model_page: c.model_link(&sweep.model),
         ablations: c.ablation_links(Kind::Sweep, index),
     }
+}
+
+/// What a limit search found, in words: `TTFT p95 ≤ 0.05 s: concurrency 4 holds, 5 breaks
+/// (6 probes)`.
+fn search_words(sweep: &Sweep, search: &crate::data::LimitSearch) -> String {
+    let load = |x: f64| {
+        if sweep.workload.open_loop() {
+            Load::Rate(x).words()
+        } else {
+            Load::Concurrency(x as u64).words()
+        }
+    };
+    let found = match (search.held, search.broke) {
+        (Some(held), Some(broke)) => format!("{} holds, {} breaks", load(held), load(broke)),
+        (Some(held), None) => format!("{} holds, the most asked for", load(held)),
+        (None, Some(broke)) => format!("none holds; {} breaks", load(broke)),
+        (None, None) => "nothing was measured".to_owned(),
+    };
+    let saturated = search.saturated.map_or(String::new(), |x| {
+        format!("; over-saturated from {}", load(x))
+    });
+    format!(
+        "{}: {found}{saturated} ({} probe{})",
+        search.limits,
+        search.probes,
+        if search.probes == 1 { "" } else { "s" }
+    )
 }
 
 /// The level with the most total throughput: its load and tok/s.

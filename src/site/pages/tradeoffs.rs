@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::super::catalog::{Catalog, Group, per_watt, within};
+use super::super::catalog::{Catalog, Group, per_watt};
 use super::super::charts::{self, LinkedPoint};
 use super::super::views::{Cell, Chart, Column, Link, Row, Table};
 use crate::config::Slo;
@@ -481,7 +481,7 @@ fn answer(c: &Catalog, sweep: &Sweep, slo: &Slo) -> Option<Answer> {
     let level = sweep
         .levels
         .iter()
-        .filter(|level| within(level, slo) && level.total_tok_s.is_some())
+        .filter(|level| slo.holds(level) && level.total_tok_s.is_some())
         .max_by(|a, b| a.load().x().total_cmp(&b.load().x()))?;
     let total = level.total_tok_s?;
     Some(Answer {
