@@ -82,7 +82,7 @@ fn main() {
         RATE,
         &Arrivals {
             burstiness: 1.0,
-            seed: 0,
+            seed: Some(0),
             max_concurrency: Some(CAP),
             requests: REQUESTS,
             duration_s: None,

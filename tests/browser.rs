@@ -143,7 +143,7 @@ fn open_loop_sweep(root: &std::path::Path, results: &mut benchsite::data::Result
     sweep.workload.min_requests = None;
     sweep.workload.arrivals = Some(benchsite::data::Arrivals {
         burstiness: 1.0,
-        seed: 0,
+        seed: Some(0),
         max_concurrency: None,
         requests: 4,
         duration_s: None,

@@ -662,7 +662,7 @@ fn an_open_loop_above_capacity_queues_and_below_it_does_not() {
     let arrivals = sweep.workload.arrivals.as_ref().expect("an open loop");
     assert_eq!(
         (arrivals.burstiness, arrivals.seed, arrivals.requests),
-        (1.0, 3, 40)
+        (1.0, Some(3), 40)
     );
     let (below, above) = (&sweep.levels[0], &sweep.levels[1]);
     assert_eq!((below.rate_rps, below.concurrency), (Some(10.0), None));
@@ -2080,6 +2080,78 @@ fn metrics_that_cannot_be_read_cost_no_measurement() {
             );
         }
     }
+}
+
+/// `vllm bench serve --request-rate 2` and `4` (the detailed concurrency-2 result with its
+/// rate, burstiness and cap set as such a run writes them) become an open-loop sweep at 2 and
+/// 4 req/s of Poisson arrivals: its wall time and requests answered a second are the file's
+/// `duration` (2.4 s) and `request_throughput` (1.25). A rate beside an unbounded rate is
+/// refused.
+#[test]
+fn a_vllm_bench_request_rate_is_an_open_loop_level() {
+    let project = Project::copy_of_repo();
+    let detailed = repo().join(
+        "tests/fixtures/vllm-bench/openai-chat-infqps-concurrency2-Qwen3-8B-20251203-141500.json",
+    );
+    let result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&detailed).unwrap()).unwrap();
+    let at = |rate: f64| {
+        let mut result = result.clone();
+        result["request_rate"] = rate.into();
+        result["max_concurrency"] = serde_json::Value::Null;
+        let path = project.root.path().join(format!("rate-{rate}.json"));
+        std::fs::write(&path, result.to_string()).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let (two, four) = (at(2.0), at(4.0));
+    let output = project.run(&[
+        "collect",
+        "import",
+        "vllm-bench",
+        &four,
+        &two,
+        "--label",
+        "rates",
+    ]);
+    output.assert_success();
+    let doc = project.results();
+    let sweep = doc.sweeps.iter().find(|s| s.label == "rates").unwrap();
+    let arrivals = sweep.workload.arrivals.as_ref().unwrap();
+    assert_eq!(
+        (
+            arrivals.burstiness,
+            arrivals.seed,
+            arrivals.max_concurrency,
+            arrivals.requests
+        ),
+        (1.0, None, None, 4)
+    );
+    let rates: Vec<Option<f64>> = sweep.levels.iter().map(|l| l.rate_rps).collect();
+    assert_eq!(rates, [Some(2.0), Some(4.0)]);
+    for level in &sweep.levels {
+        assert_eq!(
+            (level.concurrency, level.succeeded, level.failed),
+            (None, 3, 1)
+        );
+        assert_eq!((level.wall_s, level.achieved_rps), (Some(2.4), Some(1.25)));
+    }
+    check_is_clean(&project);
+    let closed = detailed.to_str().unwrap();
+    let mixed = project.run(&[
+        "collect",
+        "import",
+        "vllm-bench",
+        closed,
+        &two,
+        "--label",
+        "mixed",
+    ]);
+    assert!(!mixed.status.success());
+    assert!(
+        mixed.stderr.contains("were not measured the same way"),
+        "{}",
+        mixed.stderr
+    );
 }
 
 #[test]

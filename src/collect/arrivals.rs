@@ -16,7 +16,7 @@ use crate::data::Arrivals;
 /// `arrivals.requests`, and only those before `arrivals.duration_s` when it is set. The same
 /// seed gives every rate the same draws, scaled, so levels differ only in their rate.
 pub fn schedule(rate: f64, arrivals: &Arrivals) -> Vec<Duration> {
-    let gaps = gaps(rate, arrivals.burstiness, arrivals.seed);
+    let gaps = gaps(rate, arrivals.burstiness, arrivals.seed.unwrap_or(0));
     let mut due = Vec::new();
     let mut at = 0.0;
     for gap in gaps.take(arrivals.requests as usize) {
@@ -99,7 +99,7 @@ mod tests {
     fn a_schedule_starts_at_zero_and_ends_at_its_count_or_duration() {
         let mut arrivals = Arrivals {
             burstiness: 1.0,
-            seed: 7,
+            seed: Some(7),
             max_concurrency: None,
             requests: 500,
             duration_s: None,

@@ -245,7 +245,7 @@ impl SweepParams {
     pub fn arrivals(&self) -> Option<Arrivals> {
         (!self.rates.is_empty()).then_some(Arrivals {
             burstiness: self.burstiness,
-            seed: self.seed,
+            seed: Some(self.seed),
             max_concurrency: self.max_concurrency,
             requests: self.requests,
             duration_s: self.duration_s,

@@ -14,8 +14,10 @@ pub struct Arrivals {
     /// The gamma shape: 1 is a Poisson process, below 1 burstier, above 1 more even.
     #[schemars(range(min = 0.01))]
     pub burstiness: f64,
-    /// Seeds the gaps (ChaCha8), so a level's schedule can be drawn again.
-    pub seed: u64,
+    /// Seeds the gaps (ChaCha8), so a level's schedule can be drawn again; absent when an
+    /// imported tool's file does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// Requests in flight at most; an arrival past it waits in the client, and that wait
     /// counts in its TTFT and latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -199,7 +201,7 @@ mod tests {
     fn arrivals_in_words() {
         let mut arrivals = Arrivals {
             burstiness: 1.0,
-            seed: 0,
+            seed: Some(0),
             max_concurrency: None,
             requests: 100,
             duration_s: None,

@@ -111,6 +111,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
         .or_else(|| config["model"][0].as_str())
         .map(str::to_owned);
     Ok(Imported {
+        arrivals: None,
         level,
         model,
         date: json["start_time"]

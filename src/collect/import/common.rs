@@ -15,6 +15,8 @@ pub(super) struct Loaded {
 /// One level read from a tool's results, with what the record takes from it.
 pub(super) struct Imported {
     pub(super) level: SweepLevel,
+    /// An open-loop level's arrivals, as its file gives them.
+    pub(super) arrivals: Option<crate::data::Arrivals>,
     pub(super) model: Option<String>,
     pub(super) date: Option<Date>,
     pub(super) target: Option<String>,

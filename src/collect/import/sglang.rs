@@ -84,6 +84,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
         ));
     }
     Ok(Imported {
+        arrivals: None,
         level,
         model: json["server_info"]["model_path"]
             .as_str()

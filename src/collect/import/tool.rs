@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::super::error::CollectError;
 use super::common::{Imported, Loaded};
 use super::{aiperf, guidellm, sglang, vllm};
-use crate::data::{Date, Id, Sweep, Workload};
+use crate::data::{Arrivals, Date, Id, Sweep, Workload};
 use crate::stats;
 
 /// What `collect import` records.
@@ -63,6 +63,7 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
         }
     }
     let model = one_model(tool, &mut levels)?;
+    let arrivals = one_arrivals(&levels)?;
     let generated = levels[0]
         .date
         .clone()
@@ -85,7 +86,7 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
         ignore_eos: false,
         thinking: false,
         min_requests: None,
-        arrivals: None,
+        arrivals,
     };
     let dimensions = super::super::sweep::dimensions(
         &model,
@@ -174,6 +175,34 @@ fn load(root: &Path, tool: Tool, files: &[PathBuf]) -> Result<Vec<Loaded>, Colle
         }
     }
     Ok(loaded)
+}
+
+/// The arrivals of an open loop's levels, which must all be open-loop levels of one arrival
+/// process and cap (each file's `num_prompts` may differ: the most is kept).
+fn one_arrivals(levels: &[Imported]) -> Result<Option<Arrivals>, CollectError> {
+    let Some(first) = levels.first() else {
+        return Ok(None);
+    };
+    let mut arrivals = first.arrivals.clone();
+    for other in &levels[1..] {
+        let same = match (&arrivals, &other.arrivals) {
+            (None, None) => true,
+            (Some(a), Some(b)) => {
+                a.burstiness == b.burstiness && a.max_concurrency == b.max_concurrency
+            }
+            _ => false,
+        };
+        if !same {
+            return Err(CollectError::Usage(format!(
+                "{} and {} were not measured the same way (a request rate and an unbounded one, or other burstiness or --max-concurrency): a sweep is one load's levels; import them as two sweeps",
+                first.file, other.file
+            )));
+        }
+        if let (Some(a), Some(b)) = (&mut arrivals, &other.arrivals) {
+            a.requests = a.requests.max(b.requests);
+        }
+    }
+    Ok(arrivals)
 }
 
 /// The levels in concurrency order, one per concurrency, all of one model: that model.

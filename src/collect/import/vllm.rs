@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::super::error::CollectError;
 use super::super::level::{Request, counted, figures};
 use super::common::{Imported, Loaded};
-use crate::data::{Date, Load, SweepLevel};
+use crate::data::{Arrivals, Date, Load, SweepLevel};
 use crate::stats;
 
 /// `20250101-120000` → `2025-01-01`.
@@ -19,11 +19,39 @@ fn date_of(text: &str) -> Option<Date> {
 pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
     let json = &result.json;
     let file = &result.file;
-    let (concurrency, completed) = super::common::concurrency_and_completed(
-        result,
-        "vllm bench serve",
-        "run vllm bench serve with --max-concurrency, one value per file",
-    )?;
+    // A finite --request-rate is an open loop: its arrivals, capped where --max-concurrency
+    // was given; `inf` sends every request at once, a closed loop at --max-concurrency.
+    let rate = match &json["request_rate"] {
+        Value::Number(n) => n.as_f64(),
+        Value::String(text) => text.parse::<f64>().ok(),
+        _ => None,
+    }
+    .filter(|r| r.is_finite() && *r > 0.0);
+    let (load, completed, arrivals) = match rate {
+        Some(rate) => {
+            let completed = json["completed"].as_u64().ok_or_else(|| {
+                CollectError::Usage(format!(
+                    "{file}: no `completed`: not a vllm bench serve result"
+                ))
+            })?;
+            let arrivals = Arrivals {
+                burstiness: json["burstiness"].as_f64().unwrap_or(1.0),
+                seed: None,
+                max_concurrency: json["max_concurrency"].as_u64(),
+                requests: json["num_prompts"].as_u64().unwrap_or(completed).max(1),
+                duration_s: None,
+            };
+            (Load::Rate(rate), completed, Some(arrivals))
+        }
+        None => {
+            let (concurrency, completed) = super::common::concurrency_and_completed(
+                result,
+                "vllm bench serve",
+                "run vllm bench serve with --max-concurrency, one value per file",
+            )?;
+            (Load::Concurrency(concurrency), completed, None)
+        }
+    };
     let failed = json["failed"]
         .as_u64()
         .or_else(|| {
@@ -37,13 +65,20 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
         .as_f64()
         .filter(|_| completed > 0)
         .map(|v| stats::round(v, 1));
-    let mut level = counted(Load::Concurrency(concurrency), completed, failed);
+    let mut level = counted(load, completed, failed);
     level.total_tok_s = total_tok_s;
+    // vLLM's `duration` is its first send to its last completion, and `request_throughput`
+    // the completed requests over it: benchsite's wall time and requests answered a second.
+    level.wall_s = json["duration"].as_f64().map(|d| stats::round(d, 3));
+    level.achieved_rps = json["request_throughput"]
+        .as_f64()
+        .map(|r| stats::round(r, 3));
     match (numbers("ttfts"), numbers("output_lens")) {
         (Some(ttfts), Some(outputs)) => per_request(json, file, &ttfts, &outputs, &mut level),
         _ => summary(json, file, completed, &mut level),
     }
     Ok(Imported {
+        arrivals,
         level,
         model: json["model_id"].as_str().map(str::to_owned),
         date: json["date"].as_str().and_then(date_of),

@@ -121,7 +121,10 @@ pub fn rounds(w: &Workload) -> String {
             ),
             None => format!("{} arrivals per level", count(a.requests)),
         };
-        return format!("{}, seed {}, {bound}", a.words(), a.seed);
+        let seed = a
+            .seed
+            .map_or("seed not recorded".to_owned(), |s| format!("seed {s}"));
+        return format!("{}, {seed}, {bound}", a.words());
     }
     let plural = if w.rounds == 1 { "" } else { "s" };
     match w.min_requests {
