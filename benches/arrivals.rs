@@ -81,6 +81,7 @@ fn main() {
     let due = benchsite::collect::schedule(
         RATE,
         &Arrivals {
+            process: benchsite::data::Process::Gamma,
             burstiness: 1.0,
             seed: Some(0),
             max_concurrency: Some(CAP),

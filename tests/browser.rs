@@ -142,6 +142,7 @@ fn open_loop_sweep(root: &std::path::Path, results: &mut benchsite::data::Result
     sweep.workload.rounds = 1;
     sweep.workload.min_requests = None;
     sweep.workload.arrivals = Some(benchsite::data::Arrivals {
+        process: benchsite::data::Process::Gamma,
         burstiness: 1.0,
         seed: Some(0),
         max_concurrency: None,

@@ -2482,6 +2482,63 @@ fn aiperf_and_genai_perf_exports_become_one_sweep() {
     );
 }
 
+/// guidellm's Poisson benchmarks are open-loop levels at their rates: the report's
+/// synchronous benchmark as `poisson` at 0.5 req/s (seed 42) and its four-stream one at
+/// 2 req/s keep their figures (worked by hand below) and their durations, 2.4 s and 2.5 s:
+/// 2 and 4 answered, 0.833 and 1.6 a second. The synchronous and throughput benchmarks of a
+/// report that has rates are left out.
+#[test]
+fn guidellm_poisson_benchmarks_are_open_loop_levels() {
+    let project = Project::copy_of_repo();
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("tests/fixtures/guidellm/benchmarks.json")).unwrap(),
+    )
+    .unwrap();
+    let mut rated = report.clone();
+    let benchmarks = rated["benchmarks"].as_array_mut().unwrap();
+    for benchmark in benchmarks.iter_mut() {
+        let strategy = &mut benchmark["config"]["strategy"];
+        let rate = match strategy["type_"].as_str().unwrap() {
+            "synchronous" => 0.5,
+            "concurrent" => 2.0,
+            _ => continue,
+        };
+        *strategy = serde_json::json!({"type_": "poisson", "rate": rate, "random_seed": 42});
+    }
+    let path = project.root.path().join("poisson.json");
+    std::fs::write(&path, rated.to_string()).unwrap();
+    let output = project.run(&[
+        "collect",
+        "import",
+        "guidellm",
+        path.to_str().unwrap(),
+        "--label",
+        "poisson",
+    ]);
+    output.assert_success();
+    let doc = project.results();
+    let sweep = doc.sweeps.iter().find(|s| s.label == "poisson").unwrap();
+    let arrivals = sweep.workload.arrivals.as_ref().unwrap();
+    assert_eq!(
+        (arrivals.process, arrivals.burstiness, arrivals.seed),
+        (data::Process::Gamma, 1.0, Some(42))
+    );
+    let levels: Vec<_> = sweep
+        .levels
+        .iter()
+        .map(|l| (l.rate_rps, l.succeeded, l.wall_s, l.achieved_rps))
+        .collect();
+    assert_eq!(
+        levels,
+        [
+            (Some(0.5), 2, Some(2.4), Some(0.833)),
+            (Some(2.0), 4, Some(2.5), Some(1.6))
+        ]
+    );
+    assert_eq!(sweep.levels[0].ttft_p95_s, Some(0.195));
+    check_is_clean(&project);
+}
+
 #[test]
 fn a_guidellm_report_becomes_one_sweep_of_its_concurrency_levels() {
     let _timed = timed();
@@ -2569,7 +2626,7 @@ fn a_guidellm_report_becomes_one_sweep_of_its_concurrency_levels() {
 
     project.write(
         "data/rates.json",
-        r#"{"benchmarks": [{"config": {"strategy": {"type_": "constant", "rate": 2.0}}}]}"#,
+        r#"{"benchmarks": [{"config": {"strategy": {"type_": "throughput", "max_concurrency": 64}}}]}"#,
     );
     let rates = project.run(&[
         "collect",
@@ -2581,7 +2638,7 @@ fn a_guidellm_report_becomes_one_sweep_of_its_concurrency_levels() {
     ]);
     assert!(
         rates.stderr.contains(
-            "error: data/rates.json: no synchronous or concurrent benchmark (found: constant)"
+            "error: data/rates.json: no synchronous, concurrent, constant or poisson benchmark (found: throughput)"
         ),
         "{}",
         rates.stderr

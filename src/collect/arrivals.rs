@@ -10,13 +10,16 @@ use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 use rand_distr::{Distribution, Gamma};
 
-use crate::data::Arrivals;
+use crate::data::{Arrivals, Process};
 
 /// The due times of a level at `rate` requests per second, from its start: at most
 /// `arrivals.requests`, and only those before `arrivals.duration_s` when it is set. The same
 /// seed gives every rate the same draws, scaled, so levels differ only in their rate.
 pub fn schedule(rate: f64, arrivals: &Arrivals) -> Vec<Duration> {
-    let gaps = gaps(rate, arrivals.burstiness, arrivals.seed.unwrap_or(0));
+    let gaps: Box<dyn Iterator<Item = f64>> = match arrivals.process {
+        Process::Gamma => Box::new(gaps(rate, arrivals.burstiness, arrivals.seed.unwrap_or(0))),
+        Process::Constant => Box::new(std::iter::repeat(1.0 / rate)),
+    };
     let mut due = Vec::new();
     let mut at = 0.0;
     for gap in gaps.take(arrivals.requests as usize) {
@@ -98,6 +101,7 @@ mod tests {
     #[test]
     fn a_schedule_starts_at_zero_and_ends_at_its_count_or_duration() {
         let mut arrivals = Arrivals {
+            process: crate::data::Process::Gamma,
             burstiness: 1.0,
             seed: Some(7),
             max_concurrency: None,

@@ -244,6 +244,7 @@ impl SweepParams {
     /// The arrivals of an open-loop sweep (one with rates).
     pub fn arrivals(&self) -> Option<Arrivals> {
         (!self.rates.is_empty()).then_some(Arrivals {
+            process: crate::data::Process::Gamma,
             burstiness: self.burstiness,
             seed: Some(self.seed),
             max_concurrency: self.max_concurrency,

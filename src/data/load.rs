@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Arrivals {
+    /// How the gaps are drawn: gamma (the default), or all equal.
+    #[serde(default, skip_serializing_if = "Process::is_gamma")]
+    pub process: Process,
     /// The gamma shape: 1 is a Poisson process, below 1 burstier, above 1 more even.
     #[schemars(range(min = 0.01))]
     pub burstiness: f64,
@@ -33,11 +36,30 @@ pub struct Arrivals {
     pub duration_s: Option<f64>,
 }
 
+/// How an open loop's gaps between arrivals are drawn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Process {
+    /// From a gamma distribution of shape `burstiness` (vLLM's; 1 is Poisson).
+    #[default]
+    Gamma,
+    /// Every gap 1 / rate (guidellm's `constant` strategy).
+    Constant,
+}
+
+impl Process {
+    fn is_gamma(&self) -> bool {
+        *self == Process::Gamma
+    }
+}
+
 impl Arrivals {
     /// The arrival process in words: `Poisson arrivals`, `gamma arrivals (burstiness 0.5)`,
-    /// with the cap where there is one.
+    /// `constant-rate arrivals`, with the cap where there is one.
     pub fn words(&self) -> String {
-        let process = if self.burstiness == 1.0 {
+        let process = if self.process == Process::Constant {
+            "constant-rate arrivals".to_owned()
+        } else if self.burstiness == 1.0 {
             "Poisson arrivals".to_owned()
         } else {
             format!("gamma arrivals (burstiness {})", self.burstiness)
@@ -200,6 +222,7 @@ mod tests {
     #[test]
     fn arrivals_in_words() {
         let mut arrivals = Arrivals {
+            process: Process::Gamma,
             burstiness: 1.0,
             seed: Some(0),
             max_concurrency: None,
@@ -212,6 +235,11 @@ mod tests {
         assert_eq!(
             arrivals.words(),
             "gamma arrivals (burstiness 0.5), at most 16 in flight"
+        );
+        arrivals.process = Process::Constant;
+        assert_eq!(
+            arrivals.words(),
+            "constant-rate arrivals, at most 16 in flight"
         );
     }
 }

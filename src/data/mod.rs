@@ -28,7 +28,7 @@ pub use document::{
 pub use error::DataError;
 pub use keys::{IdKey, Keys, LabelKey, RunKey};
 pub use level::{LevelStatus, SweepLevel};
-pub use load::{Arrivals, LimitSearch, Load};
+pub use load::{Arrivals, LimitSearch, Load, Process};
 pub use model::*;
 pub use problem::{Problem, Report, pointer_segment};
 pub use quality::*;

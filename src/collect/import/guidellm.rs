@@ -6,12 +6,46 @@ use serde_json::Value;
 use super::super::error::CollectError;
 use super::super::level::{Request, counted, figures};
 use super::common::{Imported, Loaded};
-use crate::data::{Date, Load};
+use crate::data::{Arrivals, Date, Load, Process};
 use crate::stats;
 
-/// Each synchronous or concurrent benchmark of a guidellm JSON report as a level; the
-/// rate-driven ones (throughput, constant, poisson) have no concurrency and are left out.
+/// A guidellm JSON report's levels: its constant and Poisson benchmarks, each an open-loop
+/// level at its rate, when it has any (a guidellm sweep's synchronous and throughput ones are
+/// then left out: a sweep is one kind of load); else each synchronous or concurrent benchmark
+/// at its streams. Throughput benchmarks have neither a rate nor a concurrency.
 pub(super) fn levels(result: &Loaded) -> Result<Vec<Imported>, CollectError> {
+    let benchmarks = result.json["benchmarks"].as_array();
+    let rated: Vec<Imported> = benchmarks
+        .into_iter()
+        .flatten()
+        .filter_map(|benchmark| {
+            let strategy = &benchmark["config"]["strategy"];
+            let process = match strategy["type_"].as_str()? {
+                "constant" => Process::Constant,
+                "poisson" => Process::Gamma,
+                _ => return None,
+            };
+            let rate = strategy["rate"].as_f64().filter(|r| *r > 0.0)?;
+            let mut imported = guidellm_level(&result.file, benchmark, Load::Rate(rate));
+            imported.arrivals = Some(Arrivals {
+                process,
+                burstiness: 1.0,
+                seed: strategy["random_seed"].as_u64(),
+                max_concurrency: strategy["max_concurrency"].as_u64(),
+                requests: imported.level.requests.max(1),
+                duration_s: None,
+            });
+            Some(imported)
+        })
+        .collect();
+    if !rated.is_empty() {
+        return Ok(rated);
+    }
+    concurrency_levels(result)
+}
+
+/// Each synchronous or concurrent benchmark of a guidellm JSON report as a level.
+fn concurrency_levels(result: &Loaded) -> Result<Vec<Imported>, CollectError> {
     let file = &result.file;
     let benchmarks = result.json["benchmarks"].as_array().ok_or_else(|| {
         CollectError::Usage(format!(
@@ -32,11 +66,15 @@ pub(super) fn levels(result: &Loaded) -> Result<Vec<Imported>, CollectError> {
             other.push(kind);
             continue;
         }
-        levels.push(guidellm_level(file, benchmark, concurrency));
+        levels.push(guidellm_level(
+            file,
+            benchmark,
+            Load::Concurrency(concurrency),
+        ));
     }
     if levels.is_empty() {
         return Err(CollectError::Usage(format!(
-            "{file}: no synchronous or concurrent benchmark (found: {}): a sweep is concurrency levels; run guidellm with --profile concurrent",
+            "{file}: no synchronous, concurrent, constant or poisson benchmark (found: {}): a sweep is concurrency or rate levels; run guidellm with --profile concurrent, constant or poisson",
             if other.is_empty() {
                 "none".to_owned()
             } else {
@@ -47,19 +85,17 @@ pub(super) fn levels(result: &Loaded) -> Result<Vec<Imported>, CollectError> {
     Ok(levels)
 }
 
-/// One guidellm benchmark at `concurrency` streams.
-fn guidellm_level(file: &str, benchmark: &Value, concurrency: u64) -> Imported {
+/// One guidellm benchmark at `load`: its streams, or its rate.
+fn guidellm_level(file: &str, benchmark: &Value, load: Load) -> Imported {
     let metrics = &benchmark["metrics"];
     let totals = &metrics["request_totals"];
     let count = |key: &str| totals[key].as_u64().unwrap_or(0);
     let completed = count("successful");
-    let mut level = counted(
-        Load::Concurrency(concurrency),
-        completed,
-        count("errored") + count("incomplete"),
-    );
+    let mut level = counted(load, completed, count("errored") + count("incomplete"));
     let successful = |name: &str| &metrics[name]["successful"];
     let duration = benchmark["duration"].as_f64().filter(|&d| d > 0.0);
+    level.wall_s = duration.map(|d| stats::round(d, 3));
+    level.achieved_rps = duration.map(|d| stats::round(completed as f64 / d, 3));
     level.total_tok_s = successful("output_token_count")["total_sum"]
         .as_f64()
         .zip(duration)

@@ -188,7 +188,9 @@ fn one_arrivals(levels: &[Imported]) -> Result<Option<Arrivals>, CollectError> {
         let same = match (&arrivals, &other.arrivals) {
             (None, None) => true,
             (Some(a), Some(b)) => {
-                a.burstiness == b.burstiness && a.max_concurrency == b.max_concurrency
+                a.process == b.process
+                    && a.burstiness == b.burstiness
+                    && a.max_concurrency == b.max_concurrency
             }
             _ => false,
         };

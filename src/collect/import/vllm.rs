@@ -35,6 +35,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
                 ))
             })?;
             let arrivals = Arrivals {
+                process: crate::data::Process::Gamma,
                 burstiness: json["burstiness"].as_f64().unwrap_or(1.0),
                 seed: None,
                 max_concurrency: json["max_concurrency"].as_u64(),
