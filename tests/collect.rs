@@ -744,7 +744,7 @@ fn an_open_loop_above_capacity_queues_and_below_it_does_not() {
     let longest = lines
         .iter()
         .filter(|l| l.level == 1)
-        .map(|l| l.sent_s - l.due_s.unwrap())
+        .map(|l| l.sent_s.unwrap() - l.due_s.unwrap())
         .fold(0.0, f64::max);
     assert!((longest - max).abs() < 1e-3, "{longest} vs {max}");
 
@@ -768,7 +768,8 @@ fn an_open_loop_above_capacity_queues_and_below_it_does_not() {
         lines
             .iter()
             .filter(|l| {
-                l.level == level && l.ttft_s.unwrap() + (l.sent_s - l.due_s.unwrap()) <= 0.1
+                l.level == level
+                    && l.ttft_s.unwrap() + (l.sent_s.unwrap() - l.due_s.unwrap()) <= 0.1
             })
             .count()
     };
@@ -2134,6 +2135,33 @@ fn a_vllm_bench_request_rate_is_an_open_loop_level() {
             (None, 3, 1)
         );
         assert_eq!((level.wall_s, level.achieved_rps), (Some(2.4), Some(1.25)));
+    }
+    // Its per-request arrays are the sweep's per-request data: per level, TTFTs 0.1, 0.2
+    // and 0.3 s, latencies 1.1, 2.2 and 1.3 s and 11, 21 and 16 tokens, and request 3
+    // failed with its error.
+    let lines = data::read_request_log(
+        &project
+            .root
+            .path()
+            .join(sweep.request_log.as_deref().unwrap()),
+    )
+    .unwrap();
+    for level in 0..2 {
+        let of: Vec<_> = lines.iter().filter(|l| l.level == level).collect();
+        let answered: Vec<(Option<f64>, Option<f64>, Option<u64>)> = of
+            .iter()
+            .filter(|l| l.status == data::RequestStatus::Ok)
+            .map(|l| (l.ttft_s, l.latency_s, l.output_tokens))
+            .collect();
+        assert_eq!(
+            answered,
+            [
+                (Some(0.1), Some(1.1), Some(11)),
+                (Some(0.2), Some(2.2), Some(21)),
+                (Some(0.3), Some(1.3), Some(16))
+            ]
+        );
+        assert_eq!(of[2].error.as_deref(), Some("Internal Server Error"));
     }
     check_is_clean(&project);
     let closed = detailed.to_str().unwrap();

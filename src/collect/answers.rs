@@ -101,7 +101,7 @@ impl Level {
             level: index,
             n: sent.n,
             due_s: sent.due.map(seconds),
-            sent_s: seconds(sent.at),
+            sent_s: Some(seconds(sent.at)),
             status: data::RequestStatus::Ok,
             ttft_s: None,
             latency_s: None,

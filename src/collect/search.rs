@@ -225,7 +225,7 @@ mod tests {
             level: 0,
             n: 0,
             due_s: Some(at),
-            sent_s: at,
+            sent_s: Some(at),
             status: RequestStatus::Ok,
             ttft_s: Some(ttft),
             latency_s: Some(ttft + 1.0),

@@ -28,8 +28,9 @@ pub struct RequestLine {
     /// When it was due, in an open loop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub due_s: Option<f64>,
-    /// When it was sent.
-    pub sent_s: f64,
+    /// When it was sent; absent where an imported tool's file does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent_s: Option<f64>,
     /// `ok`, or `failed`.
     pub status: RequestStatus,
     /// Sent → first token.
@@ -87,9 +88,12 @@ impl RequestLine {
         (span > 0.0).then(|| span * 1e3 / (tokens - 1) as f64)
     }
 
-    /// Due → sent: the wait in the client (0 in a closed loop).
+    /// Due → sent: the wait in the client (0 in a closed loop, or where either is unknown).
     pub fn wait(&self) -> f64 {
-        self.due_s.map_or(0.0, |due| (self.sent_s - due).max(0.0))
+        match (self.due_s, self.sent_s) {
+            (Some(due), Some(sent)) => (sent - due).max(0.0),
+            _ => 0.0,
+        }
     }
 }
 
@@ -155,7 +159,7 @@ mod tests {
             level,
             n,
             due_s: Some(1.0),
-            sent_s: 1.25,
+            sent_s: Some(1.25),
             status: RequestStatus::Ok,
             ttft_s: Some(0.5),
             latency_s: Some(2.5),

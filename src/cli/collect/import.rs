@@ -84,6 +84,7 @@ pub fn run(layout: &Layout, command: ImportCommand) -> CommandOutcome {
         notes: args.record.notes.notes,
         today: benchsite::data::Date::today(),
         dimensions: flags::dimensions(&args.record.dims)?,
+        request_log: !args.writing.dry_run,
     };
     let sweep = collect::import(&layout.root, tool, &options)?;
     let line = format!(

@@ -112,6 +112,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
         .map(str::to_owned);
     Ok(Imported {
         arrivals: None,
+        lines: Vec::new(),
         level,
         model,
         date: json["start_time"]

@@ -17,6 +17,9 @@ pub(super) struct Imported {
     pub(super) level: SweepLevel,
     /// An open-loop level's arrivals, as its file gives them.
     pub(super) arrivals: Option<crate::data::Arrivals>,
+    /// Its requests, where the file keeps them one by one (their `level` set when the
+    /// levels are in order).
+    pub(super) lines: Vec<crate::data::RequestLine>,
     pub(super) model: Option<String>,
     pub(super) date: Option<Date>,
     pub(super) target: Option<String>,

@@ -159,6 +159,7 @@ fn guidellm_level(file: &str, benchmark: &Value, load: Load) -> Imported {
     let backend = &benchmark["config"]["backend"];
     Imported {
         arrivals: None,
+        lines: Vec::new(),
         level,
         model: find_text(backend, "model").or_else(|| find_text(&benchmark["config"], "model")),
         date: benchmark["start_time"].as_f64().and_then(date_of_epoch),

@@ -85,6 +85,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
     }
     Ok(Imported {
         arrivals: None,
+        lines: Vec::new(),
         level,
         model: json["server_info"]["model_path"]
             .as_str()

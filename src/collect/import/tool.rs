@@ -23,6 +23,9 @@ pub struct ImportOptions {
     pub today: Date,
     /// Dimensions given by hand.
     pub dimensions: Vec<(String, String)>,
+    /// Keep the per-request data the files have (`data/requests/<slug>.jsonl.gz`, which
+    /// the record names); not for a dry run.
+    pub request_log: bool,
 }
 
 /// The tools whose result files can be imported.
@@ -64,6 +67,19 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
     }
     let model = one_model(tool, &mut levels)?;
     let arrivals = one_arrivals(&levels)?;
+    // Each request under its level's place, now that the levels are in order.
+    let lines: Vec<crate::data::RequestLine> = levels
+        .iter_mut()
+        .enumerate()
+        .flat_map(|(index, l)| {
+            std::mem::take(&mut l.lines)
+                .into_iter()
+                .map(move |mut line| {
+                    line.level = index;
+                    line
+                })
+        })
+        .collect();
     let generated = levels[0]
         .date
         .clone()
@@ -102,7 +118,7 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
         "Imported from {}: the prompt and output lengths are the measured medians; ignore_eos, thinking and the server's version are not in its result files.",
         tool.name()
     ));
-    Ok(Sweep {
+    let mut sweep = Sweep {
         request_log: None,
         search: None,
         label: options.label.clone(),
@@ -131,7 +147,13 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
         dimensions,
         method: None,
         provenance: None,
-    })
+    };
+    if options.request_log && !lines.is_empty() {
+        let path = crate::data::request_log_path(&sweep.slug());
+        crate::data::write_request_log(&root.join(&path), &lines)?;
+        sweep.request_log = Some(path);
+    }
+    Ok(sweep)
 }
 
 /// Each result object of `files`: one per file, or one per line of the tools that append.

@@ -110,7 +110,7 @@ mod tests {
             level: 0,
             n: 0,
             due_s: Some(1.0),
-            sent_s: 1.0 + wait,
+            sent_s: Some(1.0 + wait),
             status: RequestStatus::Ok,
             ttft_s: Some(ttft),
             latency_s: Some(latency),
