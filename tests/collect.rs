@@ -325,6 +325,9 @@ fn ttft_and_latency_of_one_request() {
             thinking: false,
             min_requests: None,
             arrivals: None,
+            dataset: None,
+            lengths: None,
+            shared_prefix: None,
         },
     );
     // The first request opens the connection; the second is timed alone.
@@ -385,6 +388,9 @@ fn latency_ends_at_the_finish_reason_and_an_aborted_stream_failed() {
         thinking: false,
         min_requests: None,
         arrivals: None,
+        dataset: None,
+        lengths: None,
+        shared_prefix: None,
     };
     let body = benchsite::collect::request_body(
         &benchsite::collect::Server::vllm(None),
@@ -895,6 +901,105 @@ fn a_limit_search_finds_the_scripted_boundary_within_one_step() {
         "{page}"
     );
     assert!(page.contains("highest within the limits"));
+    check_is_clean(&project);
+}
+
+/// A sweep of other prompts: two ShareGPT conversations sampled with a seed, behind one of
+/// two shared 30-word prefixes, the answers' lengths drawn from vLLM's range around 40
+/// tokens at ratio 0.5 (20 to 60). What the server was sent is held to that, and the record
+/// names the dataset by its sha256, worked out here.
+#[test]
+fn a_sweep_samples_a_dataset_behind_shared_prefixes_with_drawn_lengths() {
+    use sha2::Digest;
+    let server = FakeVllm::start(capacity());
+    let project = Project::copy_of_repo();
+    let dataset = r#"[{"conversations": [{"from": "human", "value": "Tell me about rivers"}, {"from": "gpt", "value": "..."}]},
+{"conversations": [{"from": "human", "value": "Write a short poem"}, {"from": "gpt", "value": "..."}]}]"#;
+    project.write("data/share.json", dataset);
+    let url = server.url();
+    let output = project.run(&[
+        "collect",
+        "sweep",
+        "--label",
+        "shaped",
+        "--levels",
+        "2",
+        "--dataset",
+        "data/share.json",
+        "--seed",
+        "5",
+        "--prefix-groups",
+        "2",
+        "--prefix-words",
+        "30",
+        "--range-ratio",
+        "0.5",
+        "--output-tokens",
+        "40",
+        "--warmup",
+        "0",
+        "--base-url",
+        &url,
+    ]);
+    output.assert_success();
+    let bodies = server.bodies();
+    let prompts: Vec<String> = bodies
+        .iter()
+        .map(|b| b["messages"][0]["content"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(prompts.len(), 20);
+    let prefixes: std::collections::BTreeSet<String> = prompts
+        .iter()
+        .map(|p| {
+            p.split_whitespace()
+                .skip(1)
+                .take(30)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    assert_eq!(prefixes.len(), 2, "two groups: {prefixes:?}");
+    for prompt in &prompts {
+        let own: Vec<&str> = prompt.split_whitespace().skip(31).collect();
+        assert!(
+            ["Tell me about rivers", "Write a short poem"].contains(&own.join(" ").as_str()),
+            "{prompt}"
+        );
+    }
+    let asked: Vec<u64> = bodies
+        .iter()
+        .map(|b| b["max_tokens"].as_u64().unwrap())
+        .collect();
+    assert!(asked.iter().all(|t| (20..=60).contains(t)), "{asked:?}");
+    assert!(
+        asked.iter().any(|&t| t != asked[0]),
+        "drawn, not fixed: {asked:?}"
+    );
+    let doc = project.results();
+    let sweep = doc.sweeps.iter().find(|s| s.label == "shaped").unwrap();
+    let recorded = sweep.workload.dataset.as_ref().unwrap();
+    let sha: String = sha2::Sha256::digest(dataset.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        (recorded.sha256.as_str(), recorded.prompts, recorded.seed),
+        (sha.as_str(), 2, 5)
+    );
+    assert_eq!(
+        sweep.workload.shape().as_deref(),
+        Some(
+            "prompts of share.json, lengths ±50% (vLLM's range), 2 groups sharing a 30-word prefix"
+        )
+    );
+    assert!(
+        sweep
+            .method
+            .as_ref()
+            .unwrap()
+            .prompt_source
+            .starts_with("prompts of data/share.json (2 of them")
+    );
     check_is_clean(&project);
 }
 

@@ -582,6 +582,9 @@ fn run_method(
         thinking: false,
         min_requests: None,
         arrivals: None,
+        dataset: None,
+        lengths: None,
+        shared_prefix: None,
     };
     let sha = sha2::Sha256::digest(format!("{prompt}\n").as_bytes());
     let method = data::RecordMethod {

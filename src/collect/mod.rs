@@ -37,6 +37,7 @@ pub mod stream;
 mod sweep;
 mod target;
 mod watch;
+mod workload;
 
 pub use arrivals::schedule;
 pub use capture::{

@@ -11,7 +11,7 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 
 use super::defaults;
-use crate::data::{Arrivals, Load, Workload};
+use crate::data::{Arrivals, Convention, Lengths, Load, SharedPrefix, Workload};
 use crate::profiles::Launcher;
 use crate::project::PROMPTS;
 
@@ -99,6 +99,30 @@ pub struct SweepParams {
     #[arg(long, default_value_t = defaults::SEARCH_TOLERANCE)]
     #[serde(default = "search_tolerance")]
     pub search_tolerance: f64,
+    /// Prompts sampled (with --seed) from this file, in place of generated ones: ShareGPT's
+    /// JSON or JSON lines of conversations (each one's first human turn), or JSON lines of
+    /// {"prompt": ...}.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<String>,
+    /// Draw each request's prompt words and output tokens from a range around
+    /// --prompt-words and --output-tokens (with --seed), by --range-convention.
+    #[arg(long)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range_ratio: Option<f64>,
+    /// Whose range: vllm, [N(1 − r), N(1 + r)]; sglang (InferenceX's), [N·r, N].
+    #[arg(long, value_enum, default_value_t = Convention::Vllm)]
+    #[serde(default)]
+    pub range_convention: Convention,
+    /// Requests share a prefix by this many groups (request n is in group n mod G), as a
+    /// prefix cache would serve them; with --prefix-words.
+    #[arg(long)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_groups: Option<u64>,
+    /// Words of each group's shared prefix, before each request's own prompt.
+    #[arg(long)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_words: Option<u64>,
     /// Words per prompt (distinct deterministic text per request).
     #[arg(long, default_value_t = defaults::SWEEP_PROMPT_WORDS)]
     #[serde(default = "sweep_prompt_words")]
@@ -238,6 +262,17 @@ impl SweepParams {
             min_requests: (arrivals.is_none() && self.min_requests > 0)
                 .then_some(self.min_requests),
             arrivals,
+            // Filled in once the file is read (its hash and its prompts).
+            dataset: None,
+            lengths: self.range_ratio.map(|range_ratio| Lengths {
+                range_ratio,
+                convention: self.range_convention,
+                seed: self.seed,
+            }),
+            shared_prefix: self
+                .prefix_groups
+                .zip(self.prefix_words)
+                .map(|(groups, words)| SharedPrefix { groups, words }),
         }
     }
 
@@ -273,9 +308,10 @@ impl SweepParams {
             })
         };
         if self.rates.is_empty() {
+            let drawn = self.dataset.is_some() || self.range_ratio.is_some();
             let stray = [
                 ("burstiness", self.burstiness != defaults::SWEEP_BURSTINESS),
-                ("seed", self.seed != 0),
+                ("seed", self.seed != 0 && !drawn),
                 ("max_concurrency", self.max_concurrency.is_some()),
                 ("requests", self.requests != defaults::SWEEP_OPEN_REQUESTS),
                 ("duration_s", self.duration_s.is_some()),
@@ -324,6 +360,43 @@ impl SweepParams {
         }
         if self.duration_s.is_some_and(|d| !(d.is_finite() && d > 0.0)) {
             return unusable("duration_s", "seconds above 0");
+        }
+        self.shaped()
+    }
+
+    /// The requests' shape in range: a range ratio its convention allows, a shared prefix
+    /// of both its numbers; then a search's tolerance.
+    fn shaped(&self) -> Result<(), Unusable> {
+        let unusable = |key: &'static str, expected: &str| {
+            Err(Unusable {
+                key,
+                expected: expected.to_owned(),
+            })
+        };
+        let allowed = |ratio: f64| match self.range_convention {
+            Convention::Vllm => (0.0..1.0).contains(&ratio),
+            Convention::Sglang => ratio > 0.0 && ratio <= 1.0,
+        };
+        if let Some(ratio) = self.range_ratio
+            && !allowed(ratio)
+        {
+            return unusable(
+                "range_ratio",
+                "a ratio from 0 to below 1 (vllm's range), or above 0 to 1 (sglang's)",
+            );
+        }
+        if self.range_convention != Convention::Vllm && self.range_ratio.is_none() {
+            return unusable("range_convention", "range-ratio beside it, or leave it out");
+        }
+        match (self.prefix_groups, self.prefix_words) {
+            (Some(g), Some(w)) if g > 0 && w > 0 => {}
+            (None, None) => {}
+            _ => {
+                return unusable(
+                    "prefix_groups",
+                    "prefix-groups and prefix-words both, each at least 1",
+                );
+            }
         }
         self.searchable()
     }
@@ -586,6 +659,11 @@ mod tests {
             rates: vec![0.5, 2.0],
             search: true,
             search_tolerance: 0.05,
+            dataset: Some("data/sharegpt.json".into()),
+            range_ratio: Some(0.5),
+            range_convention: Convention::Sglang,
+            prefix_groups: Some(4),
+            prefix_words: Some(100),
             burstiness: 0.5,
             seed: 9,
             max_concurrency: Some(4),

@@ -8,7 +8,10 @@
 //! the rate is over-saturated: it counts as broken whatever its percentiles say, and the
 //! search goes no higher.
 
-use crate::data::{LimitSearch, Load, RequestLine, RequestStatus};
+use super::error::CollectError;
+use super::progress::Progress;
+use crate::data::{self, LimitSearch, Load, RequestLine, RequestStatus, SweepLevel};
+use crate::project::Layout;
 use crate::stats;
 
 /// Chooses each level's load.
@@ -158,6 +161,70 @@ pub fn saturated(rate: f64, achieved: Option<f64>, lines: &[RequestLine]) -> boo
         median(&answered[answered.len() - third..]),
     );
     last > 2.0 * first
+}
+
+/// The report's limits, for a search: `[slo]` of benchsite.toml, which must give one.
+pub(super) fn limits(
+    layout: &Layout,
+    search: bool,
+) -> Result<Option<crate::config::Slo>, CollectError> {
+    if !search {
+        return Ok(None);
+    }
+    let config = crate::config::load(&layout.root)
+        .map_err(|error| CollectError::Usage(error.to_string()))?;
+    if config.slo.bounds().is_empty() {
+        return Err(CollectError::Usage(
+            "--search looks for the highest load within the report's limits: give [slo] in benchsite.toml, e.g. ttft_p95_s = 2".into(),
+        ));
+    }
+    Ok(Some(config.slo))
+}
+
+/// A search's probes in load order, as a sweep's levels are, each request's `level` moved
+/// with its level.
+pub(super) fn in_load_order(levels: &mut Vec<SweepLevel>, lines: &mut [data::RequestLine]) {
+    let mut order: Vec<usize> = (0..levels.len()).collect();
+    order.sort_by(|&a, &b| levels[a].load().x().total_cmp(&levels[b].load().x()));
+    let mut moved = vec![0; order.len()];
+    for (to, &from) in order.iter().enumerate() {
+        moved[from] = to;
+    }
+    for line in lines.iter_mut() {
+        line.level = moved[line.level];
+    }
+    let mut taken: Vec<Option<SweepLevel>> = levels.drain(..).map(Some).collect();
+    levels.extend(
+        order
+            .iter()
+            .map(|&from| taken[from].take().expect("each once")),
+    );
+}
+
+/// A search's probe judged, and said on the terminal: whether it held the limits, and
+/// whether an open loop was over-saturated.
+pub(super) fn probed(
+    slo: &crate::config::Slo,
+    load: Load,
+    summary: &SweepLevel,
+    lines: &[data::RequestLine],
+    progress: &Progress,
+) -> (bool, bool) {
+    let saturated = match load {
+        Load::Rate(rate) => saturated(rate, summary.achieved_rps, lines),
+        Load::Concurrency(_) => false,
+    };
+    let holds = slo.holds(summary);
+    progress.line(&format!(
+        "search: {} {}",
+        load.words(),
+        match (saturated, holds) {
+            (true, _) => "over-saturated: TTFT grew through the level",
+            (false, true) => "holds the limits",
+            (false, false) => "breaks the limits",
+        }
+    ));
+    (holds, saturated)
 }
 
 #[cfg(test)]

@@ -18,17 +18,18 @@ use super::outcome::Outcome;
 use super::params::planned_requests;
 use super::power::{self, Sampler};
 use super::progress::Progress;
-use super::prompt::prompt;
 use super::runtime::interrupted;
 use super::search::Planner;
 use super::sending::{Level, OpenLoop, run_level, run_open_level};
 use super::server::Server;
 use super::target::{ServerOptions, Target, connect};
 use super::watch::Watcher;
+use super::workload::Requests;
 use crate::data::figures::{LevelField, level};
 use crate::data::{self, Date, Dimensions, Id, LevelStatus, Load, Sweep, SweepLevel, Workload};
 use crate::profiles::{self, Setting};
 use crate::project::Layout;
+use crate::stats;
 
 /// What `collect sweep` measures.
 #[derive(Debug, Clone)]
@@ -66,7 +67,18 @@ pub const INTERRUPTED: &str = "interrupted (Ctrl-C)";
 /// A streamed chat request of the sweep's workload, in `server`'s terms. Every sampling field
 /// it reads is explicit.
 pub fn request_body(server: &Server, model: &str, prompt: &str, workload: &Workload) -> Value {
-    let mut body = server.chat_stream(model, prompt, workload.output_tokens, workload.thinking);
+    body_asking(server, model, prompt, workload.output_tokens, workload)
+}
+
+/// [`request_body`] asking for `output_tokens`.
+fn body_asking(
+    server: &Server,
+    model: &str,
+    prompt: &str,
+    output_tokens: u64,
+    workload: &Workload,
+) -> Value {
+    let mut body = server.chat_stream(model, prompt, output_tokens, workload.thinking);
     if server.reads_ignore_eos() {
         body["ignore_eos"] = json!(workload.ignore_eos);
     }
@@ -124,13 +136,28 @@ pub async fn sweep(
     let mut target = connect(&options.server).await?;
     progress.line(&format!("measuring {}", target.server.describe()));
     let nonce = nonce();
-    let slo = limits(layout, options)?;
+    let slo = super::search::limits(layout, options.params.search)?;
+    let mut workload = options.params.workload();
+    let dataset = match &options.params.dataset {
+        Some(file) => Some(super::workload::read_dataset(
+            &layout.root,
+            file,
+            options.params.seed,
+        )?),
+        None => None,
+    };
+    workload.dataset = dataset.as_ref().map(|(d, _)| d.clone());
+    let requests = Requests {
+        workload: &workload,
+        prompts: dataset.as_ref().map(|(_, p)| p.as_slice()),
+    };
     let measured = match measure_levels(
         &mut target,
         options,
         &nonce,
         launched.as_mut(),
         slo.as_ref(),
+        &requests,
         progress,
     )
     .await
@@ -142,6 +169,7 @@ pub async fn sweep(
     let measurement = Measurement {
         layout,
         options,
+        requests: &requests,
         target: &target,
         nonce: &nonce,
         slug: &slug,
@@ -153,6 +181,7 @@ pub async fn sweep(
 struct Measurement<'a> {
     layout: &'a Layout,
     options: &'a SweepOptions,
+    requests: &'a Requests<'a>,
     target: &'a Target,
     nonce: &'a str,
     slug: &'a str,
@@ -181,7 +210,7 @@ fn recorded(
             None => CollectError::Server("no level finished".into()),
         });
     }
-    let workload = &m.options.params.workload();
+    let workload = m.requests.workload;
     closing_notes(
         m.target,
         workload,
@@ -191,11 +220,24 @@ fn recorded(
         &mut notes,
         progress,
     );
-    let method = method_of(m.options, workload, &levels, m.nonce, counted.is_empty());
+    let method = method_of(m.options, m.requests, &levels, m.nonce, counted.is_empty());
     let mut record = record(m.options, m.target, workload, levels, notes, effective);
     record.method = Some(method);
+    // A dataset's prompts are its own lengths: the sweep's is the median the server measured.
+    if record.workload.dataset.is_some() {
+        let measured: Vec<f64> = record
+            .levels
+            .iter()
+            .filter_map(|l| l.prompt_tokens)
+            .map(|t| t as f64)
+            .collect();
+        if let Some(median) = stats::median(&measured) {
+            record.workload.prompt_words = None;
+            record.workload.prompt_tokens = Some(median.round() as u64);
+        }
+    }
     if search.is_some() {
-        in_load_order(&mut record.levels, &mut lines);
+        super::search::in_load_order(&mut record.levels, &mut lines);
     }
     record.search = search;
     record.request_log = keep_requests(m.layout, m.options, m.slug, &lines)?;
@@ -206,44 +248,6 @@ fn recorded(
             warnings: Vec::new(),
         },
     })
-}
-
-/// The report's limits, for a search: `[slo]` of benchsite.toml, which must give one.
-fn limits(
-    layout: &Layout,
-    options: &SweepOptions,
-) -> Result<Option<crate::config::Slo>, CollectError> {
-    if !options.params.search {
-        return Ok(None);
-    }
-    let config = crate::config::load(&layout.root)
-        .map_err(|error| CollectError::Usage(error.to_string()))?;
-    if config.slo.bounds().is_empty() {
-        return Err(CollectError::Usage(
-            "--search looks for the highest load within the report's limits: give [slo] in benchsite.toml, e.g. ttft_p95_s = 2".into(),
-        ));
-    }
-    Ok(Some(config.slo))
-}
-
-/// A search's probes in load order, as a sweep's levels are, each request's `level` moved
-/// with its level.
-fn in_load_order(levels: &mut Vec<SweepLevel>, lines: &mut [data::RequestLine]) {
-    let mut order: Vec<usize> = (0..levels.len()).collect();
-    order.sort_by(|&a, &b| levels[a].load().x().total_cmp(&levels[b].load().x()));
-    let mut moved = vec![0; order.len()];
-    for (to, &from) in order.iter().enumerate() {
-        moved[from] = to;
-    }
-    for line in lines.iter_mut() {
-        line.level = moved[line.level];
-    }
-    let mut taken: Vec<Option<SweepLevel>> = levels.drain(..).map(Some).collect();
-    levels.extend(
-        order
-            .iter()
-            .map(|&from| taken[from].take().expect("each once")),
-    );
 }
 
 /// Writes the sweep's per-request data beside its document, unless a dry run: its path in
@@ -286,9 +290,10 @@ async fn measure_levels(
     nonce: &str,
     mut launched: Option<&mut Launched>,
     slo: Option<&crate::config::Slo>,
+    requests: &Requests<'_>,
     progress: &Progress,
 ) -> Result<Levels, Diagnosis> {
-    let workload = &options.params.workload();
+    let workload = requests.workload;
     let mut levels = Vec::new();
     let mut lines = Vec::new();
     let mut stopped = None;
@@ -297,6 +302,7 @@ async fn measure_levels(
     let mut uncounted = false;
     let sending = Sending {
         workload,
+        prompts: requests.prompts,
         watch: target.client.metrics().await.is_ok(),
         nonce,
         warmup: options.params.warmup,
@@ -322,7 +328,8 @@ async fn measure_levels(
         let summary = level.summary(load, requests);
         let level_lines = level.lines(index);
         if let Some(slo) = &slo {
-            let (holds, saturated) = probed(slo, load, &summary, &level_lines, progress);
+            let (holds, saturated) =
+                super::search::probed(slo, load, &summary, &level_lines, progress);
             planner.record(load, holds, saturated);
         }
         index += 1;
@@ -383,36 +390,12 @@ fn level_warnings(summary: &SweepLevel, load: Load) -> Vec<String> {
         .collect()
 }
 
-/// A search's probe judged, and said on the terminal: whether it held the limits, and
-/// whether an open loop was over-saturated.
-fn probed(
-    slo: &crate::config::Slo,
-    load: Load,
-    summary: &SweepLevel,
-    lines: &[data::RequestLine],
-    progress: &Progress,
-) -> (bool, bool) {
-    let saturated = match load {
-        Load::Rate(rate) => super::search::saturated(rate, summary.achieved_rps, lines),
-        Load::Concurrency(_) => false,
-    };
-    let holds = slo.holds(summary);
-    progress.line(&format!(
-        "search: {} {}",
-        load.words(),
-        match (saturated, holds) {
-            (true, _) => "over-saturated: TTFT grew through the level",
-            (false, true) => "holds the limits",
-            (false, false) => "breaks the limits",
-        }
-    ));
-    (holds, saturated)
-}
-
 /// What every level of a sweep sends besides its own prompts.
 struct Sending<'a> {
     /// The prompts' and answers' lengths, and the arrivals of an open loop.
     workload: &'a Workload,
+    /// The dataset's prompts, when its prompts are sampled from one.
+    prompts: Option<&'a [String]>,
     /// Whether the server has `/metrics` to scrape through each level.
     watch: bool,
     /// Starts every prompt, so no earlier measurement's prefix cache answers.
@@ -421,16 +404,7 @@ struct Sending<'a> {
     warmup: u64,
 }
 
-/// The prompt of request `n` of level `index` (the warm-up's from `WARMUP_SEEDS` on), before
-/// the nonce.
-fn level_prompt(workload: &Workload, index: usize, n: u64) -> String {
-    prompt(
-        workload.prompt_words.unwrap_or(1),
-        (index as u64 + 1) * 1_000_000 + n,
-    )
-}
-
-/// Where the warm-up requests' prompt numbers start: never a measured request's.
+/// Where the warm-up requests' numbers start: never a measured request's.
 const WARMUP_SEEDS: u64 = 900_000;
 
 /// A sweep's own nonce: the clock and the process, hashed.
@@ -446,12 +420,12 @@ fn nonce() -> String {
 
 /// sha256 of the measured prompts of the levels at `loads`, in order, each followed by a
 /// newline, before the nonce: every request each planned, sent or not.
-fn prompts_sha256(workload: &Workload, loads: &[Load]) -> String {
+fn prompts_sha256(requests: &Requests, loads: &[Load]) -> String {
     use sha2::Digest;
     let mut hash = sha2::Sha256::new();
     for (index, &load) in loads.iter().enumerate() {
-        for n in 0..planned_requests(workload, load) {
-            hash.update(level_prompt(workload, index, n).as_bytes());
+        for n in 0..planned_requests(requests.workload, load) {
+            hash.update(requests.request(index, n).0.as_bytes());
             hash.update(b"\n");
         }
     }
@@ -479,9 +453,20 @@ async fn send_level(
         (Load::Rate(rate), Some(arrivals)) => schedule(rate, arrivals),
         _ => Vec::new(),
     };
+    let shaped = Requests {
+        workload,
+        prompts: sending.prompts,
+    };
     let body = |target: &Target, n: u64| {
-        let text = format!("{} {}", sending.nonce, level_prompt(workload, index, n));
-        target.accepted(request_body(&target.server, &target.model, &text, workload))
+        let (prompt, output) = shaped.request(index, n);
+        let text = format!("{} {prompt}", sending.nonce);
+        target.accepted(body_asking(
+            &target.server,
+            &target.model,
+            &text,
+            output,
+            workload,
+        ))
     };
     loop {
         let warmup: Vec<Value> = (0..streams * sending.warmup)
@@ -658,20 +643,32 @@ fn record(
 /// how tokens were counted and the cache's isolation.
 fn method_of(
     options: &SweepOptions,
-    workload: &Workload,
+    requests: &Requests,
     levels: &[SweepLevel],
     nonce: &str,
     usage_only: bool,
 ) -> data::RecordMethod {
     let loads: Vec<Load> = levels.iter().map(SweepLevel::load).collect();
+    let workload = requests.workload;
+    let source = match &workload.dataset {
+        Some(d) => format!(
+            "prompts of {} ({} of them, sha256 {}) drawn with seed {} per level and request number",
+            d.file, d.prompts, d.sha256, d.seed
+        ),
+        None => format!(
+            "generated text of {} words per request, one per level and request number",
+            workload.prompt_words.unwrap_or(1)
+        ),
+    };
+    let shape = workload
+        .shape()
+        .filter(|_| workload.lengths.is_some() || workload.shared_prefix.is_some())
+        .map_or(String::new(), |shape| format!(", {shape}"));
     data::RecordMethod {
         version: super::defaults::METHOD_VERSION,
         client: super::defaults::CLIENT.to_owned(),
-        prompt_source: format!(
-            "generated text of {} words per request, one per level and request number, after the sweep's nonce ({nonce})",
-            workload.prompt_words.unwrap_or(1)
-        ),
-        prompt_sha256: prompts_sha256(workload, &loads),
+        prompt_source: format!("{source}{shape}, after the sweep's nonce ({nonce})"),
+        prompt_sha256: prompts_sha256(requests, &loads),
         warmup: options.params.warmup,
         token_count: if usage_only {
             "usage".into()

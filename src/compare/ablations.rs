@@ -83,6 +83,10 @@ pub fn ablations_across<'m>(
         if let Some(arrivals) = &sweep.workload.arrivals {
             group.push_str(&format!("|{}", arrivals.words()));
         }
+        // So is a sweep of other prompts: a dataset, drawn lengths, shared prefixes.
+        if let Some(shape) = sweep.workload.shape() {
+            group.push_str(&format!("|{shape}"));
+        }
         let mut settings: Settings = sweep.dimensions.clone().into_iter().collect();
         if let (Some(asked), Some(prompt)) = (
             rules::asked_prompt(&sweep.workload),

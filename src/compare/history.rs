@@ -62,7 +62,8 @@ pub fn histories<'m>(
         let arrivals = w
             .arrivals
             .as_ref()
-            .map_or(String::new(), |a| format!("|{}", a.words()));
+            .map_or(String::new(), |a| format!("|{}", a.words()))
+            + &w.shape().map_or(String::new(), |shape| format!("|{shape}"));
         Some(format!(
             "{}|{:?}|{:?}|{:?}|{}|{}|{}|{:?}|{:?}{arrivals}",
             sweep.model,

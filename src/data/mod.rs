@@ -17,6 +17,7 @@ mod record;
 mod requests;
 pub mod rules;
 mod schema;
+mod shape;
 mod store;
 mod types;
 mod upgrade;
@@ -38,6 +39,7 @@ pub use requests::{
     write_request_log,
 };
 pub use schema::schema;
+pub use shape::{Convention, Dataset, Lengths, SharedPrefix};
 pub use store::{Written, lock_path, save, update};
 pub use types::{
     Date, Dimensions, ID_PATTERN, Id, Provenance, SCHEMA_VERSION, SchemaVersion, permalink, slugify,

@@ -534,12 +534,31 @@ pub struct Workload {
     /// Open-loop arrivals; absent, a closed loop at each level's concurrency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<super::load::Arrivals>,
+    /// Prompts sampled from a dataset, in place of generated ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<super::shape::Dataset>,
+    /// Prompt and output lengths drawn per request from a range.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lengths: Option<super::shape::Lengths>,
+    /// Prompts that share a prefix by groups.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_prefix: Option<super::shape::SharedPrefix>,
 }
 
 impl Workload {
     /// Whether its levels are open-loop arrivals.
     pub fn open_loop(&self) -> bool {
         self.arrivals.is_some()
+    }
+
+    /// Its requests' shape beyond their lengths, in words (`prompts of sharegpt.json, 4
+    /// groups sharing a 200-word prefix`); none for plain generated prompts.
+    pub fn shape(&self) -> Option<String> {
+        super::shape::shape_words(
+            self.dataset.as_ref(),
+            self.lengths.as_ref(),
+            self.shared_prefix.as_ref(),
+        )
     }
 }
 

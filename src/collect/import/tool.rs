@@ -67,19 +67,7 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
     }
     let model = one_model(tool, &mut levels)?;
     let arrivals = one_arrivals(&levels)?;
-    // Each request under its level's place, now that the levels are in order.
-    let lines: Vec<crate::data::RequestLine> = levels
-        .iter_mut()
-        .enumerate()
-        .flat_map(|(index, l)| {
-            std::mem::take(&mut l.lines)
-                .into_iter()
-                .map(move |mut line| {
-                    line.level = index;
-                    line
-                })
-        })
-        .collect();
+    let lines = in_levels(&mut levels);
     let generated = levels[0]
         .date
         .clone()
@@ -103,6 +91,9 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
         thinking: false,
         min_requests: None,
         arrivals,
+        dataset: None,
+        lengths: None,
+        shared_prefix: None,
     };
     let dimensions = super::super::sweep::dimensions(
         &model,
@@ -154,6 +145,22 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
         sweep.request_log = Some(path);
     }
     Ok(sweep)
+}
+
+/// Each level's requests, under its level's place now that the levels are in order.
+fn in_levels(levels: &mut [Imported]) -> Vec<crate::data::RequestLine> {
+    levels
+        .iter_mut()
+        .enumerate()
+        .flat_map(|(index, l)| {
+            std::mem::take(&mut l.lines)
+                .into_iter()
+                .map(move |mut line| {
+                    line.level = index;
+                    line
+                })
+        })
+        .collect()
 }
 
 /// Each result object of `files`: one per file, or one per line of the tools that append.

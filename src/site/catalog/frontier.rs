@@ -49,6 +49,9 @@ fn workload_of(sweep: &Sweep, measured: Option<&str>) -> String {
         .or_else(|| sweep.workload.prompt_words.map(|w| format!("{w} words")))
         .unwrap_or_else(|| "an unrecorded prompt".to_owned());
     let mut lengths = format!("{prompt} in, {} tokens out", sweep.workload.output_tokens);
+    if let Some(shape) = sweep.workload.shape() {
+        lengths.push_str(&format!(", {shape}"));
+    }
     if let Some(arrivals) = &sweep.workload.arrivals {
         lengths.push_str(&format!(", {}", arrivals.words()));
     }

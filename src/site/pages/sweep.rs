@@ -267,7 +267,9 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
                 if w.ignore_eos { " (ignore_eos)" } else { "" },
                 super::measured::rounds(w),
                 switch(w.thinking)
-            ),
+            ) + &w
+                .shape()
+                .map_or(String::new(), |shape| format!(", {shape}")),
         ),
         Fact::new("Server", sweep.base_url.clone()),
         engine_fact(sweep.engine, sweep.vllm_version.as_ref()),
