@@ -755,6 +755,12 @@ pub(super) fn dimensions(
         dims.insert("prompt".into(), format!("{tokens} tok"));
     }
     dims.insert("output".into(), format!("{} tok", workload.output_tokens));
+    if let Some(arrivals) = &workload.arrivals {
+        dims.insert("arrivals".into(), arrivals.words());
+    }
+    if let Some(shape) = workload.shape() {
+        dims.insert("requests".into(), shape);
+    }
     if let Some(effective) = effective {
         for (key, value) in data::rules::server_dimensions(effective) {
             dims.insert(key.into(), value);

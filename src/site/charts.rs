@@ -564,7 +564,7 @@ pub fn mark_load(option: &str, x: f64, label: &str) -> String {
     {
         let line = serde_json::json!({
             "xAxis": x,
-            "label": {"formatter": label, "position": "insideEndTop"},
+            "label": {"formatter": label, "position": "end"},
             "lineStyle": {"color": "#6b7280", "type": "dashed"},
         });
         match first["markLine"]["data"].as_array_mut() {

@@ -120,7 +120,7 @@ pub static RATE_RPS: LevelField = level(field(
     "rate_rps",
     "Arrival rate (req/s)",
     "req/s",
-    Precision::Decimals(2),
+    Precision::Exact,
     Role::Key,
     |l| measured(l.rate_rps),
 ));
@@ -485,7 +485,7 @@ const fn scraped(
         key,
         label,
         "",
-        Precision::Decimals(2),
+        Precision::Decimals(1),
         Role::Detail,
         get,
     ))
@@ -501,10 +501,11 @@ pub static WAITING_MEAN: LevelField = scraped("waiting_mean", "Waiting, mean", |
 });
 pub static WAITING_MAX: LevelField =
     scraped("waiting_max", "Waiting, most", |l| measured(l.waiting_max));
-pub static KV_USAGE_MEAN: LevelField = scraped("kv_usage_mean", "KV cache in use, mean", |l| {
-    measured(l.kv_usage_mean)
-});
-pub static KV_USAGE_MAX: LevelField = scraped("kv_usage_max", "KV cache in use, most", |l| {
+pub static KV_USAGE_MEAN: LevelField =
+    scraped("kv_usage_mean", "KV cache share in use, mean", |l| {
+        measured(l.kv_usage_mean)
+    });
+pub static KV_USAGE_MAX: LevelField = scraped("kv_usage_max", "KV cache share in use, most", |l| {
     measured(l.kv_usage_max)
 });
 pub static PREEMPTIONS: LevelField = level(field(

@@ -67,14 +67,16 @@ pub const CHARTS: &[SweepChart] = &[
 
 /// The figures a levels table shows where some level of the sweep has them, after the
 /// latency.
-static WHERE_MEASURED: [&LevelField; 17] = [
+static WHERE_MEASURED: [&LevelField; 19] = [
     &level::ACHIEVED_RPS,
     &level::WAIT_P50_S,
     &level::WAIT_P95_S,
     &level::WAIT_MAX_S,
     &level::PEAK_IN_FLIGHT,
     &level::UNSENT,
+    &level::RUNNING_MEAN,
     &level::RUNNING_MAX,
+    &level::WAITING_MEAN,
     &level::WAITING_MAX,
     &level::KV_USAGE_MAX,
     &level::PREEMPTIONS,

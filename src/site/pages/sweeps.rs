@@ -17,6 +17,8 @@ use crate::format::{count, figure};
 /// The sweeps index's content.
 #[derive(Debug, Serialize)]
 pub struct SweepsIndex {
+    /// Whether some sweep is an open loop, drawn against its arrival rate.
+    open: bool,
     charts: Vec<Chart>,
     sweeps: FilteredTable,
     tradeoffs: Option<super::tradeoffs::TradeOffs>,
@@ -124,7 +126,7 @@ pub fn table_of(c: &Catalog, records: impl IntoIterator<Item = usize>) -> Table 
                 Column::number("Levels"),
                 Column::number("Peak output tok/s"),
                 Column::number(if open {
-                    "At (concurrency, or arrivals)"
+                    "At (concurrency, or arrival rate)"
                 } else {
                     "At concurrency"
                 }),
@@ -174,6 +176,7 @@ pub fn table_of(c: &Catalog, records: impl IntoIterator<Item = usize>) -> Table 
 pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let index = SweepsIndex {
+        open: c.doc.sweeps.iter().any(|s| s.workload.open_loop()),
         tradeoffs: super::tradeoffs::view(c, None),
         charts: overlays(c),
         sweeps: filters::filtered(

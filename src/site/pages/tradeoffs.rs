@@ -319,7 +319,7 @@ fn within_table(
         Column::text("Model"),
         Column::text("Workload"),
         Column::number(if open {
-            "Highest load within (concurrency, or arrivals)"
+            "Highest load within (concurrency, or arrival rate)"
         } else {
             "Highest concurrency within"
         }),
@@ -385,7 +385,7 @@ fn best_table(c: &Catalog, answers: &[(usize, Option<Answer>)], energy: bool, op
         Column::text("Best configuration"),
         Column::text("Workload"),
         Column::number(if open {
-            "Load (concurrency, or arrivals)"
+            "Load (concurrency, or arrival rate)"
         } else {
             level::CONCURRENCY.field.label
         }),
