@@ -25,12 +25,14 @@ pub fn request_bounds(slo: &Slo) -> Vec<(RequestFigure, f64)> {
 }
 
 /// One request as goodput reads it: due → first token and → last token (seconds), time per
-/// output token after the first (milliseconds) and output tokens; `None` when it failed.
+/// output token after the first (milliseconds; 0 for a one-token answer, as vLLM takes it)
+/// and output tokens; `None` when it failed.
 pub fn judged(line: &RequestLine) -> Option<[Option<f64>; 4]> {
+    let one_token = line.output_tokens.is_some_and(|t| t <= 1);
     (line.status == RequestStatus::Ok).then(|| {
         [
             line.ttft_from_due(),
-            line.tpot_ms(),
+            line.tpot_ms().or(one_token.then_some(0.0)),
             line.latency_from_due(),
             line.output_tokens.map(|t| t as f64),
         ]
@@ -38,7 +40,7 @@ pub fn judged(line: &RequestLine) -> Option<[Option<f64>; 4]> {
 }
 
 /// Whether a request answered with `figures` ([`judged`]) meets every bound. A figure a
-/// bound needs and the request lacks (a one-token answer has no TPOT) fails it.
+/// bound needs and the request lacks (its output tokens unknown) fails it.
 fn meets(figures: &[Option<f64>; 4], bounds: &[(RequestFigure, f64)]) -> bool {
     bounds.iter().all(|(figure, at_most)| {
         let value = match figure {
@@ -179,5 +181,9 @@ mod tests {
         // The wait counts: a latency limit of 2 s keeps a and drops b (2.5 s from due).
         let latency = request_bounds(&Slo::of([(&level::LATENCY_P95_S, 2.0)]));
         assert_eq!(goodput(&level, &refs, &latency).good, 1);
+        // A one-token answer's TPOT is 0, as vLLM takes it: within any TPOT limit.
+        let one = answered(0.5, 0.5, 1, 0.0);
+        let tpot = request_bounds(&Slo::of([(&level::TPOT_P95_MS, 1.0)]));
+        assert_eq!(goodput(&level, &[&one], &tpot).good, 1);
     }
 }
