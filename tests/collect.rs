@@ -2497,6 +2497,28 @@ fn sglang_bench_serving_lines_become_one_sweep() {
             .unwrap()
             .contains("SGLang's summary has no p95 of TTFT or latency")
     );
+    // The first level's per-request arrays are the sweep's per-request data: the three
+    // answers above, and the third request with its error; the summary-only level has none.
+    let lines = data::read_request_log(
+        &project
+            .root
+            .path()
+            .join(sweep.request_log.as_deref().unwrap()),
+    )
+    .unwrap();
+    let kept: Vec<_> = lines
+        .iter()
+        .map(|l| (l.level, l.ttft_s, l.latency_s, l.error.as_deref()))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (0, Some(0.1), Some(1.1), None),
+            (0, Some(0.2), Some(2.2), None),
+            (0, None, None, Some("Timeout on the server")),
+            (0, Some(0.3), Some(1.3), None)
+        ]
+    );
     let source = sweep.source.as_deref().unwrap();
     assert!(
         source.starts_with("sglang bench_serving --output-file: ")
@@ -2669,6 +2691,20 @@ fn guidellm_poisson_benchmarks_are_open_loop_levels() {
         ]
     );
     assert_eq!(sweep.levels[0].ttft_p95_s, Some(0.195));
+    // The first level's two records are every request it sent: its per-request data (TTFT
+    // 0.1 and 0.2 s, latency 1.1 and 1.0 s); the second level's summary has none.
+    let lines = data::read_request_log(
+        &project
+            .root
+            .path()
+            .join(sweep.request_log.as_deref().unwrap()),
+    )
+    .unwrap();
+    let kept: Vec<(usize, Option<f64>, Option<f64>)> = lines
+        .iter()
+        .map(|l| (l.level, l.ttft_s, l.latency_s))
+        .collect();
+    assert_eq!(kept, [(0, Some(0.1), Some(1.1)), (0, Some(0.2), Some(1.0))]);
     check_is_clean(&project);
 }
 

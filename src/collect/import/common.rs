@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use super::super::error::CollectError;
-use crate::data::{Date, SweepLevel};
+use crate::data::{Date, RequestLine, RequestStatus, SweepLevel};
+use crate::stats;
 
 /// One result object and the file it came from.
 pub(super) struct Loaded {
@@ -86,4 +87,55 @@ pub(super) fn mean_of(json: &Value, total: &str, completed: u64) -> Option<u64> 
         .as_f64()
         .filter(|_| completed > 0)
         .map(|t| (t / completed as f64).round() as u64)
+}
+
+/// Each request of a serving benchmark's per-request arrays (vLLM's and SGLang's `ttfts`,
+/// `itls`, `output_lens`, `input_lens`, vLLM's `latencies`) as the sweep's per-request data
+/// keeps it: TTFT, latency, tokens and chunk gaps where it succeeded, its error (`failed`)
+/// where it failed. Their files say when a request was sent only in terms this import does
+/// not read, so `sent_s` is left out.
+pub(super) fn request_lines(
+    json: &Value,
+    ttfts: &[f64],
+    outputs: &[f64],
+    failed: &dyn Fn(usize) -> Option<String>,
+) -> Vec<RequestLine> {
+    let (latencies, inputs) = (numbers(json, "latencies"), numbers(json, "input_lens"));
+    let itls = json["itls"].as_array();
+    (0..ttfts.len())
+        .map(|i| {
+            let (gaps, chunks) = gaps_of(itls, i);
+            let ms: Vec<f64> = gaps.iter().map(|&g| f64::from(g) * 1e3).collect();
+            let failed = failed(i);
+            let ok = failed.is_none();
+            RequestLine {
+                level: 0,
+                n: i as u64,
+                due_s: None,
+                sent_s: None,
+                status: if ok {
+                    RequestStatus::Ok
+                } else {
+                    RequestStatus::Failed
+                },
+                ttft_s: ok.then_some(stats::round(ttfts[i], 6)),
+                latency_s: latencies
+                    .as_ref()
+                    .and_then(|l| l.get(i).copied())
+                    .or_else(|| after_gaps(ttfts[i], itls, i))
+                    .filter(|_| ok)
+                    .map(|l| stats::round(l, 6)),
+                output_tokens: outputs.get(i).filter(|_| ok).map(|&t| t as u64),
+                prompt_tokens: inputs.as_ref().and_then(|v| v.get(i)).map(|&t| t as u64),
+                chunks: chunks.filter(|_| ok),
+                gap_p50_ms: stats::median(&ms).map(|g| stats::round(g, 3)),
+                gap_max_ms: ms
+                    .iter()
+                    .copied()
+                    .reduce(f64::max)
+                    .map(|g| stats::round(g, 3)),
+                error: failed,
+            }
+        })
+        .collect()
 }

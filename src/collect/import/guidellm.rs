@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::super::error::CollectError;
 use super::super::level::{Request, counted, figures};
 use super::common::{Imported, Loaded};
-use crate::data::{Arrivals, Date, Load, Process};
+use crate::data::{Arrivals, Date, Load, Process, RequestLine, RequestStatus};
 use crate::stats;
 
 /// A guidellm JSON report's levels: its constant and Poisson benchmarks, each an open-loop
@@ -105,6 +105,7 @@ fn guidellm_level(file: &str, benchmark: &Value, load: Load) -> Imported {
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default();
+    let mut lines = Vec::new();
     if !sampled.is_empty() {
         let requests: Vec<Request> = sampled
             .iter()
@@ -128,6 +129,11 @@ fn guidellm_level(file: &str, benchmark: &Value, load: Load) -> Imported {
             })
             .collect();
         figures(&mut level, &requests);
+        // Every request's record, none failed: the sweep's per-request data (a sample, or
+        // failures without records, would make goodput a sample's).
+        if requests.len() as u64 == completed && level.failed == 0 {
+            lines = requests.iter().enumerate().map(line).collect();
+        }
         level.source = Some(format!(
             "{file}: recomputed from {} per-request records{}: TTFT to the first token, latency to the last token; total tok/s is output_token_count over the benchmark's duration",
             requests.len(),
@@ -159,12 +165,32 @@ fn guidellm_level(file: &str, benchmark: &Value, load: Load) -> Imported {
     let backend = &benchmark["config"]["backend"];
     Imported {
         arrivals: None,
-        lines: Vec::new(),
+        lines,
         level,
         model: find_text(backend, "model").or_else(|| find_text(&benchmark["config"], "model")),
         date: benchmark["start_time"].as_f64().and_then(date_of_epoch),
         target: find_text(backend, "target"),
         file: file.to_owned(),
+    }
+}
+
+/// Answered request `n` as the sweep's per-request data keeps it (guidellm's records keep no
+/// chunk gaps, and no send time this import reads).
+fn line((n, r): (usize, &Request)) -> RequestLine {
+    RequestLine {
+        level: 0,
+        n: n as u64,
+        due_s: None,
+        sent_s: None,
+        status: RequestStatus::Ok,
+        ttft_s: Some(stats::round(r.ttft, 6)),
+        latency_s: r.latency.map(|l| stats::round(l, 6)),
+        output_tokens: r.output.map(|t| t as u64),
+        prompt_tokens: r.prompt.map(|t| t as u64),
+        chunks: None,
+        gap_p50_ms: None,
+        gap_max_ms: None,
+        error: None,
     }
 }
 

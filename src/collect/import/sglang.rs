@@ -39,6 +39,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
     } else {
         "its summary counts no failures (only --output-details lists them)"
     };
+    let mut lines = Vec::new();
     if let (Some(ttfts), Some(outputs)) = (numbers("ttfts"), numbers("output_lens")) {
         let ok = |i: usize| {
             errors
@@ -64,6 +65,15 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
             })
             .collect();
         figures(&mut level, &requests);
+        // Only --output-details lists failures: without the list, every request answered.
+        let failed = |i: usize| {
+            errors
+                .and_then(|e| e.get(i))
+                .and_then(Value::as_str)
+                .filter(|e| !e.is_empty())
+                .map(str::to_owned)
+        };
+        lines = super::common::request_lines(json, &ttfts, &outputs, &failed);
         level.source = Some(format!(
             "{file}: recomputed from the per-request ttfts, itls, output_lens{} (--output-details); total tok/s is output_throughput; {failures_said}",
             if inputs.is_some() { ", input_lens" } else { "" }
@@ -85,7 +95,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
     }
     Ok(Imported {
         arrivals: None,
-        lines: Vec::new(),
+        lines,
         level,
         model: json["server_info"]["model_path"]
             .as_str()

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::super::error::CollectError;
 use super::super::level::{Request, counted, figures};
 use super::common::{Imported, Loaded};
-use crate::data::{Arrivals, Date, Load, RequestLine, RequestStatus, SweepLevel};
+use crate::data::{Arrivals, Date, Load, SweepLevel};
 use crate::stats;
 
 /// `20250101-120000` → `2025-01-01`.
@@ -77,7 +77,17 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
     let lines = match (numbers("ttfts"), numbers("output_lens")) {
         (Some(ttfts), Some(outputs)) => {
             per_request(json, file, &ttfts, &outputs, &mut level);
-            lines(json, &ttfts, &outputs)
+            // A failed request has its error, or (without the list) no first token.
+            let errors = json["errors"].as_array();
+            let failed = |i: usize| match errors {
+                Some(errors) => errors
+                    .get(i)
+                    .and_then(Value::as_str)
+                    .filter(|e| !e.is_empty())
+                    .map(str::to_owned),
+                None => (ttfts[i] <= 0.0).then(|| "no first token".to_owned()),
+            };
+            super::common::request_lines(json, &ttfts, &outputs, &failed)
         }
         _ => {
             summary(json, file, completed, &mut level);
@@ -138,62 +148,6 @@ fn per_request(json: &Value, file: &str, ttfts: &[f64], outputs: &[f64], level: 
         },
         if inputs.is_some() { ", input_lens" } else { "" }
     ));
-}
-
-/// Each request of the per-request arrays as the sweep's per-request data keeps it: TTFT,
-/// latency, tokens and chunk gaps where it succeeded, its error where it failed. vLLM's files
-/// say when a request was sent only in terms this import does not read, so `sent_s` is left
-/// out.
-fn lines(json: &Value, ttfts: &[f64], outputs: &[f64]) -> Vec<RequestLine> {
-    let numbers = |key: &str| super::common::numbers(json, key);
-    let (latencies, inputs) = (numbers("latencies"), numbers("input_lens"));
-    let itls = json["itls"].as_array();
-    let errors = json["errors"].as_array();
-    let error = |i: usize| -> Option<String> {
-        match errors {
-            Some(errors) => errors
-                .get(i)
-                .and_then(Value::as_str)
-                .filter(|e| !e.is_empty())
-                .map(str::to_owned),
-            None => (ttfts[i] <= 0.0).then(|| "no first token".to_owned()),
-        }
-    };
-    (0..ttfts.len())
-        .map(|i| {
-            let (gaps, chunks) = super::common::gaps_of(itls, i);
-            let ms: Vec<f64> = gaps.iter().map(|&g| f64::from(g) * 1e3).collect();
-            let failed = error(i);
-            let ok = failed.is_none();
-            RequestLine {
-                level: 0,
-                n: i as u64,
-                due_s: None,
-                sent_s: None,
-                status: if ok {
-                    RequestStatus::Ok
-                } else {
-                    RequestStatus::Failed
-                },
-                ttft_s: ok.then_some(ttfts[i]),
-                latency_s: latencies
-                    .as_ref()
-                    .and_then(|l| l.get(i).copied())
-                    .or_else(|| super::common::after_gaps(ttfts[i], itls, i))
-                    .filter(|_| ok),
-                output_tokens: outputs.get(i).filter(|_| ok).map(|&t| t as u64),
-                prompt_tokens: inputs.as_ref().and_then(|v| v.get(i)).map(|&t| t as u64),
-                chunks: chunks.filter(|_| ok),
-                gap_p50_ms: stats::median(&ms).map(|g| stats::round(g, 3)),
-                gap_max_ms: ms
-                    .iter()
-                    .copied()
-                    .reduce(f64::max)
-                    .map(|g| stats::round(g, 3)),
-                error: failed,
-            }
-        })
-        .collect()
 }
 
 /// A level's figures from the summary fields alone, where there are no per-request arrays.
