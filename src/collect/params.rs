@@ -331,7 +331,7 @@ impl SweepParams {
             }
             return Ok(());
         }
-        if self.levels != Self::default_levels() {
+        if self.levels != sweep_levels() {
             return unusable(
                 "rates",
                 "rates or levels, not both: open-loop arrivals or a closed loop",
@@ -429,11 +429,6 @@ impl SweepParams {
             .into_iter()
             .map(|load| planned_requests(&workload, load))
             .sum()
-    }
-
-    /// The concurrency levels when none are given.
-    fn default_levels() -> Vec<u64> {
-        sweep_levels()
     }
 }
 

@@ -443,7 +443,6 @@ async fn send_level(
     progress: &Progress,
 ) -> Option<Level> {
     let workload = sending.workload;
-    let requests = planned_requests(workload, load);
     let arrivals = workload.arrivals.as_ref();
     let streams = match load {
         Load::Concurrency(c) => c,
@@ -452,6 +451,11 @@ async fn send_level(
     let due = match (load, arrivals) {
         (Load::Rate(rate), Some(arrivals)) => schedule(rate, arrivals),
         _ => Vec::new(),
+    };
+    // An open loop's requests are its schedule's, drawn once here.
+    let requests = match load {
+        Load::Rate(_) => due.len() as u64,
+        Load::Concurrency(_) => planned_requests(workload, load),
     };
     let shaped = Requests {
         workload,
