@@ -147,7 +147,7 @@ impl Slo {
             .map(|b| {
                 format!(
                     "{} ≤ {} {}",
-                    b.figure.field.name(),
+                    in_sentence(b.figure.field.name()),
                     b.at_most,
                     b.figure.field.unit
                 )
@@ -156,12 +156,39 @@ impl Slo {
             .join(", ")
     }
 
+    /// The limits a report holds its sweeps to when `[slo]` gives none, which its pages
+    /// state: TTFT p95 at most 2 s and at least 20 output tokens per second per user (1000 /
+    /// the per-stream rate at most 50 ms).
+    pub fn report_default() -> Slo {
+        Slo::of([(&level::TTFT_P95_S, 2.0), (&level::TPOT_FROM_RATE_MS, 50.0)])
+    }
+
+    /// These limits, or [`Slo::report_default`] when they give no bound; and whether they
+    /// are the defaults.
+    pub fn or_report_default(&self) -> (Slo, bool) {
+        match self.bounds.is_empty() {
+            true => (Slo::report_default(), true),
+            false => (self.clone(), false),
+        }
+    }
+
     /// The bound on a figure, when one is given.
     pub fn bound(&self, figure: &LevelField) -> Option<f64> {
         self.bounds
             .iter()
             .find(|b| b.figure.field.key == figure.field.key)
             .map(|b| b.at_most)
+    }
+}
+
+/// A figure's name inside a sentence: `Latency p95` as `latency p95`, `TTFT p95` kept.
+fn in_sentence(name: &str) -> String {
+    let mut chars = name.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if first.is_uppercase() && second.is_lowercase() => {
+            first.to_lowercase().chain(name.chars().skip(1)).collect()
+        }
+        _ => name.to_owned(),
     }
 }
 

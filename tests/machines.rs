@@ -58,6 +58,36 @@ fn every_machine_has_a_page_with_its_hardware_and_records() {
         );
     }
     let home = project.page("index.html");
+    // The decision ranks per machine, in the machines' order, each row naming the machine:
+    // the seed's answer (Nemotron at c32, 2652.4 tok/s; Qwen3.6 seqs 32 at c32, 2546.4;
+    // Qwen3.8 CUDA graphs at c8, 391.5), on the 4090 at half the speed (every per-user rate
+    // stays over 20 tok/s), on the next vLLM at twice.
+    let decision = &home[home.find("<section id=\"decision\"").unwrap()..];
+    let decision = &decision[..decision.find("</tbody>").unwrap()];
+    let ranked: Vec<(&str, &str)> = decision
+        .split("<tr><td class=\"num\" data-label=\"#\">")
+        .skip(1)
+        .map(|row| {
+            let rank = &row[..row.find('<').unwrap()];
+            let strong = &row[row.find("<strong>").unwrap() + 8..];
+            (rank, &strong[..strong.find('<').unwrap()])
+        })
+        .collect();
+    assert_eq!(
+        ranked,
+        [
+            ("1", "1326.2"),
+            ("2", "1273.2"),
+            ("3", "195.8"),
+            ("1", "2652.4"),
+            ("2", "2546.4"),
+            ("3", "391.5"),
+            ("1", "5304.8"),
+            ("2", "5092.8"),
+            ("3", "783.0"),
+        ]
+    );
+    assert!(decision.contains("<td data-label=\"Machine\">NVIDIA GeForce RTX 4090</td>"));
     for (slug, ..) in common::MACHINES {
         assert!(
             home.contains(&format!("href=\"/hardware/{slug}/\"")),

@@ -1150,6 +1150,129 @@ fn row<'h>(html: &'h str, id: &str) -> &'h str {
     &row[..row.find("</tr>").unwrap()]
 }
 
+/// The decision section's body rows, each as its cells' text, tags dropped.
+fn decision_rows(page: &str) -> Vec<String> {
+    let section = &page[page
+        .find("<section id=\"decision\"")
+        .expect("a decision section")..];
+    let body = &section[section.find("<tbody>").unwrap()..section.find("</tbody>").unwrap()];
+    let text = |cell: &str| {
+        let mut out = String::new();
+        let mut inside = false;
+        for ch in cell.chars() {
+            match ch {
+                '<' => inside = true,
+                '>' => inside = false,
+                _ if !inside => out.push(ch),
+                _ => {}
+            }
+        }
+        out.trim().to_owned()
+    };
+    body.split("<tr>")
+        .skip(1)
+        .map(|row| {
+            row.split("</td>")
+                .map(text)
+                .filter(|cell| !cell.is_empty())
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .collect()
+}
+
+#[test]
+fn the_home_page_answers_first_by_hand() {
+    let project = built_seed(&[]);
+    let home = project.page("index.html");
+    // By hand from the seed, 700 words in and 256 tokens out (8 sweeps, the most measured),
+    // at the stated defaults (no [slo]): TTFT p95 ≤ 2 s and at least 20 output tok/s per user,
+    // no failed request. Nemotron: c32, 2652.4 tok/s, TTFT p95 0.9858 s of 64, 100.7 per
+    // user. Qwen3.6: seqs 32 at c32, 2546.4 (the baseline's best is c8, 1223.0). Qwen3.8:
+    // CUDA graphs at c8, 391.5 (its c16 waits 5.87 s; eager's c16, 354.4, is less). None of
+    // the three has a run of its server set-up, so no KV pool and no quality verdict.
+    assert_eq!(
+        decision_rows(&home),
+        [
+            "1 | Nemotron-3.5-Lightning-30B-A3B | nemotron-3.5-lightning | 2652.4 | concurrency 32 | 0.9858 s n = 64 | 100.7 | — | not measured | settings",
+            "2 | Qwen3.6-35B-A3B | qwen3.6-35b-a3b max-num-seqs 32 | 2546.4 | concurrency 32 | 0.8837 s n = 64 | 100.1 | — | not measured | settings",
+            "3 | Qwen3.8-27B | qwen3.8-27b text-only, CUDA graphs | 391.5 | concurrency 8 | 0.6186 s n = 16 | 53.9 | — | not measured | settings",
+        ]
+    );
+    assert!(home.contains(
+        "For <strong class=\"d-workload\">700 words in, 256 tokens out</strong> within <strong class=\"d-limits\">TTFT p95 ≤ 2 s and at least 20 output tok/s per user</strong>"
+    ));
+    assert!(
+        home.contains("<a href=\"/sweeps/nemotron-3-5-lightning/#c32\">nemotron-3.5-lightning</a>")
+    );
+    assert!(home.contains("so these are the report's defaults"));
+    // The answer comes before the author's narrative and the hardware.
+    let decision = home.find("<section id=\"decision\"").unwrap();
+    assert!(decision < home.find("One consumer card").unwrap());
+    assert!(decision < home.find("<section id=\"hardware\"").unwrap());
+    // A model's page ranks its configurations. MTP has a run of its set-up
+    // (qwen38-dense-mtp): its KV pool, its comparison (whose floor measured 0) and its
+    // launch command.
+    let model = project.page("models/qwen3-8-27b/index.html");
+    let rows = decision_rows(&model);
+    assert_eq!(
+        rows.iter()
+            .map(|r| r.split(" | ").take(3).collect::<Vec<_>>().join(" | "))
+            .collect::<Vec<_>>(),
+        [
+            "1 | qwen3.8-27b text-only, CUDA graphs | 391.5",
+            "2 | qwen3.8-27b text-only, eager | 354.4",
+            "3 | qwen3.8-27b MTP, text-only | 257.9",
+            "4 | qwen3.8-27b seqs 32 | 179.7",
+            "5 | qwen3.8-27b default | 179.5",
+        ]
+    );
+    assert!(
+        rows[2].ends_with("70,087 tokens | floor is 0: no test | launch command"),
+        "{}",
+        rows[2]
+    );
+    assert!(model.contains("<a href=\"/runs/qwen38-dense-mtp/#launch\">launch command</a>"));
+    // /sweeps/ holds the same defaults: the default's highest load within them is c8 (its
+    // c16 waits 12.1 s for a first token), where without limits it was c32.
+    let sweeps = project.page("sweeps/index.html");
+    assert!(row(&sweeps, "within-qwen3-8-27b-default").contains("<td>8<"));
+}
+
+#[test]
+fn the_decision_follows_the_settings_limits_and_price() {
+    let project = Project::copy_of_repo();
+    append_settings(
+        &project,
+        "[slo]\nttft_p95_s = 0.5\ntpot_ms = 20.0\nlatency_p95_s = 10\n\n[cost]\ngpu_hour = 2.5\n",
+    );
+    build(&project, &[]).assert_success();
+    let home = project.page("index.html");
+    // By hand: TTFT p95 ≤ 0.5 s and 1000 / per-stream rate ≤ 20 ms (at least 50 tok/s per
+    // user). Nemotron's c32 waits 0.9858 s, so c16: 1873.4 tok/s, 0.4995 s of 32, 136.2 per
+    // user, 2.5 / 3600 / 1873.4 × 10⁶ = 0.371 per million. Qwen3.6 seqs 32 at c16: 1860.8,
+    // 0.373. Qwen3.8: MTP at c4, 257.9 (CUDA graphs' c8 is 53.9 per user, c4 0.3148 s but
+    // 203.1 tok/s), 2.693.
+    let rows = decision_rows(&home);
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert!(rows[0].starts_with("1 | Nemotron-3.5-Lightning-30B-A3B | nemotron-3.5-lightning | 1873.4 | concurrency 16 | 0.4995 s n = 32 | 136.2 | — | not measured | $0.371"), "{}", rows[0]);
+    assert!(
+        rows[1].contains("| 1860.8 | concurrency 16 |") && rows[1].contains("| $0.373 |"),
+        "{}",
+        rows[1]
+    );
+    assert!(
+        rows[2].contains("qwen3.8-27b MTP, text-only | 257.9 | concurrency 4 |")
+            && rows[2].contains("| $2.693 |"),
+        "{}",
+        rows[2]
+    );
+    assert!(home.contains(
+        "within <strong class=\"d-limits\">TTFT p95 ≤ 0.5 s and at least 50 output tok/s per user and latency p95 ≤ 10 s</strong>"
+    ));
+    assert!(!home.contains("so these are the report's defaults"));
+}
+
 #[test]
 fn the_frontier_and_the_limits_answer_by_hand() {
     let project = Project::copy_of_repo();

@@ -61,6 +61,13 @@ fn workload_of(sweep: &Sweep, measured: Option<&str>) -> String {
     }
 }
 
+/// A sweep's workload as it was asked for, in words, the same for every model: its prompt
+/// as asked (words or tokens), output length, shape, arrivals and method. Models whose
+/// tokenizers measure one prompt differently share it.
+pub fn asked_workload(sweep: &Sweep) -> String {
+    workload_of(sweep, rules::asked_prompt(&sweep.workload).as_deref())
+}
+
 impl Catalog<'_> {
     /// Each sweep's workload in words, by its index: sweeps of a model that asked for the same
     /// prompt name it by the length the first of them measured (a nonce moves the measured length by
@@ -145,6 +152,17 @@ impl Catalog<'_> {
         }
         groups.sort_by(|a, b| a.model.cmp(&b.model));
         groups
+    }
+
+    /// The sentence saying the limits are the report's defaults, when `[slo]` gives none.
+    pub fn limits_defaults(&self) -> Option<String> {
+        self.slo_defaulted.then(|| {
+            format!(
+                "No limit is set (<code>[slo]</code> in <code>benchsite.toml</code>), so these \
+                 are the report's defaults: {}, that is at least 20 output tok/s per user.",
+                self.slo.words()
+            )
+        })
     }
 
     /// What a million output tokens cost at `total_tok_s` on `gpus` GPUs, in the configured

@@ -14,7 +14,7 @@ mod records;
 mod settings;
 mod setups;
 
-pub use frontier::{Group, Point, per_watt};
+pub use frontier::{Group, Point, asked_workload, per_watt};
 pub use goodput::{goodput, judged, request_bounds};
 pub use links::{RELATED, Related};
 pub use noise::{Test, kl_difference};

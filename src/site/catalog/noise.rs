@@ -18,6 +18,8 @@ pub struct Judged {
     pub short: String,
     /// In a sentence, with the floor, the difference's interval and the test used.
     pub sentence: String,
+    /// Whether it is beyond the noise; `None` where there is no floor to test against.
+    pub beyond: Option<bool>,
 }
 
 /// `x` to three significant digits, as text.
@@ -135,6 +137,7 @@ impl Catalog<'_> {
         let Some(floor) = self.floor_for(d) else {
             return Some(Judged {
                 short: "no floor".into(),
+                beyond: None,
                 sentence: format!(
                     "No noise floor measures reference {} (a comparison of it against itself, \
                      measured again): its {} nats stand alone.",
@@ -147,6 +150,7 @@ impl Catalog<'_> {
         if base.value <= 0.0 {
             return Some(Judged {
                 short: "floor is 0: no test".into(),
+                beyond: None,
                 sentence: format!(
                     "Its floor, {}, measured 0 nats: the server gave the same logprobs when \
                      run again, so there is no noise to judge against, and its {} nats stand \
@@ -165,6 +169,7 @@ impl Catalog<'_> {
             }
         };
         Some(Judged {
+            beyond: Some(holds != "holds"),
             sentence: format!(
                 "{}: {} × its floor, {} ({} nats, 95% interval {} – {}). The difference, {} \
                  nats, has the 95% interval {} – {}, which {holds} zero. {}",

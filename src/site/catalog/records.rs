@@ -146,8 +146,10 @@ pub struct Catalog<'a> {
     pub(super) logs: std::collections::BTreeSet<&'a str>,
     /// Each sweep's per-request data, by the sweep's index, where it was kept.
     pub(super) requests: std::collections::HashMap<usize, &'a [crate::data::RequestLine]>,
-    /// The latency limits of `[slo]`.
+    /// The latency limits of `[slo]`, or the report's defaults when it gives none.
     pub slo: crate::config::Slo,
+    /// Whether [`Catalog::slo`] are the report's defaults, `[slo]` giving none.
+    pub slo_defaulted: bool,
     /// The price of a GPU-hour, `[cost]`.
     pub cost: Option<crate::config::Cost>,
 }
@@ -207,6 +209,7 @@ impl<'a> Catalog<'a> {
             logs: std::collections::BTreeSet::new(),
             requests: std::collections::HashMap::new(),
             slo: crate::config::Slo::default(),
+            slo_defaulted: false,
             cost: None,
             doc,
             machines,
@@ -233,13 +236,14 @@ impl<'a> Catalog<'a> {
         self
     }
 
-    /// The catalog with the settings' latency limits and GPU price.
+    /// The catalog with the settings' latency limits (the report's defaults where `slo`
+    /// gives none) and GPU price.
     pub fn with_limits(
         mut self,
         slo: crate::config::Slo,
         cost: Option<crate::config::Cost>,
     ) -> Self {
-        self.slo = slo;
+        (self.slo, self.slo_defaulted) = slo.or_report_default();
         self.cost = cost;
         self
     }

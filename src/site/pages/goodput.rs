@@ -18,8 +18,10 @@ use crate::format::{count, figure, percent};
 pub struct GoodputSection {
     /// The limits the form takes, with `[slo]`'s values.
     pub bounds: Vec<Bound>,
-    /// Whether `[slo]` gives any limit a request can be judged by.
+    /// Whether the limits give any a request can be judged by.
     pub configured: bool,
+    /// The sentence saying these are the report's default limits, when `[slo]` gives none.
+    pub defaults: Option<String>,
     /// Per level: requests, good ones, their share, goodput and good output tokens a second.
     pub table: Table,
     /// Each level's requests for the page's script (its URL beside the page).
@@ -81,6 +83,7 @@ pub fn section(c: &Catalog, index: usize, sweep: &Sweep) -> Option<GoodputSectio
     Some(GoodputSection {
         bounds: bounds(&c.slo),
         configured: !bounds_now.is_empty(),
+        defaults: c.limits_defaults(),
         table,
         data,
         download: c

@@ -15,6 +15,8 @@ use crate::format::{MISSING, count};
 /// The home page's content.
 #[derive(Debug, Serialize)]
 pub struct Home {
+    /// The deployment decision across models, first.
+    decision: Option<super::decision::Decision>,
     hardware: Vec<Fact>,
     software: Vec<Fact>,
     decode_chart: Chart,
@@ -220,6 +222,7 @@ fn sections(c: &Catalog) -> Vec<Link> {
 pub fn view(page: &Page) -> Result<View, SiteError> {
     let c = page.catalog();
     let home = Home {
+        decision: super::decision::view(c, None),
         hardware: hardware(&c.doc.hardware),
         software: software(&c.doc.software),
         machines: machines(c),

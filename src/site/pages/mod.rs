@@ -7,6 +7,7 @@ pub mod ablations;
 pub mod changes;
 pub mod comparison;
 pub mod data;
+mod decision;
 pub mod failure;
 pub mod failures;
 pub mod free;

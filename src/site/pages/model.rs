@@ -16,6 +16,8 @@ pub struct ModelPage {
     pub title: String,
     /// How many records of each kind, in words.
     pub summary: String,
+    /// The best configurations of the model within the limits, first.
+    pub decision: Option<super::decision::Decision>,
     /// Its runs.
     pub runs: Table,
     /// Its sweeps.
@@ -46,6 +48,7 @@ pub fn page(c: &Catalog, model: &Model) -> ModelPage {
     ModelPage {
         title: model.name.clone(),
         summary,
+        decision: super::decision::view(c, Some(&model.name)),
         runs,
         sweeps: sweeps::table_of(c, model.sweeps.iter().copied()),
         comparisons: quality::comparisons_table_of(

@@ -50,8 +50,8 @@ struct Frontier {
 #[derive(Debug, Serialize)]
 struct Limits {
     bounds: Vec<Bound>,
-    /// Whether `[slo]` gives any bound.
-    configured: bool,
+    /// The sentence saying these are the report's default limits, when `[slo]` gives none.
+    defaults: Option<String>,
     sweeps: Table,
     best: Table,
     /// Whether any level shown recorded GPU power.
@@ -295,7 +295,7 @@ fn limits(c: &Catalog, sweeps: &[usize]) -> Limits {
     let sweeps_table = within_table(c, &answers, energy, open);
     let best = best_table(c, &answers, energy, open);
     Limits {
-        configured: !slo.bounds().is_empty(),
+        defaults: c.limits_defaults(),
         bounds,
         sweeps: sweeps_table,
         best,
@@ -544,9 +544,9 @@ fn data(c: &Catalog, sweeps: &[usize]) -> String {
         .replace('<', "\\u003c")
 }
 
-/// One level for the page's script: what the limits and prices are answered from, each
-/// limited figure under its registry key, the keys sorted.
-struct LevelData<'a>(&'a SweepLevel);
+/// One level for a page's script: what the limits and prices are answered from, each
+/// limited figure under its registry key, the keys sorted; `n` is its requests answered.
+pub(super) struct LevelData<'a>(pub(super) &'a SweepLevel);
 
 impl Serialize for LevelData<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -559,6 +559,8 @@ impl Serialize for LevelData<'_> {
         let mut entries: Vec<(&str, serde_json::Value)> = vec![
             load,
             ("failed", l.failed.into()),
+            ("n", l.succeeded.into()),
+            ("perUser", l.decode_tok_s_per_stream.into()),
             ("total", l.total_tok_s.into()),
             ("joules", l.joules_per_token.into()),
             ("perWatt", per_watt(l).into()),

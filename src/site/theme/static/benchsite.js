@@ -620,6 +620,154 @@
     });
   }
 
+  // The decision: for a workload and limits, the most output per GPU of each model (or of
+  // each configuration, on a model's page) at any level within them, ranked per machine
+  // unless the reader ranks across; the same rules as the build's (site::pages::decision),
+  // answered again from the data file beside the page when a choice changes. The choices
+  // live in the URL.
+  function startDecision() {
+    document.querySelectorAll('section#decision').forEach(function (section) {
+      var details = section.querySelector('details.decision-form');
+      var form = section.querySelector('form.decision-limits');
+      var src = section.getAttribute('data-decision');
+      if (!form || !src) { return; }
+      var data = null;
+      function load() {
+        return data ? Promise.resolve(data) : fetchJson(src).then(function (d) { data = d; return d; });
+      }
+      var fields = Array.prototype.slice.call(form.querySelectorAll('input, select'));
+      var params = new URLSearchParams(window.location.search);
+      fields.forEach(function (f) {
+        if (!params.has(f.name)) { return; }
+        if (f.type === 'checkbox') { f.checked = params.get(f.name) === '1'; } else { f.value = params.get(f.name); }
+      });
+      function number(name) {
+        var f = form.querySelector('[name="' + name + '"]');
+        return f ? parseFloat(f.value) : NaN;
+      }
+      function td(label, html, numeric) {
+        return '<td' + (numeric ? ' class="num"' : '') + ' data-label="' + escapeHtml(label) + '">' + html + '</td>';
+      }
+      function link(text, href, cls) {
+        return '<a' + (cls ? ' class="' + cls + '"' : '') + ' href="' + escapeHtml(href) + '">' + escapeHtml(text) + '</a>';
+      }
+      function limitsWords(ttft, perUser) {
+        var words = [];
+        if (ttft > 0) { words.push('TTFT p95 ≤ ' + String(ttft) + ' s'); }
+        if (perUser > 0) { words.push('at least ' + String(perUser) + ' output tok/s per user'); }
+        var others = section.getAttribute('data-others');
+        if (others) { words.push(others); }
+        return words.length ? words.join(' and ') : 'no limit but no failed request';
+      }
+
+      function answer() {
+        return load().then(answerWith).catch(function () {});
+      }
+
+      function answerWith() {
+        var workload = data.workloads.indexOf(form.querySelector('select[name="workload"]').value);
+        var ttft = number('ttft_p95_s');
+        var perUser = number('per_user');
+        var gpuHour = number('gpu_hour');
+        var priced = gpuHour > 0;
+        var across = form.querySelector('input[name="across"]');
+        across = across !== null && across.checked;
+        var bounds = data.fixed.slice();
+        if (ttft > 0) { bounds.push(['ttft_p95_s', ttft]); }
+        if (perUser > 0) { bounds.push(['tpot_ms', 1000 / perUser]); }
+        var best = {};
+        var order = [];
+        var without = [];
+        data.sweeps.forEach(function (s) {
+          if (s.workload !== workload) { return; }
+          var level = null;
+          var perGpu = 0;
+          s.levels.forEach(function (l) {
+            var ok = l.failed === 0 && l.total !== null && bounds.every(function (b) {
+              return l[b[0]] !== null && l[b[0]] !== undefined && l[b[0]] <= b[1];
+            });
+            if (ok && (level === null || l.total / s.gpus > perGpu)) { level = l; perGpu = l.total / s.gpus; }
+          });
+          if (level === null) { without.push(s); return; }
+          if (!(s.group in best)) { order.push(s.group); }
+          if (!(s.group in best) || perGpu > best[s.group].perGpu) { best[s.group] = { s: s, level: level, perGpu: perGpu }; }
+        });
+        var rows = order.map(function (g) { return best[g]; });
+        rows.sort(function (a, b) {
+          var m = across ? 0 : data.machines.indexOf(a.s.machine) - data.machines.indexOf(b.s.machine);
+          return m !== 0 ? m : b.perGpu - a.perGpu;
+        });
+        var byModel = section.getAttribute('data-group') === 'model';
+        var machines = data.machines.length > 0;
+        var head = '<tr><th scope="col" class="num">#</th>' + (byModel ? '<th scope="col">Model</th>' : '') +
+          (machines ? '<th scope="col">Machine</th>' : '') + '<th scope="col">Configuration</th>' +
+          '<th scope="col" class="num">Output tok/s per GPU</th><th scope="col">At</th><th scope="col" class="num">TTFT p95</th>' +
+          '<th scope="col" class="num">tok/s per user</th><th scope="col" class="num">KV pool</th><th scope="col">Quality</th>' +
+          (priced ? '<th scope="col" class="num">Per million output tokens</th>' : '') + '<th scope="col">Launch</th></tr>';
+        var rank = 0;
+        var body = rows.slice(0, data.shown).map(function (r, at) {
+          var s = r.s;
+          var l = r.level;
+          rank = at === 0 || (!across && rows[at - 1].s.machine !== s.machine) ? 1 : rank + 1;
+          var html = '<tr>' + td('#', String(rank), true);
+          if (byModel) { html += td('Model', link(s.model, s.modelUrl)); }
+          if (machines) { html += td('Machine', escapeHtml(s.machine || '')); }
+          html += td('Configuration', link(s.name, s.url + '#' + loadAnchor(l)));
+          html += td('Output tok/s per GPU', '<strong>' + shown(round(r.perGpu, 1)) + '</strong>', true);
+          html += td('At', escapeHtml(l.r !== undefined ? loadText(l) : 'concurrency ' + count(l.c)));
+          html += td('TTFT p95', '<span>' + (l.ttft_p95_s === null ? '—' : shown(l.ttft_p95_s) + ' s') + ' <span class="n">n = ' + l.n + '</span></span>', true);
+          html += td('tok/s per user', shown(l.perUser), true);
+          html += td('KV pool', s.kv === null ? '—' : count(s.kv) + ' tokens', true);
+          html += td('Quality', s.quality ? link(s.quality.text, s.quality.href, 'chip ' + s.quality.class) : '<span class="none">not measured</span>');
+          if (priced) {
+            var cost = l.total > 0 ? round(gpuHour * s.gpus / 3600 / l.total * 1e6, 3) : null;
+            html += td('Per million output tokens', cost === null ? '—' : escapeHtml(data.currency) + shown(cost), true);
+          }
+          return html + td('Launch', link(s.launchText, s.launch)) + '</tr>';
+        });
+        var table = section.querySelector('table.decision-table');
+        table.tHead.innerHTML = head;
+        table.tBodies[0].innerHTML = body.join('\n') + (body.length ? '\n' : '');
+        var named = {};
+        var none = without.filter(function (s) {
+          var name = s.group.split('\u0000')[1] + (machines ? ' on ' + s.machine : '');
+          if (s.group in best || named[name]) { return false; }
+          named[name] = true;
+          return true;
+        }).map(function (s) { return s.group.split('\u0000')[1] + (machines ? ' on ' + s.machine : ''); });
+        var noneLine = section.querySelector('.d-none');
+        noneLine.textContent = 'No level within these limits: ' + none.join(', ') + '.';
+        noneLine.hidden = none.length === 0;
+        var more = section.querySelector('.d-more');
+        more.hidden = rows.length <= data.shown;
+        if (!more.hidden) { more.firstChild.textContent = 'And ' + (rows.length - data.shown) + ' more within them; every sweep\'s answer is on '; }
+        section.querySelector('.d-workload').textContent = data.workloads[workload] || '';
+        section.querySelector('.d-limits').textContent = limitsWords(ttft, perUser);
+      }
+
+      function update() {
+        answer();
+        var url = new URL(window.location.href);
+        fields.forEach(function (f) {
+          var changed = f.type === 'checkbox' ? f.checked !== f.defaultChecked : f.value !== defaultOf(f) && f.value !== '';
+          if (changed) { url.searchParams.set(f.name, f.type === 'checkbox' ? '1' : f.value); } else { url.searchParams.delete(f.name); }
+        });
+        window.history.replaceState(null, '', url.pathname + url.search + url.hash);
+      }
+      function defaultOf(f) {
+        if (f.tagName === 'SELECT') { return f.options.length ? f.options[0].value : ''; }
+        return f.defaultValue;
+      }
+
+      form.addEventListener('input', update);
+      form.addEventListener('change', update);
+      form.addEventListener('reset', function () { window.setTimeout(update, 0); });
+      form.addEventListener('submit', function (event) { event.preventDefault(); });
+      details.hidden = false;
+      if (fields.some(function (f) { return params.has(f.name); })) { details.open = true; answer(); }
+    });
+  }
+
   // Goodput: of each level's requests, those that meet every limit on their own, and their
   // rate and output tokens over the level's wall time (the build's site::catalog::goodput),
   // worked out again from the requests beside the page when a limit changes. The limits live
@@ -998,6 +1146,7 @@
     document.querySelectorAll('form.filters').forEach(makeFilterable);
     startFrontierToggle();
     startLimits();
+    startDecision();
     startGoodput();
     startVersions();
     loadCharts();
