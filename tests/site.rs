@@ -946,7 +946,7 @@ fn the_search_index_holds_every_record_page() {
     assert_eq!(run["k"], "Run");
     assert_eq!(
         run["t"],
-        "Qwen3.6-35B-A3B with SPEC_DECODE=1 (qwen36-moe-mtp)"
+        "Qwen3.6-35B-A3B with MTP (qwen36-moe-mtp)"
     );
     for shard in meta["shards"].as_array().unwrap() {
         let shard = shard.as_str().unwrap();
@@ -993,7 +993,7 @@ fn the_search_index_holds_every_record_page() {
     let head = run.find("data-pagefind-body").unwrap();
     assert!(
         run[head..]
-            .find("<h1>Qwen3.6-35B-A3B with SPEC_DECODE=0 (qwen36-moe-default)</h1>")
+            .find("<h1>Qwen3.6-35B-A3B, NVFP4 (qwen36-moe-default)</h1>")
             .is_some()
     );
 }
@@ -1274,6 +1274,48 @@ fn the_decision_follows_the_settings_limits_and_price() {
 }
 
 #[test]
+fn a_run_is_named_for_what_departs_from_its_profile_on_every_page() {
+    let project = built_seed(&[]);
+    // By hand from profiles/*.env and each run's overrides: SPEC_DECODE=1 with the profile's
+    // SPEC_METHOD=mtp is MTP; LANGUAGE_MODEL_ONLY=1 against the profile's 0 is text-only;
+    // qwen38-fp8-official's MODEL is the FP8 checkpoint, MAX_MODEL_LEN=4096 against 32768 is
+    // 4K context, MAX_NUM_SEQS=2 against 8; GPU_MEMORY_UTILIZATION and EXTRA_ARGS are two
+    // more. A run of its profile as it is names its precision. The profile's defaults
+    // (MAX_MODEL_LEN=32768, MAX_NUM_SEQS=8) never appear.
+    for (id, name) in [
+        (
+            "qwen36-moe-default",
+            "Qwen3.6-35B-A3B, NVFP4 (qwen36-moe-default)",
+        ),
+        (
+            "qwen36-moe-mtp",
+            "Qwen3.6-35B-A3B with MTP (qwen36-moe-mtp)",
+        ),
+        (
+            "qwen38-dense-mtp",
+            "Qwen3.8-27B with MTP and text-only (qwen38-dense-mtp)",
+        ),
+        (
+            "qwen38-fp8-official",
+            "Qwen3.8-27B with the FP8 (official) checkpoint, 4K context, text-only, at most 2 sequences and 2 more settings (qwen38-fp8-official)",
+        ),
+    ] {
+        let page = project.page(&format!("runs/{id}/index.html"));
+        assert!(page.contains(&format!("<h1>{name}")), "{id}");
+        assert!(page.contains(&format!("<title>{name} · ")), "{id}");
+        assert!(
+            page.contains(&format!("og:title\" content=\"{name}\"")),
+            "{id}"
+        );
+    }
+    // The search result's title is the same name.
+    let chunks: String = (0..2)
+        .map(|n| project.page(&format!("search/data/p-{n}.json")))
+        .collect();
+    assert!(chunks.contains("Qwen3.8-27B with MTP and text-only (qwen38-dense-mtp)"));
+}
+
+#[test]
 fn the_frontier_and_the_limits_answer_by_hand() {
     let project = Project::copy_of_repo();
     append_settings(
@@ -1472,8 +1514,8 @@ fn energy_stands_beside_throughput_where_power_was_recorded() {
 fn a_run_page_reached_by_a_link_says_what_it_is() {
     let project = built_seed(&[]);
     let page = project.page("runs/qwen36-moe-mtp/index.html");
-    // Its title: the model and the one setting that tells it from the model's other run.
-    assert!(page.contains("<h1>Qwen3.6-35B-A3B with SPEC_DECODE=1 (qwen36-moe-mtp)</h1>"));
+    // Its title: the model and what its launch departs from its profile in.
+    assert!(page.contains("<h1>Qwen3.6-35B-A3B with MTP (qwen36-moe-mtp)</h1>"));
     // The trail, and the GPU at the top.
     assert!(page.contains("<nav class=\"breadcrumb\" aria-label=\"Breadcrumb\"><a href=\"/models/qwen3-6-35b-a3b/\">Qwen3.6-35B-A3B</a> › <a href=\"/runs/\">Runs</a> › <span aria-current=\"page\">qwen36-moe-mtp</span></nav>"));
     assert!(page.contains("on NVIDIA GeForce RTX 5090.</p>"));
@@ -1497,7 +1539,7 @@ fn a_run_page_reached_by_a_link_says_what_it_is() {
     );
     assert!(page.contains("<a href=\"/runs/qwen36-moe-default/\">+24% decode (beyond both sample ranges), −70% KV pool against qwen36-moe-default</a> <span class=\"note\">(SPEC_DECODE: 0 there, 1 here)</span>"));
     // Link previews carry the headline figures.
-    assert!(page.contains("<meta property=\"og:description\" content=\"Qwen3.6-35B-A3B with SPEC_DECODE=1 (qwen36-moe-mtp): 358.0 tok/s single-stream decode, 111,009 tokens of KV cache, on NVIDIA GeForce RTX 5090.\">"));
+    assert!(page.contains("<meta property=\"og:description\" content=\"Qwen3.6-35B-A3B with MTP (qwen36-moe-mtp): 358.0 tok/s single-stream decode, 111,009 tokens of KV cache, on NVIDIA GeForce RTX 5090.\">"));
 }
 
 #[test]

@@ -135,9 +135,6 @@ pub struct Catalog<'a> {
     /// Each run's effective settings, worked out when a page first needs them.
     pub(super) run_settings:
         std::sync::OnceLock<Vec<Option<std::collections::BTreeMap<String, String>>>>,
-    /// How many runs of each model have each setting's value.
-    pub(super) settings_counts:
-        std::sync::OnceLock<std::collections::HashMap<String, ModelSettings>>,
     /// Each sweep's workload in words, found when a page first asks.
     pub(super) workloads: std::sync::OnceLock<Vec<String>>,
     /// Whether the sweeps were served by more than one engine, found when a page first asks.
@@ -162,13 +159,6 @@ pub struct Setups {
     pub(super) run_keys: Vec<Option<String>>,
     /// Each sweep's key.
     pub(super) sweep_keys: Vec<String>,
-}
-
-/// The runs of one model with effective settings, and how many have each `(key, value)`.
-#[derive(Default)]
-pub struct ModelSettings {
-    pub(super) runs: usize,
-    pub(super) values: std::collections::HashMap<(String, String), usize>,
 }
 
 /// A document `/changes/` compares a machine's against.
@@ -203,7 +193,6 @@ impl<'a> Catalog<'a> {
             setups: std::sync::OnceLock::new(),
             reference_floors: std::sync::OnceLock::new(),
             run_settings: std::sync::OnceLock::new(),
-            settings_counts: std::sync::OnceLock::new(),
             several_engines: std::sync::OnceLock::new(),
             workloads: std::sync::OnceLock::new(),
             logs: std::collections::BTreeSet::new(),

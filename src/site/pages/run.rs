@@ -54,13 +54,9 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
     RunPage {
         provenance: super::shared::provenance_facts(run.provenance.as_ref()),
         id: run.id.to_string(),
-        title: {
-            let settings = index.map(|i| c.distinguishing(i)).unwrap_or_default();
-            if settings.is_empty() {
-                format!("{}, {} ({})", run.model, run.precision, run.id)
-            } else {
-                format!("{} with {} ({})", run.model, settings.join(", "), run.id)
-            }
+        title: match index {
+            Some(i) => c.run_name(i),
+            None => format!("{}, {} ({})", run.model, run.precision, run.id),
         },
         history: index.and_then(|i| super::history::of_record(c, Kind::Run, i)),
         head: Head::of::<Run>(
