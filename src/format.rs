@@ -50,6 +50,26 @@ pub fn count(value: u64) -> String {
     group(&value.to_string())
 }
 
+/// A count and its noun, the singular for one: `1 configuration`, `2,400 configurations`.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", count(n as u64), if n == 1 { one } else { many })
+}
+
+/// Counts and their nouns as a list: `3 configurations, 1 sweep and 0 failures`.
+pub fn every_count(counts: &[(usize, &str, &str)]) -> String {
+    let mut words: Vec<String> = counts
+        .iter()
+        .map(|&(n, one, many)| counted(n, one, many))
+        .collect();
+    let Some(last) = words.pop() else {
+        return String::new();
+    };
+    match words.is_empty() {
+        true => last,
+        false => format!("{} and {last}", words.join(", ")),
+    }
+}
+
 /// A fraction as a percentage with the data's precision: 0.39 → 39%, 0.0312 → 3.12%.
 pub fn percent(value: f64) -> String {
     // Two of the fraction's decimals become the percentage's whole part.
@@ -143,6 +163,22 @@ pub fn duration(seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_takes_the_singular_for_one() {
+        assert_eq!(counted(1, "pair", "pairs"), "1 pair");
+        assert_eq!(counted(0, "pair", "pairs"), "0 pairs");
+        assert_eq!(counted(12_000, "pair", "pairs"), "12,000 pairs");
+        assert_eq!(
+            every_count(&[
+                (1, "sweep", "sweeps"),
+                (2, "run", "runs"),
+                (0, "failure", "failures")
+            ]),
+            "1 sweep, 2 runs and 0 failures"
+        );
+        assert_eq!(every_count(&[(1, "sweep", "sweeps")]), "1 sweep");
+    }
 
     #[test]
     fn many_choices_are_cut_to_the_closest() {

@@ -944,10 +944,7 @@ fn the_search_index_holds_every_record_page() {
         .find(|p| p["u"] == "/runs/qwen36-moe-mtp/")
         .unwrap();
     assert_eq!(run["k"], "Run");
-    assert_eq!(
-        run["t"],
-        "Qwen3.6-35B-A3B with MTP (qwen36-moe-mtp)"
-    );
+    assert_eq!(run["t"], "Qwen3.6-35B-A3B with MTP (qwen36-moe-mtp)");
     for shard in meta["shards"].as_array().unwrap() {
         let shard = shard.as_str().unwrap();
         let postings: serde_json::Value =
@@ -1233,9 +1230,37 @@ fn the_home_page_answers_first_by_hand() {
         rows[2]
     );
     assert!(model.contains("<a href=\"/runs/qwen38-dense-mtp/#launch\">launch command</a>"));
+    // The copy: counts in the singular for one, the Data section opens the data page as the
+    // header's link does, no author line the settings do not give, and a sweep on the
+    // measuring machine's own address shows no server fact.
+    assert!(home.contains(
+        "Nemotron-3.5-Lightning-30B-A3B</a> <span class=\"note\">1 configuration, 2 sweeps, 0 comparisons</span>"
+    ));
+    assert!(home.contains("<a href=\"/data/\">Data</a> <span class=\"note\">"));
+    assert!(!home.contains("· benchsite · built with"));
+    assert!(
+        !project
+            .page("sweeps/nemotron-3-5-lightning/index.html")
+            .contains("127.0.0.1")
+    );
+    // Contents on the home page and /sweeps/, each entry an anchor of its page.
+    let sweeps = project.page("sweeps/index.html");
+    for page in [&home, &sweeps] {
+        let contents = &page[page.find("<nav class=\"contents\"").unwrap()..];
+        let contents = &contents[..contents.find("</nav>").unwrap()];
+        let anchors: Vec<&str> = contents
+            .split("<a href=\"#")
+            .skip(1)
+            .map(|s| &s[..s.find('"').unwrap()])
+            .collect();
+        assert!(anchors.len() >= 4, "{contents}");
+        for id in anchors {
+            assert!(page.contains(&format!("id=\"{id}\"")), "#{id}");
+        }
+    }
+    assert!(home.contains("every model on one table at <a href=\"/models/\">Models</a>"));
     // /sweeps/ holds the same defaults: the default's highest load within them is c8 (its
     // c16 waits 12.1 s for a first token), where without limits it was c32.
-    let sweeps = project.page("sweeps/index.html");
     assert!(row(&sweeps, "within-qwen3-8-27b-default").contains("<td>8<"));
 }
 

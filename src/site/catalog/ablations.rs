@@ -76,8 +76,8 @@ impl<'a> Catalog<'a> {
             links,
             more: (total > RELATED).then(|| Link {
                 text: format!(
-                    "all {} pairs on the ablations page",
-                    crate::format::count(total as u64)
+                    "all {} on the ablations page",
+                    crate::format::counted(total, "pair", "pairs")
                 ),
                 href: self.urls.page(&routes::ABLATIONS.path("")),
                 note: None,

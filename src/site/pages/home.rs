@@ -3,14 +3,13 @@
 use serde::Serialize;
 
 use super::super::catalog::Catalog;
-use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::routes::{self, Route};
 use super::super::views::{Chart, Fact, Link, Table};
 use super::page::{Page, View};
 use super::runs;
 use crate::data::{Divergence, Hardware, Run, Software, Sweep};
-use crate::format::{MISSING, count};
+use crate::format::{MISSING, count, counted};
 
 /// The home page's content.
 #[derive(Debug, Serialize)]
@@ -90,10 +89,12 @@ fn machines(c: &Catalog) -> Vec<Link> {
             let mut link = c.machine_link(machine);
             let gpu = doc.hardware.gpu.as_deref().unwrap_or(MISSING);
             link.note = Some(format!(
-                "{gpu}: {} configurations, {} sweeps, {} comparisons",
-                c.machines.count::<Run>(m),
-                c.machines.count::<Sweep>(m),
-                c.machines.count::<Divergence>(m)
+                "{gpu}: {}",
+                record_counts(
+                    c.machines.count::<Run>(m),
+                    c.machines.count::<Sweep>(m),
+                    c.machines.count::<Divergence>(m)
+                )
             ));
             link
         })
@@ -155,28 +156,51 @@ pub fn software(s: &Software) -> Vec<Fact> {
     facts
 }
 
+/// How many configurations, sweeps and comparisons, in words.
+fn record_counts(runs: usize, sweeps: usize, comparisons: usize) -> String {
+    format!(
+        "{}, {}, {}",
+        counted(runs, "configuration", "configurations"),
+        counted(sweeps, "sweep", "sweeps"),
+        counted(comparisons, "comparison", "comparisons")
+    )
+}
+
 /// The line of `route` on the home page's list of sections, with what it holds.
 fn section(route: &Route) -> Option<fn(&Catalog) -> String> {
     Some(match route.kind {
         "runs" => |c| {
             format!(
-                "{} measured configurations, one page each",
-                c.doc.runs.len()
+                "{}, one page each",
+                counted(
+                    c.doc.runs.len(),
+                    "measured configuration",
+                    "measured configurations"
+                )
             )
         },
-        "sweeps" => |c| format!("{} concurrency sweeps", c.doc.sweeps.len()),
+        "sweeps" => |c| counted(c.doc.sweeps.len(), "sweep", "sweeps"),
         "quality" => |c| {
             format!(
-                "{} comparisons and {} jitter measurements",
-                c.doc.divergence.len(),
-                c.doc.jitter.len()
+                "{} and {}",
+                counted(c.doc.divergence.len(), "comparison", "comparisons"),
+                counted(
+                    c.doc.jitter.len(),
+                    "jitter measurement",
+                    "jitter measurements"
+                )
             )
         },
-        "failures" => |c| format!("{} configurations that did not run", c.doc.failures.len()),
+        "failures" => |c| {
+            format!(
+                "{} that did not run",
+                counted(c.doc.failures.len(), "configuration", "configurations")
+            )
+        },
         "ablations" => |c| {
             format!(
-                "{} pairs of records that differ in exactly one setting",
-                c.ablation_count()
+                "{} of records that differ in exactly one setting",
+                counted(c.ablation_count(), "pair", "pairs")
             )
         },
         _ => return None,
@@ -197,21 +221,16 @@ fn sections(c: &Catalog) -> Vec<Link> {
             })
         })
         .collect();
-    let (data, note) = if c.machines.declared() {
-        (
-            downloads::RUNS,
-            "a CSV per table, each row with its machine; each machine's results document \
-             (JSON) is on its page",
-        )
+    // The data page, as the header's Data link opens it.
+    let note = if c.machines.declared() {
+        "a CSV per table, each row with its machine; each machine's results document (JSON) \
+         is on its page"
     } else {
-        (
-            downloads::RESULTS,
-            "the results document (JSON) and a CSV per table",
-        )
+        "the results document (JSON) and a CSV per table"
     };
     sections.push(Link {
         text: "Data".into(),
-        href: c.urls.page(&downloads::path(data)),
+        href: c.urls.page(&routes::DATA.path("")),
         note: Some(note.into()),
         warning: None,
     });
@@ -236,11 +255,10 @@ pub fn view(page: &Page) -> Result<View, SiteError> {
             .map(|m| Link {
                 text: m.name.clone(),
                 href: c.model_url(&m.name),
-                note: Some(format!(
-                    "{} configurations, {} sweeps, {} comparisons",
+                note: Some(record_counts(
                     m.runs.len(),
                     m.sweeps.len(),
-                    m.comparisons.len()
+                    m.comparisons.len(),
                 )),
                 warning: None,
             })

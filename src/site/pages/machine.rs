@@ -52,14 +52,25 @@ pub fn page(c: &Catalog, index: usize) -> MachinePage {
         "Every configuration measured on {}",
         c.machine_title(machine)
     );
-    let summary = format!(
-        "{} configurations, {} sweeps, {} comparisons, {} jitter measurements and {} failures",
-        machines.count::<Run>(index),
-        machines.count::<Sweep>(index),
-        machines.count::<Divergence>(index),
-        machines.count::<Jitter>(index),
-        machines.count::<Failure>(index)
-    );
+    let summary = crate::format::every_count(&[
+        (
+            machines.count::<Run>(index),
+            "configuration",
+            "configurations",
+        ),
+        (machines.count::<Sweep>(index), "sweep", "sweeps"),
+        (
+            machines.count::<Divergence>(index),
+            "comparison",
+            "comparisons",
+        ),
+        (
+            machines.count::<Jitter>(index),
+            "jitter measurement",
+            "jitter measurements",
+        ),
+        (machines.count::<Failure>(index), "failure", "failures"),
+    ]);
     let across = c
         .ablations()
         .iter()

@@ -37,14 +37,17 @@ pub fn page(c: &Catalog, model: &Model) -> ModelPage {
     let doc = c.doc;
     let mut runs = runs::table_of(c, model.runs.iter().copied());
     runs.caption = format!("Every configuration of {}", model.name);
-    let summary = format!(
-        "{} configurations, {} sweeps, {} comparisons, {} jitter measurements and {} failures",
-        model.runs.len(),
-        model.sweeps.len(),
-        model.comparisons.len(),
-        model.jitter.len(),
-        model.failures.len()
-    );
+    let summary = crate::format::every_count(&[
+        (model.runs.len(), "configuration", "configurations"),
+        (model.sweeps.len(), "sweep", "sweeps"),
+        (model.comparisons.len(), "comparison", "comparisons"),
+        (
+            model.jitter.len(),
+            "jitter measurement",
+            "jitter measurements",
+        ),
+        (model.failures.len(), "failure", "failures"),
+    ]);
     ModelPage {
         title: model.name.clone(),
         summary,

@@ -125,8 +125,8 @@ pub fn decode_chart(c: &Catalog) -> Chart {
             .max_by(|a, b| a.decode_tok_s.total_cmp(&b.decode_tok_s)),
     ) {
         (Some(low), Some(high)) => format!(
-            "Bar chart of single-stream decode speed in tok/s for {} configurations, from {} tok/s ({}) to {} tok/s ({})",
-            runs.len(),
+            "Bar chart of single-stream decode speed in tok/s for {}, from {} tok/s ({}) to {} tok/s ({})",
+            crate::format::counted(runs.len(), "configuration", "configurations"),
             figure(low.decode_tok_s),
             low.id,
             figure(high.decode_tok_s),

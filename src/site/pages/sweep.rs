@@ -273,7 +273,6 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
                 .shape()
                 .map_or(String::new(), |shape| format!(", {shape}")),
         ),
-        Fact::new("Server", sweep.base_url.clone()),
         engine_fact(sweep.engine, sweep.vllm_version.as_ref()),
         Fact::new(
             "Context",
@@ -283,6 +282,10 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
         ),
         Fact::new("Measured", sweep.generated.to_string()),
     ];
+    // A server on this machine's own address tells a reader nothing.
+    if !loopback(&sweep.base_url) {
+        facts.push(Fact::new("Server", sweep.base_url.clone()));
+    }
     if let Some(server) = &sweep.server {
         facts.push(Fact::new("Server software", server.clone()));
     }
@@ -455,4 +458,42 @@ pub fn view(page: &Page) -> Result<View, SiteError> {
         .head
         .sentence(format!("{}: {}", view.title, view.summary));
     Ok(View::new(view.title.clone(), &view)?.described(description))
+}
+
+/// Whether a server address is the measuring machine's own (`127.0.0.1`, `localhost`,
+/// `[::1]`, `0.0.0.0`).
+fn loopback(base_url: &str) -> bool {
+    let rest = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest);
+    let host = match rest.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => rest.split([':', '/']).next().unwrap_or(""),
+    };
+    host == "localhost" || host == "::1" || host == "0.0.0.0" || host.starts_with("127.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loopback;
+
+    #[test]
+    fn the_measuring_machines_own_address_is_loopback() {
+        for local in [
+            "http://127.0.0.1:8000",
+            "http://localhost:8080/v1",
+            "https://[::1]:8443",
+            "http://0.0.0.0:8000",
+            "127.0.0.2",
+        ] {
+            assert!(loopback(local), "{local}");
+        }
+        for remote in [
+            "http://10.0.0.7:8000",
+            "https://gpu-box.example:443",
+            "http://127x.example",
+        ] {
+            assert!(!loopback(remote), "{remote}");
+        }
+    }
 }

@@ -195,9 +195,10 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
             data_in: None,
             csv: None,
             alt: format!(
-                "Scatter chart of output tok/s per GPU against tok/s per user for {} levels of {} sweeps of {title}; {on} levels are on the frontier, which a dashed line joins",
-                group.points.len(),
-                series.len()
+                "Scatter chart of output tok/s per GPU against tok/s per user for {} of {} of {title}; {} on the frontier, which a dashed line joins",
+                crate::format::counted(group.points.len(), "level", "levels"),
+                crate::format::counted(series.len(), "sweep", "sweeps"),
+                crate::format::counted(on, "level is", "levels are")
             ),
             option: charts::frontier(&series),
             height: 420,
