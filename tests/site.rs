@@ -1191,9 +1191,9 @@ fn the_home_page_answers_first_by_hand() {
     assert_eq!(
         decision_rows(&home),
         [
-            "1 | Nemotron-3.5-Lightning-30B-A3B | nemotron-3.5-lightning | 2652.4 | concurrency 32 | 0.9858 s n = 64 | 100.7 | — | not measured | settings",
-            "2 | Qwen3.6-35B-A3B | qwen3.6-35b-a3b max-num-seqs 32 | 2546.4 | concurrency 32 | 0.8837 s n = 64 | 100.1 | — | not measured | settings",
-            "3 | Qwen3.8-27B | qwen3.8-27b text-only, CUDA graphs | 391.5 | concurrency 8 | 0.6186 s n = 16 | 53.9 | — | not measured | settings",
+            "1 | Nemotron-3.5-Lightning-30B-A3B | nemotron-3.5-lightning | 2652.4 | concurrency 32 | 0.9858 s n = 64 | 100.7 | — | not measured | sweep settings",
+            "2 | Qwen3.6-35B-A3B | qwen3.6-35b-a3b max-num-seqs 32 | 2546.4 | concurrency 32 | 0.8837 s n = 64 | 100.1 | — | not measured | sweep settings",
+            "3 | Qwen3.8-27B | qwen3.8-27b text-only, CUDA graphs | 391.5 | concurrency 8 | 0.6186 s n = 16 | 53.9 | — | not measured | sweep settings",
         ]
     );
     assert!(home.contains(
@@ -1203,6 +1203,8 @@ fn the_home_page_answers_first_by_hand() {
         home.contains("<a href=\"/sweeps/nemotron-3-5-lightning/#c32\">nemotron-3.5-lightning</a>")
     );
     assert!(home.contains("so these are the report's defaults"));
+    // Every model was measured at this workload: none is said unmeasured.
+    assert!(home.contains("<p class=\"d-unmeasured\" hidden>Not measured at this workload: .</p>"));
     // The answer comes before the author's narrative and the hardware.
     let decision = home.find("<section id=\"decision\"").unwrap();
     assert!(decision < home.find("One consumer card").unwrap());

@@ -437,6 +437,14 @@ try {
       if (priced && JSON.stringify(rows.map((r) => r[9])) !== JSON.stringify(['$0.34', '$0.475', '$3.257'])) problems.push(`decision: costs ${JSON.stringify(rows.map((r) => r[9]))}`);
       const said = await decide.locator('section#decision .question').textContent();
       if (!said.includes('For 700 words in, 4096 tokens out within TTFT p95 ≤ 0.5 s and at least 50 output tok/s per user')) problems.push(`decision: the question reads ${said}`);
+      if (!(await decide.locator('section#decision .d-unmeasured').isHidden())) problems.push('decision: a model is said unmeasured at 4096 tokens out');
+      if (!(await decide.locator('section#decision .d-defaults').isHidden())) problems.push('decision: the default limits are still stated after the reader changed them');
+      // Only Qwen3.6 was measured at 14,500 words in: the other two are named, not dropped.
+      await decide.locator('form.decision-limits select[name="workload"]').selectOption('14500 words in, 256 tokens out');
+      await decide.waitForFunction(() => !document.querySelector('section#decision .d-unmeasured').hidden);
+      const unmeasured = await decide.locator('section#decision .d-unmeasured').textContent();
+      if (unmeasured !== 'Not measured at this workload: Nemotron-3.5-Lightning-30B-A3B, Qwen3.8-27B.') problems.push(`decision: at 14,500 words in "${unmeasured}"`);
+      await decide.locator('form.decision-limits select[name="workload"]').selectOption('700 words in, 4096 tokens out');
       const where = new URL(decide.url()).searchParams;
       if (where.get('workload') !== '700 words in, 4096 tokens out' || where.get('ttft_p95_s') !== '0.5') problems.push(`decision: the URL did not follow: ${decide.url()}`);
       console.log(`decision: ${strict.join('; ')} / for 4096 out: ${long.join('; ')}`);

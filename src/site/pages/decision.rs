@@ -42,6 +42,8 @@ pub struct Decision {
     rows: Vec<DecisionRow>,
     /// The models (or configurations) with no level within the limits, by name.
     none: Vec<String>,
+    /// Those measured at other workloads but not this one, by name.
+    unmeasured: Vec<String>,
     /// How many rows the answer has beyond those shown.
     more: usize,
     /// Where every sweep's answer is: `/sweeps/#limits`.
@@ -178,7 +180,10 @@ fn candidate<'a>(c: &Catalog<'a>, i: usize, offered: &[String], by_model: bool) 
     let name = c.sweep_name(sweep);
     let (launch, launch_text) = match twin {
         Some(run) => (format!("{}#launch", c.run_url(run)), "launch command"),
-        None => (format!("{}#dimensions", c.sweep_url(sweep)), "settings"),
+        None => (
+            format!("{}#dimensions", c.sweep_url(sweep)),
+            "sweep settings",
+        ),
     };
     let group = match by_model {
         true => format!("{}\u{0}{}", machine.as_deref().unwrap_or(""), sweep.model),
@@ -220,6 +225,7 @@ pub fn view(c: &Catalog, model: Option<&str>) -> Option<Decision> {
         data_json(c, &offered, &candidates).into_bytes()
     });
     let (rows, none) = answer(c, &candidates);
+    let unmeasured = unmeasured(c, &candidates);
     let shown = rows.len().min(ROWS);
     let more = rows.len() - shown;
     let bounded = |figure| c.slo.bound(figure);
@@ -238,6 +244,7 @@ pub fn view(c: &Catalog, model: Option<&str>) -> Option<Decision> {
         machines: c.machines.declared(),
         rows: rows.into_iter().take(ROWS).collect(),
         none,
+        unmeasured,
         more,
         sweeps: format!("{}#limits", c.urls.page("sweeps/")),
         group: if model.is_none() {
@@ -269,7 +276,7 @@ fn limits_words(ttft: Option<f64>, per_user: Option<f64>, others: &Slo) -> Strin
         words.push(others.words());
     }
     match words.len() {
-        0 => "no limit but no failed request".to_owned(),
+        0 => "no limit but that every request is answered".to_owned(),
         _ => words.join(" and "),
     }
 }
@@ -325,14 +332,7 @@ fn answer(c: &Catalog, candidates: &[(usize, Candidate)]) -> (Vec<DecisionRow>, 
     });
     let mut none: Vec<String> = Vec::new();
     for k in without {
-        let name = match c.machines.declared() {
-            true => format!(
-                "{} on {}",
-                group_name(k),
-                k.machine.as_deref().unwrap_or("")
-            ),
-            false => group_name(k),
-        };
+        let name = named(c, k);
         if !best.iter().any(|b| b.0.group == k.group) && !none.contains(&name) {
             none.push(name);
         }
@@ -348,6 +348,37 @@ fn answer(c: &Catalog, candidates: &[(usize, Candidate)]) -> (Vec<DecisionRow>, 
         })
         .collect();
     (rows, none)
+}
+
+/// The groups with no sweep of the answered workload, by name, sorted.
+fn unmeasured(c: &Catalog, candidates: &[(usize, Candidate)]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (_, k) in candidates {
+        if candidates
+            .iter()
+            .any(|(_, other)| other.group == k.group && other.workload == Some(0))
+        {
+            continue;
+        }
+        let name = named(c, k);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names.sort();
+    names
+}
+
+/// A group's name, with its machine in a report of several.
+fn named(c: &Catalog, k: &Candidate) -> String {
+    match c.machines.declared() {
+        true => format!(
+            "{} on {}",
+            group_name(k),
+            k.machine.as_deref().unwrap_or("")
+        ),
+        false => group_name(k),
+    }
 }
 
 /// What a group is called: its model on the home page, its configuration on a model's.
@@ -518,7 +549,7 @@ mod tests {
         );
         assert_eq!(
             limits_words(None, None, &Slo::default()),
-            "no limit but no failed request"
+            "no limit but that every request is answered"
         );
         assert_eq!(per_user(30.0), 33.33);
     }

@@ -645,6 +645,11 @@
         var f = form.querySelector('[name="' + name + '"]');
         return f ? parseFloat(f.value) : NaN;
       }
+      // A limit as the page was built with it, before the reader changed it.
+      function number0(name) {
+        var f = form.querySelector('[name="' + name + '"]');
+        return f ? parseFloat(f.defaultValue) : NaN;
+      }
       function td(label, html, numeric) {
         return '<td' + (numeric ? ' class="num"' : '') + ' data-label="' + escapeHtml(label) + '">' + html + '</td>';
       }
@@ -657,7 +662,7 @@
         if (perUser > 0) { words.push('at least ' + String(perUser) + ' output tok/s per user'); }
         var others = section.getAttribute('data-others');
         if (others) { words.push(others); }
-        return words.length ? words.join(' and ') : 'no limit but no failed request';
+        return words.length ? words.join(' and ') : 'no limit but that every request is answered';
       }
 
       function answer() {
@@ -703,7 +708,7 @@
           (machines ? '<th scope="col">Machine</th>' : '') + '<th scope="col">Configuration</th>' +
           '<th scope="col" class="num">Output tok/s per GPU</th><th scope="col">At</th><th scope="col" class="num">TTFT p95</th>' +
           '<th scope="col" class="num">tok/s per user</th><th scope="col" class="num">KV pool</th><th scope="col">Quality</th>' +
-          (priced ? '<th scope="col" class="num">Per million output tokens</th>' : '') + '<th scope="col">Launch</th></tr>';
+          (priced ? '<th scope="col" class="num">Cost per million output tokens</th>' : '') + '<th scope="col">Launch</th></tr>';
         var rank = 0;
         var body = rows.slice(0, data.shown).map(function (r, at) {
           var s = r.s;
@@ -721,13 +726,14 @@
           html += td('Quality', s.quality ? link(s.quality.text, s.quality.href, 'chip ' + s.quality.class) : '<span class="none">not measured</span>');
           if (priced) {
             var cost = l.total > 0 ? round(gpuHour * s.gpus / 3600 / l.total * 1e6, 3) : null;
-            html += td('Per million output tokens', cost === null ? '—' : escapeHtml(data.currency) + shown(cost), true);
+            html += td('Cost per million output tokens', cost === null ? '—' : escapeHtml(data.currency) + shown(cost), true);
           }
           return html + td('Launch', link(s.launchText, s.launch)) + '</tr>';
         });
         var table = section.querySelector('table.decision-table');
         table.tHead.innerHTML = head;
         table.tBodies[0].innerHTML = body.join('\n') + (body.length ? '\n' : '');
+        table.closest('.decision-scroll').hidden = body.length === 0;
         var named = {};
         var none = without.filter(function (s) {
           var name = s.group.split('\u0000')[1] + (machines ? ' on ' + s.machine : '');
@@ -735,6 +741,19 @@
           named[name] = true;
           return true;
         }).map(function (s) { return s.group.split('\u0000')[1] + (machines ? ' on ' + s.machine : ''); });
+        var measured = {};
+        var unmeasured = [];
+        data.sweeps.forEach(function (s) { if (s.workload === workload) { measured[s.group] = true; } });
+        data.sweeps.forEach(function (s) {
+          var name = s.group.split('\u0000')[1] + (machines ? ' on ' + s.machine : '');
+          if (!measured[s.group] && unmeasured.indexOf(name) < 0) { unmeasured.push(name); }
+        });
+        var unmeasuredLine = section.querySelector('.d-unmeasured');
+        unmeasured.sort();
+        unmeasuredLine.textContent = 'Not measured at this workload: ' + unmeasured.join(', ') + '.';
+        unmeasuredLine.hidden = unmeasured.length === 0;
+        var defaults = section.querySelector('.d-defaults');
+        if (defaults) { defaults.hidden = !(ttft === number0('ttft_p95_s') && perUser === number0('per_user')); }
         var noneLine = section.querySelector('.d-none');
         noneLine.textContent = 'No level within these limits: ' + none.join(', ') + '.';
         noneLine.hidden = none.length === 0;
