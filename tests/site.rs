@@ -291,7 +291,10 @@ fn heatmap_cells_are_the_per_category_means() {
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    let cells = option["series"][0]["data"].as_array().unwrap();
+    // The rows in scale, then the suspect rows, out of it.
+    let cells: Vec<&serde_json::Value> = (0..2)
+        .flat_map(|i| option["series"][i]["data"].as_array().unwrap())
+        .collect();
     let expected: usize = doc
         .divergence
         .iter()
@@ -299,12 +302,13 @@ fn heatmap_cells_are_the_per_category_means() {
         .sum();
     assert_eq!(cells.len(), expected);
     for cell in cells {
-        // A clipped cell is an object with its value and its mark.
-        let cell = cell.get("value").unwrap_or(cell);
+        let cell = &cell["value"];
         let column = cell[0].as_f64().unwrap() as usize;
         let row = cell[1].as_f64().unwrap() as usize;
         let value = cell[2].as_f64().unwrap();
         let divergence = &doc.divergence[row];
+        // Only a suspect row is out of the scale.
+        assert_eq!(cell.get(3).is_none(), divergence.suspect.is_some());
         assert_eq!(
             value, divergence.teacher_forced.per_category[columns[column]].kld_mean,
             "{} / {}",
@@ -1029,9 +1033,12 @@ fn every_chart_has_its_data_as_csv_and_says_what_it_shows() {
         "aria-label=\"Heatmap of teacher-forced KLD mean in nats for {} comparisons by",
         seed.divergence.len()
     )));
-    // The suspect row's cells above the scale are clipped and marked.
-    assert!(quality.contains("above the scale are clipped and marked ▲"));
-    assert!(quality.contains("\"formatter\":\"▲ 2.405152\""));
+    // Each model's rows are shaded on its own scale, to its largest per-category value of the
+    // rows in scale (by hand from the seed: Qwen3.6's fp8 KV on writing, Qwen3.8's NVFP4 + MTP);
+    // the suspect MTP row of Qwen3.6 (4.995286 at its largest) sets none.
+    assert!(quality.contains(
+        "each model&#39;s rows shaded from 0 to its own largest value (Qwen3.6-35B-A3B to 0.007453 nats, Qwen3.8-27B to 0.152818 nats); 1 suspect row out of the scale, grey and hatched"
+    ));
 }
 
 #[test]

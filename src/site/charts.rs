@@ -268,37 +268,35 @@ pub fn lines_by_category(
 }
 
 /// A heatmap: `cells[row][column]`, `None` where there is no value, each cell opening
-/// `links[row][column]` where given, coloured from 0 to
-/// `max` ([`heatmap_max`] of the rows that set the scale, so one outlier row, a suspect
-/// measurement, cannot wash out the rest): cells above it are clipped to the top colour,
-/// outlined and labelled "▲". The legend shows the scale's real bounds, in `unit`.
+/// `links[row][column]` where given. Each row is shaded on its own scale, from 0 to
+/// `tops[row]` (a model's largest value, so one model's small values are not washed out by
+/// another's); a row whose top is `None` (a suspect measurement) is kept out of the scale,
+/// drawn grey and hatched. Every cell is labelled with its value, in `unit`.
 pub fn heatmap(
     rows: &[String],
     columns: &[String],
     cells: &[Vec<Option<f64>>],
     links: &[Vec<String>],
-    max: f64,
+    tops: &[Option<f64>],
     unit: &str,
 ) -> String {
-    // The handles show values with as many decimals as the top of the scale has.
-    let decimals = crate::format::decimals(max).min(6) as u8;
-    let mut data = Vec::new();
+    // Series 0 takes the shaded rows, series 1 the rows out of the scale.
+    let mut data = [Vec::new(), Vec::new()];
     for (row, values) in cells.iter().enumerate() {
+        let top = tops.get(row).copied().flatten();
         for (column, value) in values.iter().enumerate() {
             let Some(value) = *value else { continue };
-            let mut point = serde_json::json!({"value": [column, row, value]});
-            if value > max {
-                point["itemStyle"] =
-                    serde_json::json!({"borderColor": "#d1242f", "borderWidth": 2});
-                point["label"] =
-                    serde_json::json!({"formatter": format!("▲ {}", crate::format::figure(value))});
-            }
+            let mut point = match top {
+                Some(top) => serde_json::json!({"value": [column, row, value, value / top]}),
+                None => serde_json::json!({"value": [column, row, value]}),
+            };
             if let Some(url) = links.get(row).and_then(|r| r.get(column)) {
                 point["url"] = url.as_str().into();
             }
-            data.push(point);
+            data[usize::from(top.is_none())].push(point);
         }
     }
+    let label = || Label::new().show(true).formatter("{@[2]}");
     let chart = Chart::new()
         .tooltip(Tooltip::new().position("top"))
         .grid(
@@ -326,9 +324,10 @@ pub fn heatmap(
         .visual_map(
             VisualMap::new()
                 .min(0)
-                .max(max)
-                .precision(decimals)
-                .calculable(true)
+                .max(1)
+                .dimension(3)
+                .series_index(0)
+                .calculable(false)
                 .orient(Orient::Horizontal)
                 .left("center")
                 .bottom(0),
@@ -336,35 +335,51 @@ pub fn heatmap(
         .series(
             Heatmap::new()
                 .name(unit)
-                .label(Label::new().show(true))
+                .label(label())
+                .emphasis(Emphasis::new().item_style(ItemStyle::new().border_width(1)))
+                .data(Vec::<Vec<DataPoint>>::new()),
+        )
+        .series(
+            Heatmap::new()
+                .name(format!("{unit}, suspect: out of the scale"))
+                .label(label())
+                .item_style(ItemStyle::new().color("#9ca3af"))
                 .emphasis(Emphasis::new().item_style(ItemStyle::new().border_width(1)))
                 .data(Vec::<Vec<DataPoint>>::new()),
         );
     let mut option = serde_json::to_value(&chart).expect("a chart is JSON");
-    option["series"][0]["data"] = serde_json::Value::Array(data);
-    let clipped = if cells.iter().flatten().any(|v| v.is_some_and(|v| v > max)) {
-        " · ▲ above: clipped"
-    } else {
-        ""
-    };
+    let [shaded, out] = data;
+    option["series"][0]["data"] = serde_json::Value::Array(shaded);
+    option["series"][1]["data"] = serde_json::Value::Array(out);
+    // Hatched, so the grey is not read as a small value.
+    option["series"][1]["itemStyle"]["decal"] = serde_json::json!({
+        "symbol": "rect", "dashArrayX": [1, 0], "dashArrayY": [2, 5], "rotation": -0.785,
+        "color": "rgba(0, 0, 0, 0.15)",
+    });
     // charming writes visualMap as a list of one.
-    option["visualMap"][0]["text"] = serde_json::json!([
-        format!("{} {unit}{clipped}", crate::format::figure(max)),
-        format!("0 {unit}"),
-    ]);
+    option["visualMap"][0]["text"] = serde_json::json!(["each model's largest", "0"]);
     finish(option)
 }
 
-/// The top of a heatmap's colour scale: the largest value of the rows in scale (1 when there
-/// is none).
-pub fn heatmap_max(cells: &[Vec<Option<f64>>], in_scale: &[bool]) -> f64 {
-    let max = cells
-        .iter()
-        .enumerate()
-        .filter(|(row, _)| in_scale.get(*row).copied().unwrap_or(true))
-        .flat_map(|(_, values)| values.iter().flatten())
-        .fold(0.0_f64, |max, v| max.max(*v));
-    if max > 0.0 { max } else { 1.0 }
+/// The top of each row's colour scale: the largest value of the rows in scale of its group
+/// (`groups[row]`, a model), 1 where that is 0; `None` for a row out of the scale.
+pub fn heatmap_tops(
+    cells: &[Vec<Option<f64>>],
+    groups: &[&str],
+    in_scale: &[bool],
+) -> Vec<Option<f64>> {
+    let top_of = |group: &str| {
+        let max = cells
+            .iter()
+            .enumerate()
+            .filter(|(row, _)| groups[*row] == group && in_scale[*row])
+            .flat_map(|(_, values)| values.iter().flatten())
+            .fold(0.0_f64, |max, v| max.max(*v));
+        if max > 0.0 { max } else { 1.0 }
+    };
+    (0..cells.len())
+        .map(|row| in_scale[row].then(|| top_of(groups[row])))
+        .collect()
 }
 
 /// Points of one group on a scatter chart, with the band of its noise floor.
@@ -619,39 +634,70 @@ mod tests {
     }
 
     #[test]
-    fn heatmap_legend_shows_the_real_scale_and_marks_clipped_cells() {
-        let cells = [vec![Some(0.1528), Some(0.02)], vec![Some(5.0), Some(0.1)]];
-        // The suspect second row does not set the scale.
-        let max = heatmap_max(&cells, &[true, false]);
-        assert_eq!(max, 0.1528);
-        let links = [
-            vec![
-                "/q/a/#category-code".to_owned(),
-                "/q/a/#category-math".into(),
-            ],
-            vec!["/q/s/#category-code".into(), "/q/s/#category-math".into()],
+    fn heatmap_rows_are_shaded_per_model_and_suspect_rows_kept_out() {
+        // Model a's two rows (largest 0.2), model b's one (largest 0.01), and a suspect row of
+        // a (5.0) that sets no scale.
+        let cells = [
+            vec![Some(0.2), Some(0.05)],
+            vec![Some(0.1), None],
+            vec![Some(0.01), Some(0.005)],
+            vec![Some(5.0), Some(0.1)],
         ];
+        let tops = heatmap_tops(&cells, &["a", "a", "b", "a"], &[true, true, true, false]);
+        assert_eq!(tops, [Some(0.2), Some(0.2), Some(0.01), None]);
+        let links: Vec<Vec<String>> = (0..4)
+            .map(|r| {
+                vec![
+                    format!("/q/{r}/#category-code"),
+                    format!("/q/{r}/#category-math"),
+                ]
+            })
+            .collect();
+        let rows: Vec<String> = ["a1", "a2", "b", "a ⚠"].map(String::from).to_vec();
         let json = heatmap(
-            &["a".into(), "suspect".into()],
+            &rows,
             &["code".into(), "math".into()],
             &cells,
             &links,
-            max,
+            &tops,
             "nats",
         );
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         let map = &value["visualMap"][0];
-        assert_eq!(map["max"], 0.1528);
-        assert_eq!(map["precision"], 4.0);
-        assert_eq!(map["text"][0], "0.1528 nats · ▲ above: clipped");
-        let data = value["series"][0]["data"].as_array().unwrap();
-        let clipped: Vec<_> = data.iter().filter(|d| d.get("label").is_some()).collect();
-        assert_eq!(clipped.len(), 1, "{data:?}");
-        assert_eq!(clipped[0]["value"][2], 5.0);
-        assert_eq!(clipped[0]["label"]["formatter"], "▲ 5.0");
-        assert_eq!(data.len(), 4);
+        assert_eq!(
+            (map["min"].as_f64(), map["max"].as_f64()),
+            (Some(0.0), Some(1.0))
+        );
+        assert_eq!(map["dimension"], 3.0);
+        assert_eq!(map["seriesIndex"], 0.0);
+        let shaded = value["series"][0]["data"].as_array().unwrap();
+        // Five cells in scale: each its value and its share of its model's largest, by hand.
+        let shares: Vec<(f64, f64)> = shaded
+            .iter()
+            .map(|d| {
+                (
+                    d["value"][2].as_f64().unwrap(),
+                    d["value"][3].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shares,
+            [
+                (0.2, 1.0),
+                (0.05, 0.25),
+                (0.1, 0.5),
+                (0.01, 1.0),
+                (0.005, 0.5)
+            ]
+        );
+        let out = value["series"][1]["data"].as_array().unwrap();
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0]["value"], serde_json::json!([0, 3, 5.0]));
+        assert_eq!(value["series"][1]["itemStyle"]["color"], "#9ca3af");
         // Each cell opens its comparison at its category.
-        assert_eq!(clipped[0]["url"], "/q/s/#category-code");
+        assert_eq!(out[1]["url"], "/q/3/#category-math");
+        assert_eq!(value["series"][0]["label"]["formatter"], "{@[2]}");
     }
 
     #[test]
@@ -659,7 +705,7 @@ mod tests {
         for json in [
             bars(&["a".into()], &[1.0], &[], "tok/s"),
             scatter(&[], "x", "y"),
-            heatmap(&[], &[], &[], &[], 1.0, "nats"),
+            heatmap(&[], &[], &[], &[], &[], "nats"),
         ] {
             let value: serde_json::Value = serde_json::from_str(&json).unwrap();
             let grid = match &value["grid"] {

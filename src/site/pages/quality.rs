@@ -12,7 +12,7 @@ use super::page::{Page, View};
 use super::shared::{most_recent, opt_cell};
 use crate::data::figures::{divergence, run};
 use crate::data::{Divergence, Jitter, Results, Run};
-use crate::format::{count, figure};
+use crate::format::{count, counted, figure};
 
 /// The quality index's content.
 #[derive(Debug, Serialize)]
@@ -160,16 +160,21 @@ pub fn heatmap(c: &Catalog) -> Chart {
         .collect();
     let (table_columns, table_rows) = heatmap_table(c, &shown, &columns, &cells);
     let in_scale: Vec<bool> = shown.iter().map(|d| d.suspect.is_none()).collect();
-    let max = charts::heatmap_max(&cells, &in_scale);
-    let clipped = cells
-        .iter()
-        .flatten()
-        .filter(|v| v.is_some_and(|v| v > max))
-        .count();
+    let models: Vec<&str> = shown.iter().map(|d| d.model.as_str()).collect();
+    let tops = charts::heatmap_tops(&cells, &models, &in_scale);
+    let mut scales: Vec<(&str, f64)> = Vec::new();
+    for (model, top) in models.iter().zip(&tops) {
+        if let Some(top) = top
+            && !scales.iter().any(|(m, _)| m == model)
+        {
+            scales.push((model, *top));
+        }
+    }
+    let suspect = in_scale.iter().filter(|s| !**s).count();
     Chart {
         data_in: None,
         csv: None,
-        alt: heatmap_alt(rows.len(), columns.len(), max, clipped),
+        alt: heatmap_alt(rows.len(), columns.len(), &scales, suspect),
         title: if cut {
             format!(
                 "KL divergence by prompt category (teacher-forced {}), each model's {HEATMAP_ROWS_PER_MODEL} most recent comparisons",
@@ -195,8 +200,8 @@ pub fn heatmap(c: &Catalog) -> Chart {
                         .collect()
                 })
                 .collect::<Vec<_>>(),
-            max,
-            "nats",
+            &tops,
+            divergence::KLD_MEAN.unit,
         ),
         height: 160 + 34 * rows.len() as u32,
         table: Table {
@@ -246,21 +251,22 @@ fn heatmap_table(
 }
 
 /// What the heatmap shows, for a reader who cannot see it.
-fn heatmap_alt(rows: usize, columns: usize, max: f64, clipped: usize) -> String {
+fn heatmap_alt(rows: usize, columns: usize, scales: &[(&str, f64)], suspect: usize) -> String {
+    let unit = divergence::KLD_MEAN.unit;
+    let scales: Vec<String> = scales
+        .iter()
+        .map(|(model, top)| format!("{model} to {} {unit}", figure(*top)))
+        .collect();
     format!(
-        "Heatmap of teacher-forced {} in {} for {} comparison{} by {} prompt categor{}, coloured from 0 to {} {}{}",
+        "Heatmap of teacher-forced {} in {unit} for {} by {}, each model's rows shaded from 0 to its own largest value ({}){}",
         divergence::KLD_MEAN.name(),
-        divergence::KLD_MEAN.unit,
-        rows,
-        if rows == 1 { "" } else { "s" },
-        columns,
-        if columns == 1 { "y" } else { "ies" },
-        figure(max),
-        divergence::KLD_MEAN.unit,
-        if clipped > 0 {
+        counted(rows, "comparison", "comparisons"),
+        counted(columns, "prompt category", "prompt categories"),
+        scales.join(", "),
+        if suspect > 0 {
             format!(
-                "; {clipped} cell{} of suspect rows above the scale are clipped and marked ▲",
-                if clipped == 1 { "" } else { "s" }
+                "; {} out of the scale, grey and hatched",
+                counted(suspect, "suspect row", "suspect rows")
             )
         } else {
             String::new()

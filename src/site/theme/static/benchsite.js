@@ -372,6 +372,9 @@
           escapeHtml(extra.rate);
       };
     }
+    if (box.clientWidth < 600 && (option.series || []).some(function (s) { return s.type === 'heatmap'; })) {
+      narrowHeatmap(box, option);
+    }
     var chart = window.echarts.init(box, dark && dark.matches ? 'dark' : null);
     figure.benchsiteOption = option;
     figure.benchsiteChart = chart;
@@ -383,6 +386,18 @@
     charts.push(chart);
     var details = figure.querySelector('details.chart-data');
     if (details) { details.open = false; }
+  }
+
+  // A heatmap on a phone: row names wrap over two lines in a third of the width, the
+  // categories stand upright, and the cells keep their colour but not their numbers (a tap
+  // shows one; the table below has them all). The box grows to fit the taller rows.
+  function narrowHeatmap(box, option) {
+    var rows = option.yAxis && option.yAxis.data ? option.yAxis.data.length : 0;
+    option.yAxis.axisLabel = { width: Math.round(box.clientWidth * 0.36), overflow: 'break', fontSize: 10, lineHeight: 12 };
+    option.xAxis.axisLabel = { rotate: 90, interval: 0, fontSize: 10 };
+    option.grid = { left: 0, right: 8, top: 34, bottom: 60, outerBoundsMode: 'same', outerBoundsContain: 'all' };
+    option.series.forEach(function (s) { if (s.type === 'heatmap') { s.label = { show: false }; } });
+    box.style.height = (150 + 40 * rows) + 'px';
   }
 
   // The index of the column of `table` headed `name`, or -1.
