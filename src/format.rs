@@ -57,16 +57,19 @@ pub fn counted(n: usize, one: &str, many: &str) -> String {
 
 /// Counts and their nouns as a list: `3 configurations, 1 sweep and 0 failures`.
 pub fn every_count(counts: &[(usize, &str, &str)]) -> String {
-    let mut words: Vec<String> = counts
+    let words: Vec<String> = counts
         .iter()
         .map(|&(n, one, many)| counted(n, one, many))
         .collect();
-    let Some(last) = words.pop() else {
-        return String::new();
-    };
-    match words.is_empty() {
-        true => last,
-        false => format!("{} and {last}", words.join(", ")),
+    and_list(&words)
+}
+
+/// Items as a list in words: `a`, `a and b`, `a, b and c`.
+pub fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 
@@ -163,6 +166,15 @@ pub fn duration(seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_read_as_words() {
+        let items = |xs: &[&str]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(and_list(&[]), "");
+        assert_eq!(and_list(&items(&["a"])), "a");
+        assert_eq!(and_list(&items(&["a", "b"])), "a and b");
+        assert_eq!(and_list(&items(&["a", "b", "c"])), "a, b and c");
+    }
 
     #[test]
     fn a_count_takes_the_singular_for_one() {

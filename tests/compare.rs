@@ -279,6 +279,15 @@ fn the_ablations_page_links_both_records_of_every_pair() {
     assert!(run.contains("SPEC_DECODE: 0 → 1"));
     let sweep = project.page("sweeps/qwen3-8-27b-text-only-eager/index.html");
     assert_eq!(sweep.matches("/ablations/#sweep-").count(), 2, "{sweep}");
+    // Each sweep pair's chart says which of its ratios are better above 1: throughput and
+    // per-stream decode are better higher, TTFT lower.
+    let sweep_pairs = page.matches("<section id=\"sweep-").count();
+    assert!(sweep_pairs > 0);
+    assert_eq!(
+        page.matches("Above 1, B is higher: better for “output tok/s, all streams” and “decode tok/s per stream”, worse for “TTFT p50” (dashed).").count(),
+        sweep_pairs,
+        "{page}"
+    );
     // The decode figures of the run pair, side by side, and their ratio.
     assert!(
         page.contains(">289.0<") && page.contains(">358.0<") && page.contains(">1.24×<"),

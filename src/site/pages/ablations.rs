@@ -9,7 +9,7 @@ use super::super::views::{Cell, Chart, Column, Link, Row, Table};
 use super::page::{Page, View};
 use super::shared::level_value;
 use crate::compare::{Ablation, Kind};
-use crate::data::figures::{LevelField, divergence, level};
+use crate::data::figures::{Better, LevelField, divergence, level};
 use crate::data::rules;
 use crate::format::{count, figure};
 use crate::profiles::Engine;
@@ -202,17 +202,19 @@ fn sweep(c: &Catalog, ab: &Ablation) -> SweepAblation {
             dashed,
         }
     };
-    let series = [
-        ratios(&level::TOTAL_TOK_S, false),
-        ratios(&level::DECODE_TOK_S_PER_STREAM, false),
-        ratios(&level::TTFT_P50_S, true),
+    let drawn = [
+        (&level::TOTAL_TOK_S, false),
+        (&level::DECODE_TOK_S_PER_STREAM, false),
+        (&level::TTFT_P50_S, true),
     ];
+    let series = drawn.map(|(field, dashed)| ratios(field, dashed));
     let title = format!("{} against {}", b.label, a.label);
     SweepAblation {
         id: c.ablation_id(ab),
         a: c.link_sweep(a),
         b: c.link_sweep(b),
         change: Catalog::ablation_change(ab),
+        reading: reading(&drawn),
         chart: c.concurrency_chart(
             &format!("{title}: B / A per level"),
             &series,
@@ -221,6 +223,30 @@ fn sweep(c: &Catalog, ab: &Ablation) -> SweepAblation {
         ),
         title,
     }
+}
+
+/// How to read a ratio chart, figure by figure, from the registry's better direction:
+/// `Above 1, B is higher: better for “output tok/s, all streams” and “decode tok/s per
+/// stream”, worse for “TTFT p50” (dashed).`
+fn reading(drawn: &[(&LevelField, bool)]) -> String {
+    let named = |better: Better| {
+        drawn
+            .iter()
+            .filter(|(field, _)| field.field.better() == Some(better))
+            .map(|(field, dashed)| match dashed {
+                true => format!("“{}” (dashed)", field.series),
+                false => format!("“{}”", field.series),
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut parts = Vec::new();
+    for (better, words) in [(Better::Higher, "better"), (Better::Lower, "worse")] {
+        let names = named(better);
+        if !names.is_empty() {
+            parts.push(format!("{words} for {}", crate::format::and_list(&names)));
+        }
+    }
+    format!("Above 1, B is higher: {}.", parts.join(", "))
 }
 
 /// The `/ablations/` page.
@@ -251,6 +277,8 @@ pub struct SweepAblation {
     pub b: Link,
     /// `seqs: 8 → 32`.
     pub change: String,
+    /// How to read its ratios: which are better above 1, which worse.
+    pub reading: String,
     /// B / A per concurrency level.
     pub chart: Chart,
 }
