@@ -405,9 +405,11 @@ fn latency_ends_at_the_finish_reason_and_an_aborted_stream_failed() {
     let latency = timing.latency.as_secs_f64();
     assert!((0.250..0.300).contains(&latency), "latency {latency} s");
     // 20 tokens after the first over 250 − 50 = 200 ms: 100 tok/s, where ending at the last
-    // text (100 ms) would say 200.
+    // text (100 ms) would say 200. A first token that reaches the client late on a busy
+    // machine shortens the span a little (100.6 tok/s was seen with 1 ms of it), so the
+    // bound leaves 10%.
     let rate = timing.decode_rate().unwrap();
-    assert!((80.0..=100.5).contains(&rate), "{rate} tok/s");
+    assert!((80.0..=110.0).contains(&rate), "{rate} tok/s");
     let aborted = stream().unwrap_err();
     assert_eq!(
         aborted.to_string(),
