@@ -115,6 +115,7 @@ fn measured_nightly(times: usize) -> benchsite::data::Results {
 
 #[test]
 fn a_record_page_weighs_the_same_however_often_its_configuration_was_measured() {
+    let mut decisions: Vec<usize> = Vec::new();
     let sizes: Vec<(usize, usize)> = [1, 10, 100]
         .iter()
         .map(|&times| {
@@ -145,9 +146,21 @@ fn a_record_page_weighs_the_same_however_often_its_configuration_was_measured() 
             let sweep = project
                 .page("sweeps/qwen3-6-35b-a3b-baseline/index.html")
                 .len();
+            // The decision answers from each configuration's latest measurement.
+            for decision in ["decision.json", "models/qwen3-6-35b-a3b/decision.json"] {
+                decisions.push(project.page(decision).len());
+            }
             (run, sweep)
         })
         .collect();
+    // Only the latest night's sweep is in the data file. Its label and URL, and the launch
+    // links of the two sweeps of its set-up (to the latest night's run), are longer by
+    // " night 9" or "-night-9": 4 × 8 bytes at 10 nights, one digit more each at 100. On the
+    // model page the label is also the row's name and key: 6 × 8.
+    assert_eq!(decisions[2], decisions[0] + 4 * 8, "{decisions:?}");
+    assert_eq!(decisions[4], decisions[2] + 4, "{decisions:?}");
+    assert_eq!(decisions[3], decisions[1] + 6 * 8, "{decisions:?}");
+    assert_eq!(decisions[5], decisions[3] + 6, "{decisions:?}");
     eprintln!("run and sweep page bytes at 1, 10 and 100 measurements: {sizes:?}");
     let (first, last) = (sizes[0], sizes[2]);
     // The trend on a record page holds its 8 most recent measurements only: from 1

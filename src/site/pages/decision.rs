@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::super::catalog::{Catalog, asked_workload};
 use super::super::paging;
 use super::tradeoffs::LevelData;
+use crate::compare::Kind;
 use crate::config::Slo;
 use crate::data::figures::level;
 use crate::data::{Run, Sweep, SweepLevel, rules};
@@ -107,6 +108,9 @@ struct Candidate<'a> {
     launch_text: &'static str,
     /// Rows are grouped by this: the machine and model, or the configuration.
     group: String,
+    /// What the group is called: the model, or the configuration.
+    #[serde(rename = "groupName")]
+    group_name: String,
 }
 
 /// The most output per GPU of a sweep's levels within `slo`: the level and that figure (the
@@ -185,10 +189,11 @@ fn candidate<'a>(c: &Catalog<'a>, i: usize, offered: &[String], by_model: bool) 
             "sweep settings",
         ),
     };
-    let group = match by_model {
-        true => format!("{}\u{0}{}", machine.as_deref().unwrap_or(""), sweep.model),
-        false => format!("{}\u{0}{}", machine.as_deref().unwrap_or(""), sweep.label),
+    let group_name = match by_model {
+        true => sweep.model.clone(),
+        false => sweep.label.clone(),
     };
+    let group = format!("{}\u{0}{group_name}", machine.as_deref().unwrap_or(""));
     let workload = asked_workload(sweep);
     Candidate {
         model: &sweep.model,
@@ -203,13 +208,24 @@ fn candidate<'a>(c: &Catalog<'a>, i: usize, offered: &[String], by_model: bool) 
         launch,
         launch_text,
         group,
+        group_name,
     }
 }
 
-/// The decision for every sweep (a row per model and machine) or for one model's (a row
-/// per configuration); `None` when no sweep has a level.
+/// The decision for the latest sweep of every configuration (a row per model and machine)
+/// or of one model's (a row per configuration); `None` when no sweep has a level. A
+/// configuration measured again is answered from its latest measurement only: the best of
+/// its repeats would pick the luckiest noise, and the answer should not grow with them.
 pub fn view(c: &Catalog, model: Option<&str>) -> Option<Decision> {
+    let superseded: std::collections::HashSet<usize> = c
+        .histories()
+        .iter()
+        .filter(|h| h.kind == Kind::Sweep)
+        .flat_map(|h| h.members.split_last().map_or(&[][..], |(_, older)| older))
+        .copied()
+        .collect();
     let sweeps: Vec<usize> = (0..c.doc.sweeps.len())
+        .filter(|i| !superseded.contains(i))
         .filter(|&i| model.is_none_or(|m| c.doc.sweeps[i].model == m))
         .filter(|&i| !c.doc.sweeps[i].levels.is_empty())
         .collect();
@@ -372,20 +388,8 @@ fn unmeasured(c: &Catalog, candidates: &[(usize, Candidate)]) -> Vec<String> {
 /// A group's name, with its machine in a report of several.
 fn named(c: &Catalog, k: &Candidate) -> String {
     match c.machines.declared() {
-        true => format!(
-            "{} on {}",
-            group_name(k),
-            k.machine.as_deref().unwrap_or("")
-        ),
-        false => group_name(k),
-    }
-}
-
-/// What a group is called: its model on the home page, its configuration on a model's.
-fn group_name(k: &Candidate) -> String {
-    match k.group.split_once('\u{0}') {
-        Some((_, name)) => name.to_owned(),
-        None => k.group.clone(),
+        true => format!("{} on {}", k.group_name, k.machine.as_deref().unwrap_or("")),
+        false => k.group_name.clone(),
     }
 }
 
@@ -422,7 +426,7 @@ fn row(c: &Catalog, rank: usize, k: &Candidate, level: &SweepLevel, per_gpu: f64
 }
 
 /// The data file of the page's script: the offered workloads, the limits it may bound, and
-/// every sweep with its levels.
+/// the sweeps with the levels that can answer some limits the form sets (`answerable`).
 fn data_json(c: &Catalog, offered: &[String], candidates: &[(usize, Candidate)]) -> String {
     #[derive(Serialize)]
     struct Data<'a> {
@@ -443,9 +447,64 @@ fn data_json(c: &Catalog, offered: &[String], candidates: &[(usize, Candidate)])
         candidate: &'a Candidate<'a>,
         levels: Vec<LevelData<'a>>,
     }
+    let fixed = others(&c.slo);
+    let offered_candidates: Vec<&(usize, Candidate)> = candidates
+        .iter()
+        .filter(|(_, k)| k.workload.is_some())
+        .collect();
+    // Per group and workload, its levels (candidate, level) in the order the script reads them.
+    let mut pool_of: std::collections::HashMap<(&str, usize), usize> = Default::default();
+    let mut pools: Vec<Vec<(usize, usize)>> = Vec::new();
+    for (at, (i, k)) in offered_candidates.iter().enumerate() {
+        let key = (k.group.as_str(), k.workload.unwrap_or(0));
+        let p = *pool_of.entry(key).or_insert_with(|| {
+            pools.push(Vec::new());
+            pools.len() - 1
+        });
+        pools[p].extend((0..c.doc.sweeps[*i].levels.len()).map(|l| (at, l)));
+    }
+    let mut kept: Vec<Vec<usize>> = vec![Vec::new(); offered_candidates.len()];
+    for pool in &pools {
+        let points: Vec<Option<Point>> = pool
+            .iter()
+            .map(|&(at, l)| {
+                let (i, k) = offered_candidates[at];
+                let level = &c.doc.sweeps[*i].levels[l];
+                let total = level.total_tok_s.filter(|_| fixed.holds(level))?;
+                Some(Point {
+                    per_gpu: total / k.gpus as f64,
+                    ttft: level::TTFT_P95_S.field.number_in(level),
+                    tpot: level::TPOT_FROM_RATE_MS.field.number_in(level),
+                })
+            })
+            .collect();
+        let answers = answerable(&points);
+        for (&(at, l), yes) in pool.iter().zip(answers) {
+            if yes {
+                kept[at].push(l);
+            }
+        }
+    }
+    // A group's first sweep at a workload stays, levels or none, so the script names it.
+    let mut named: std::collections::HashSet<(&str, usize)> = std::collections::HashSet::new();
+    let sweeps = offered_candidates
+        .iter()
+        .zip(&kept)
+        .filter(|((_, k), levels)| {
+            let first = named.insert((k.group.as_str(), k.workload.unwrap_or(0)));
+            first || !levels.is_empty()
+        })
+        .map(|((i, candidate), levels)| SweepData {
+            candidate,
+            levels: levels
+                .iter()
+                .map(|&l| LevelData(&c.doc.sweeps[*i].levels[l]))
+                .collect(),
+        })
+        .collect();
     let data = Data {
         limits: level::LIMITS.iter().map(|f| f.field.key).collect(),
-        fixed: others(&c.slo)
+        fixed: fixed
             .bounds()
             .iter()
             .map(|b| (b.figure.field.key, b.at_most))
@@ -466,16 +525,49 @@ fn data_json(c: &Catalog, offered: &[String], candidates: &[(usize, Candidate)])
             false => Vec::new(),
         },
         shown: ROWS,
-        sweeps: candidates
-            .iter()
-            .filter(|(_, k)| k.workload.is_some())
-            .map(|(i, candidate)| SweepData {
-                candidate,
-                levels: c.doc.sweeps[*i].levels.iter().map(LevelData).collect(),
-            })
-            .collect(),
+        sweeps,
     };
     serde_json::to_string(&data).expect("the decision data serializes")
+}
+
+/// A level as the form's limits see it: what it gives and the two figures they bound (`None`
+/// when not measured, which no bound holds).
+#[derive(Debug, Clone, Copy)]
+struct Point {
+    per_gpu: f64,
+    ttft: Option<f64>,
+    tpot: Option<f64>,
+}
+
+/// Which of one group's levels (in reading order; `None` for those no limits admit) some
+/// bounds on TTFT p95 and time per output token would answer with. A level is not when
+/// another gives as much output per GPU or more (equal and read earlier: the answer keeps the
+/// first of equals) with TTFT p95 and time per output token no higher, since it is within
+/// every limit the level is within.
+fn answerable(points: &[Option<Point>]) -> Vec<bool> {
+    let mut order: Vec<usize> = (0..points.len()).filter(|&i| points[i].is_some()).collect();
+    let point = |i: usize| points[i].expect("only points are ordered");
+    // Stable: equals stay in reading order.
+    order.sort_by(|&a, &b| point(b).per_gpu.total_cmp(&point(a).per_gpu));
+    let no_higher = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (_, None) => true,
+        (None, Some(_)) => false,
+        (Some(a), Some(b)) => a <= b,
+    };
+    let mut kept: Vec<Point> = Vec::new();
+    let mut answers = vec![false; points.len()];
+    for i in order {
+        let p = point(i);
+        if kept
+            .iter()
+            .any(|k| no_higher(k.ttft, p.ttft) && no_higher(k.tpot, p.tpot))
+        {
+            continue;
+        }
+        kept.push(p);
+        answers[i] = true;
+    }
+    answers
 }
 
 #[cfg(test)]
@@ -534,6 +626,39 @@ mod tests {
         // Nothing within.
         let none = sweep(serde_json::json!([level(1, 50.0, 3.0, 90.0, 0)]), None);
         assert!(best_level(&none, &slo).is_none());
+    }
+
+    #[test]
+    fn only_levels_some_limits_would_answer_with_are_kept() {
+        let p = |per_gpu, ttft, tpot| {
+            Some(Point {
+                per_gpu,
+                ttft,
+                tpot: Some(tpot),
+            })
+        };
+        let points = [
+            p(100.0, Some(0.1), 10.0),
+            p(180.0, Some(0.2), 12.0),
+            // Beyond a fixed bound, or failed.
+            None,
+            // Less output, slower on both: 180 answers wherever it would.
+            p(170.0, Some(0.5), 40.0),
+            // 180 measured again, read later: the answer keeps the first of equals.
+            p(180.0, Some(0.2), 12.0),
+            // The most output, but the slowest.
+            p(400.0, Some(2.5), 47.0),
+            // TTFT not measured: only without a TTFT bound, where it is the one within 5 ms.
+            p(90.0, None, 5.0),
+            // Less output than any, but the quickest first token.
+            p(50.0, Some(0.05), 10.0),
+            // Equal to the first in every figure.
+            p(100.0, Some(0.1), 10.0),
+        ];
+        assert_eq!(
+            answerable(&points),
+            [true, true, false, false, false, true, true, true, false]
+        );
     }
 
     #[test]

@@ -719,6 +719,7 @@
         });
         var byModel = section.getAttribute('data-group') === 'model';
         var machines = data.machines.length > 0;
+        function groupName(s) { return s.groupName + (machines ? ' on ' + s.machine : ''); }
         var head = '<tr><th scope="col" class="num">#</th>' + (byModel ? '<th scope="col">Model</th>' : '') +
           (machines ? '<th scope="col">Machine</th>' : '') + '<th scope="col">Configuration</th>' +
           '<th scope="col" class="num">Output tok/s per GPU</th><th scope="col">At</th><th scope="col" class="num">TTFT p95</th>' +
@@ -751,16 +752,16 @@
         table.closest('.decision-scroll').hidden = body.length === 0;
         var named = {};
         var none = without.filter(function (s) {
-          var name = s.group.split('\u0000')[1] + (machines ? ' on ' + s.machine : '');
+          var name = groupName(s);
           if (s.group in best || named[name]) { return false; }
           named[name] = true;
           return true;
-        }).map(function (s) { return s.group.split('\u0000')[1] + (machines ? ' on ' + s.machine : ''); });
+        }).map(groupName);
         var measured = {};
         var unmeasured = [];
         data.sweeps.forEach(function (s) { if (s.workload === workload) { measured[s.group] = true; } });
         data.sweeps.forEach(function (s) {
-          var name = s.group.split('\u0000')[1] + (machines ? ' on ' + s.machine : '');
+          var name = groupName(s);
           if (!measured[s.group] && unmeasured.indexOf(name) < 0) { unmeasured.push(name); }
         });
         var unmeasuredLine = section.querySelector('.d-unmeasured');
