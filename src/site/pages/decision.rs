@@ -452,39 +452,7 @@ fn data_json(c: &Catalog, offered: &[String], candidates: &[(usize, Candidate)])
         .iter()
         .filter(|(_, k)| k.workload.is_some())
         .collect();
-    // Per group and workload, its levels (candidate, level) in the order the script reads them.
-    let mut pool_of: std::collections::HashMap<(&str, usize), usize> = Default::default();
-    let mut pools: Vec<Vec<(usize, usize)>> = Vec::new();
-    for (at, (i, k)) in offered_candidates.iter().enumerate() {
-        let key = (k.group.as_str(), k.workload.unwrap_or(0));
-        let p = *pool_of.entry(key).or_insert_with(|| {
-            pools.push(Vec::new());
-            pools.len() - 1
-        });
-        pools[p].extend((0..c.doc.sweeps[*i].levels.len()).map(|l| (at, l)));
-    }
-    let mut kept: Vec<Vec<usize>> = vec![Vec::new(); offered_candidates.len()];
-    for pool in &pools {
-        let points: Vec<Option<Point>> = pool
-            .iter()
-            .map(|&(at, l)| {
-                let (i, k) = offered_candidates[at];
-                let level = &c.doc.sweeps[*i].levels[l];
-                let total = level.total_tok_s.filter(|_| fixed.holds(level))?;
-                Some(Point {
-                    per_gpu: total / k.gpus as f64,
-                    ttft: level::TTFT_P95_S.field.number_in(level),
-                    tpot: level::TPOT_FROM_RATE_MS.field.number_in(level),
-                })
-            })
-            .collect();
-        let answers = answerable(&points);
-        for (&(at, l), yes) in pool.iter().zip(answers) {
-            if yes {
-                kept[at].push(l);
-            }
-        }
-    }
+    let kept = kept_levels(c, &fixed, &offered_candidates);
     // A group's first sweep at a workload stays, levels or none, so the script names it.
     let mut named: std::collections::HashSet<(&str, usize)> = std::collections::HashSet::new();
     let sweeps = offered_candidates
@@ -528,6 +496,44 @@ fn data_json(c: &Catalog, offered: &[String], candidates: &[(usize, Candidate)])
         sweeps,
     };
     serde_json::to_string(&data).expect("the decision data serializes")
+}
+
+/// Of each candidate's levels, those `answerable` within its group and workload.
+fn kept_levels(c: &Catalog, fixed: &Slo, candidates: &[&(usize, Candidate)]) -> Vec<Vec<usize>> {
+    // Per group and workload, its levels (candidate, level) in the order the script reads them.
+    let mut pool_of: std::collections::HashMap<(&str, usize), usize> = Default::default();
+    let mut pools: Vec<Vec<(usize, usize)>> = Vec::new();
+    for (at, (i, k)) in candidates.iter().enumerate() {
+        let key = (k.group.as_str(), k.workload.unwrap_or(0));
+        let p = *pool_of.entry(key).or_insert_with(|| {
+            pools.push(Vec::new());
+            pools.len() - 1
+        });
+        pools[p].extend((0..c.doc.sweeps[*i].levels.len()).map(|l| (at, l)));
+    }
+    let mut kept: Vec<Vec<usize>> = vec![Vec::new(); candidates.len()];
+    for pool in &pools {
+        let points: Vec<Option<Point>> = pool
+            .iter()
+            .map(|&(at, l)| {
+                let (i, k) = candidates[at];
+                let level = &c.doc.sweeps[*i].levels[l];
+                let total = level.total_tok_s.filter(|_| fixed.holds(level))?;
+                Some(Point {
+                    per_gpu: total / k.gpus as f64,
+                    ttft: level::TTFT_P95_S.field.number_in(level),
+                    tpot: level::TPOT_FROM_RATE_MS.field.number_in(level),
+                })
+            })
+            .collect();
+        let answers = answerable(&points);
+        for (&(at, l), yes) in pool.iter().zip(answers) {
+            if yes {
+                kept[at].push(l);
+            }
+        }
+    }
+    kept
 }
 
 /// A level as the form's limits see it: what it gives and the two figures they bound (`None`

@@ -1,0 +1,188 @@
+//! Scatter charts: labelled points with noise bands, and the throughput frontier.
+
+use charming::Chart;
+
+use charming::component::{Axis, Grid, Legend};
+use charming::element::{AxisType, NameLocation, Tooltip, Trigger};
+use charming::series::Scatter;
+
+use super::shared::{SYMBOLS, finish, headroom};
+
+/// Points of one group on a scatter chart, with the band of its noise floor.
+pub struct ScatterGroup {
+    /// The legend entry.
+    pub name: String,
+    /// (x, y, label) of each point.
+    pub points: Vec<(f64, f64, String)>,
+    /// The band from 0 to this y value is drawn as noise.
+    pub floor: Option<f64>,
+    /// The page each point opens, one per point.
+    pub links: Vec<String>,
+}
+
+/// A scatter chart of labelled points, each group with its noise band. Point labels that
+/// would overlap are moved apart or hidden (the tooltip and the table name every point), the
+/// bands are named in the tooltip rather than over each other at y = 0, and both axes end
+/// with headroom past the largest value so no label is clipped.
+pub fn scatter(groups: &[ScatterGroup], x_name: &str, y_name: &str) -> String {
+    let xs = groups.iter().flat_map(|g| g.points.iter().map(|p| p.0));
+    let ys = groups
+        .iter()
+        .flat_map(|g| g.points.iter().map(|p| p.1).chain(g.floor));
+    let mut chart = Chart::new()
+        .tooltip(Tooltip::new().trigger(Trigger::Item))
+        .legend(Legend::new().bottom(0))
+        .grid(
+            Grid::new()
+                .left("3%")
+                .right("6%")
+                .bottom(60)
+                .contain_label(true),
+        )
+        .x_axis(
+            Axis::new()
+                .type_(AxisType::Value)
+                .name(x_name)
+                .name_location(NameLocation::Middle)
+                .name_gap(28)
+                .min(0)
+                .max(headroom(xs.fold(0.0, f64::max))),
+        )
+        .y_axis(
+            Axis::new()
+                .type_(AxisType::Value)
+                .name(y_name)
+                .name_location(NameLocation::Middle)
+                .name_gap(50)
+                .min(0)
+                .max(headroom(ys.fold(0.0, f64::max))),
+        );
+    for group in groups {
+        let points: Vec<Vec<f64>> = group.points.iter().map(|&(x, y, _)| vec![x, y]).collect();
+        chart = chart.series(
+            Scatter::new()
+                .name(group.name.as_str())
+                .symbol_size(12)
+                .data(points),
+        );
+    }
+    // charming has no labelLayout and takes markArea bounds as strings; the labels, their
+    // layout and the bands are added to the option as JSON.
+    let mut option = serde_json::to_value(&chart).expect("a chart is JSON");
+    if let Some(series) = option.get_mut("series").and_then(|s| s.as_array_mut()) {
+        for (series, group) in series.iter_mut().zip(groups) {
+            series["data"] = group
+                .points
+                .iter()
+                .enumerate()
+                .map(|(i, (x, y, label))| {
+                    let mut point = serde_json::json!({"value": [x, y], "name": label});
+                    if let Some(url) = group.links.get(i) {
+                        point["url"] = url.as_str().into();
+                    }
+                    point
+                })
+                .collect();
+            series["label"] =
+                serde_json::json!({"show": true, "position": "top", "formatter": "{b}"});
+            series["labelLayout"] =
+                serde_json::json!({"moveOverlap": "shiftY", "hideOverlap": true});
+            if let Some(floor) = group.floor {
+                series["markArea"] = serde_json::json!({
+                    "itemStyle": {"opacity": 0.15},
+                    "label": {"show": false},
+                    "tooltip": {"formatter": format!("{} noise floor: 0 to {}", group.name, crate::format::figure(floor))},
+                    "data": [[{"name": format!("{} noise floor", group.name), "yAxis": 0}, {"yAxis": floor}]],
+                });
+            }
+        }
+    }
+    finish(option)
+}
+
+/// One point of a frontier chart: its coordinates, what it is, the page it links to, and
+/// whether it is on the frontier.
+#[derive(Debug, Clone)]
+pub struct LinkedPoint {
+    /// (tok/s per user, tok/s per GPU).
+    pub xy: (f64, f64),
+    /// The configuration and concurrency, for the tooltip.
+    pub name: String,
+    /// The record page it opens.
+    pub url: String,
+    /// On the Pareto frontier.
+    pub frontier: bool,
+}
+
+/// A scatter chart of throughput per GPU against tokens per second per user: a series per
+/// configuration (each its own symbol), and the frontier drawn through its points. Points
+/// carry their `url` (a click opens it) and `frontier` (the "frontier only" toggle keeps
+/// those); `benchsite.units` names the axes' units for the tooltip.
+pub fn frontier(series: &[(String, Vec<LinkedPoint>)]) -> String {
+    let mut line: Vec<(f64, f64)> = series
+        .iter()
+        .flat_map(|(_, points)| points.iter().filter(|p| p.frontier).map(|p| p.xy))
+        .collect();
+    line.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    let mut all: Vec<serde_json::Value> = series
+        .iter()
+        .enumerate()
+        .map(|(i, (name, points))| {
+            serde_json::json!({
+                "type": "scatter",
+                "name": name,
+                "symbol": SYMBOLS[i % SYMBOLS.len()],
+                "symbolSize": 10,
+                "data": points.iter().map(|p| serde_json::json!({
+                    "value": [p.xy.0, p.xy.1],
+                    "name": p.name,
+                    "url": p.url,
+                    "frontier": p.frontier,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    all.push(serde_json::json!({
+        "type": "line",
+        "name": "Frontier",
+        "data": line.iter().map(|&(x, y)| [x, y]).collect::<Vec<_>>(),
+        "symbol": "none",
+        "silent": true,
+        "z": 1,
+        "lineStyle": {"type": "dashed", "width": 1.5, "color": "#6b7280"},
+        "itemStyle": {"color": "#6b7280"},
+    }));
+    finish(serde_json::json!({
+        "tooltip": {"trigger": "item"},
+        "legend": {"type": "scroll", "bottom": 0},
+        "grid": {"left": "3%", "right": "4%", "bottom": 60, "containLabel": true},
+        "xAxis": {"type": "value", "name": "tok/s per user", "nameLocation": "middle", "nameGap": 28, "scale": true},
+        "yAxis": {"type": "value", "name": "tok/s per GPU", "nameLocation": "middle", "nameGap": 50},
+        "series": all,
+        "benchsite": {"units": ["tok/s per user", "tok/s per GPU"], "frontier": true},
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scatter_labels_avoid_each_other_and_fit_the_axes() {
+        let json = scatter(
+            &[ScatterGroup {
+                name: "m".into(),
+                points: vec![(289.0, 0.01, "a".into()), (280.0, 0.011, "b".into())],
+                floor: Some(0.004),
+                links: vec!["/runs/a/".into(), "/runs/b/".into()],
+            }],
+            "tok/s",
+            "nats",
+        );
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(value["xAxis"]["max"], 350.0);
+        assert_eq!(value["series"][0]["labelLayout"]["hideOverlap"], true);
+        assert_eq!(value["series"][0]["markArea"]["label"]["show"], false);
+        assert_eq!(value["series"][0]["data"][1]["url"], "/runs/b/");
+    }
+}
