@@ -573,9 +573,7 @@
         var rows = data.sweeps.map(function (sweep) {
           var level = null;
           sweep.levels.forEach(function (l) {
-            var ok = l.failed === 0 && l.total !== null && bounds.every(function (b) {
-              return l[b[0]] !== null && l[b[0]] !== undefined && l[b[0]] <= b[1];
-            });
+            var ok = within(l, bounds);
             if (ok && (level === null || loadAt(l) > loadAt(level))) { level = l; }
           });
           var html = '<tr id="within-' + escapeHtml(sweep.slug) + '">' + cell(sweep.label, undefined, sweep.url) +
@@ -640,6 +638,14 @@
   // unless the reader ranks across; the same rules as the build's (site::pages::decision),
   // answered again from the data file beside the page when a choice changes. The choices
   // live in the URL.
+  // Whether a sweep level answered every request, measured its output and holds every bound
+  // ([figure key, at most]); a figure it did not measure holds none.
+  function within(level, bounds) {
+    return level.failed === 0 && level.total !== null && bounds.every(function (b) {
+      return level[b[0]] !== null && level[b[0]] !== undefined && level[b[0]] <= b[1];
+    });
+  }
+
   function startDecision() {
     document.querySelectorAll('section#decision').forEach(function (section) {
       var details = section.querySelector('details.decision-form');
@@ -703,9 +709,7 @@
           var level = null;
           var perGpu = 0;
           s.levels.forEach(function (l) {
-            var ok = l.failed === 0 && l.total !== null && bounds.every(function (b) {
-              return l[b[0]] !== null && l[b[0]] !== undefined && l[b[0]] <= b[1];
-            });
+            var ok = within(l, bounds);
             if (ok && (level === null || l.total / s.gpus > perGpu)) { level = l; perGpu = l.total / s.gpus; }
           });
           if (level === null) { without.push(s); return; }
