@@ -139,6 +139,14 @@ impl Load {
         }
     }
 
+    /// The load as a point's label on a chart: `c8`, `2.5/s`.
+    pub fn short(self) -> String {
+        match self {
+            Load::Concurrency(c) => format!("c{c}"),
+            Load::Rate(r) => format!("{}/s", rate_text(r)),
+        }
+    }
+
     /// The load as a table cell's text: `8`, `2.5`.
     pub fn cell(self) -> String {
         match self {

@@ -25,6 +25,8 @@ pub struct Point {
     pub per_watt: Option<f64>,
     /// Whether no other point of its group is as good on both axes and better on one.
     pub frontier: bool,
+    /// Whether the level holds the report's limits (`Catalog::slo`) with no failed request.
+    pub within: bool,
 }
 
 /// The points of one model at one workload.
@@ -124,6 +126,7 @@ impl Catalog<'_> {
                     joules: level.joules_per_token,
                     per_watt: per_watt(level),
                     frontier: false,
+                    within: self.slo.holds(level),
                 })
             });
             let workload = self.workloads()[index].clone();

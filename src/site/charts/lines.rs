@@ -102,11 +102,7 @@ fn powers_of_two_around<'p>(points: impl Iterator<Item = &'p (f64, f64)>) -> Opt
 pub fn lines_by_load(series: &[LineSeries], unit: &str, rates: bool) -> String {
     let mut chart = Chart::new()
         .tooltip(Tooltip::new().trigger(Trigger::Item))
-        .legend(
-            Legend::new()
-                .type_(charming::component::LegendType::Scroll)
-                .bottom(0),
-        )
+        .legend(Legend::new().bottom(0))
         .grid(
             Grid::new()
                 .left("3%")
@@ -267,27 +263,33 @@ pub fn lines_by_category(
     finish(option)
 }
 
-/// The option serialised for a `<script type="application/json">` element: `<` is escaped so
-/// no data string can close the element. The chrome every chart shares (its "save as PNG"
-/// button) is the site script's, not repeated in every option.
-///
-/// A grid that contains its labels contains its axis names too (ECharts 6.1's `outerBoundsMode`;
-/// `containLabel` left the y axis's rotated name outside the box on a phone, so a reader
-/// lost "s (log scale)").
-/// `option`, a chart of lines against the load, with a vertical line at load `x` named
-/// `label` (a limit search's boundary).
+/// The option with a dashed vertical line at load `x`, labelled.
 pub fn mark_load(option: &str, x: f64, label: &str) -> String {
+    mark(option, serde_json::json!({"xAxis": x}), label, "end")
+}
+
+/// The option with a dotted horizontal line at the limit `y`, labelled.
+pub fn mark_limit(option: &str, y: f64, label: &str) -> String {
+    mark(
+        option,
+        serde_json::json!({"yAxis": y, "lineStyle": {"type": "dotted"}}),
+        label,
+        "insideEndTop",
+    )
+}
+
+/// The option with `line`, labelled at `position`, in its first series' marked lines.
+fn mark(option: &str, mut line: serde_json::Value, label: &str, position: &str) -> String {
     let mut option: serde_json::Value =
         serde_json::from_str(option).expect("a chart's option is JSON");
+    line["label"] = serde_json::json!({"formatter": label, "position": position});
+    let style = line["lineStyle"].take();
+    line["lineStyle"] =
+        serde_json::json!({"color": "#6b7280", "type": style["type"].as_str().unwrap_or("dashed")});
     if let Some(first) = option["series"]
         .as_array_mut()
         .and_then(|all| all.first_mut())
     {
-        let line = serde_json::json!({
-            "xAxis": x,
-            "label": {"formatter": label, "position": "end"},
-            "lineStyle": {"color": "#6b7280", "type": "dashed"},
-        });
         match first["markLine"]["data"].as_array_mut() {
             Some(data) => data.push(line),
             None => {

@@ -112,13 +112,22 @@ pub struct LinkedPoint {
     pub url: String,
     /// On the Pareto frontier.
     pub frontier: bool,
+    /// Within the page's limits; a point beyond them is grey.
+    pub within: bool,
+    /// Its load, the label of a frontier point: `c32`, `2.5/s`.
+    pub load: String,
 }
 
+/// The colour of a point beyond the limits.
+pub const BEYOND: &str = "#9ca3af";
+
 /// A scatter chart of throughput per GPU against tokens per second per user: a series per
-/// configuration (each its own symbol), and the frontier drawn through its points. Points
-/// carry their `url` (a click opens it) and `frontier` (the "frontier only" toggle keeps
-/// those); `benchsite.units` names the axes' units for the tooltip.
-pub fn frontier(series: &[(String, Vec<LinkedPoint>)]) -> String {
+/// configuration (each its own symbol), and the frontier drawn through its points, each
+/// labelled with its load. Points beyond the limits are grey, and `per_user`, the least
+/// tokens per second per user the limits ask, is a dotted line. Points carry their `url` (a
+/// click opens it), `frontier` (the "frontier only" toggle keeps those) and `within`;
+/// `benchsite.units` names the axes' units for the tooltip.
+pub fn frontier(series: &[(String, Vec<LinkedPoint>)], per_user: Option<f64>) -> String {
     let mut line: Vec<(f64, f64)> = series
         .iter()
         .flat_map(|(_, points)| points.iter().filter(|p| p.frontier).map(|p| p.xy))
@@ -133,16 +142,13 @@ pub fn frontier(series: &[(String, Vec<LinkedPoint>)]) -> String {
                 "name": name,
                 "symbol": SYMBOLS[i % SYMBOLS.len()],
                 "symbolSize": 10,
-                "data": points.iter().map(|p| serde_json::json!({
-                    "value": [p.xy.0, p.xy.1],
-                    "name": p.name,
-                    "url": p.url,
-                    "frontier": p.frontier,
-                })).collect::<Vec<_>>(),
+                "label": {"show": true, "formatter": "{@[2]}", "position": "top", "fontSize": 11},
+                "labelLayout": {"hideOverlap": true},
+                "data": points.iter().map(point).collect::<Vec<_>>(),
             })
         })
         .collect();
-    all.push(serde_json::json!({
+    let mut frontier = serde_json::json!({
         "type": "line",
         "name": "Frontier",
         "data": line.iter().map(|&(x, y)| [x, y]).collect::<Vec<_>>(),
@@ -151,16 +157,65 @@ pub fn frontier(series: &[(String, Vec<LinkedPoint>)]) -> String {
         "z": 1,
         "lineStyle": {"type": "dashed", "width": 1.5, "color": "#6b7280"},
         "itemStyle": {"color": "#6b7280"},
-    }));
+    });
+    let mut x_axis = serde_json::json!({"type": "value", "name": "tok/s per user", "nameLocation": "middle", "nameGap": 28, "scale": true});
+    frontier["markLine"] = limit_line(per_user);
+    // The line stays in view, off the axis, when every point is past it: the axis starts at 0.
+    let least = series
+        .iter()
+        .flat_map(|(_, points)| points.iter().map(|p| p.xy.0))
+        .fold(f64::INFINITY, f64::min);
+    if per_user.is_some_and(|limit| limit <= least) {
+        x_axis["min"] = 0.into();
+    }
+    all.push(frontier);
     finish(serde_json::json!({
         "tooltip": {"trigger": "item"},
-        "legend": {"type": "scroll", "bottom": 0},
+        "legend": {"bottom": 0},
         "grid": {"left": "3%", "right": "4%", "bottom": 60, "containLabel": true},
-        "xAxis": {"type": "value", "name": "tok/s per user", "nameLocation": "middle", "nameGap": 28, "scale": true},
+        "xAxis": x_axis,
         "yAxis": {"type": "value", "name": "tok/s per GPU", "nameLocation": "middle", "nameGap": 50},
         "series": all,
-        "benchsite": {"units": ["tok/s per user", "tok/s per GPU"], "frontier": true},
+        "benchsite": {"units": ["tok/s per user", "tok/s per GPU"], "frontier": true, "beyond": BEYOND},
     }))
+}
+
+/// A frontier chart's point: grey beyond the limits, labelled only on the frontier.
+fn point(p: &LinkedPoint) -> serde_json::Value {
+    let mut point = serde_json::json!({
+        "value": [p.xy.0, p.xy.1, p.load],
+        "name": p.name,
+        "url": p.url,
+        "frontier": p.frontier,
+        "within": p.within,
+    });
+    if !p.within {
+        point["itemStyle"] = serde_json::json!({"color": BEYOND});
+    }
+    if !p.frontier {
+        point["label"] = serde_json::json!({"show": false});
+    }
+    point
+}
+
+/// The dotted line at the least tokens per second per user the limits ask, none without
+/// (`benchsite.js` moves it when the reader changes them).
+fn limit_line(per_user: Option<f64>) -> serde_json::Value {
+    let data: Vec<serde_json::Value> = per_user
+        .map(|limit| {
+            serde_json::json!({
+                "xAxis": limit,
+                "label": {"formatter": format!("limit: {limit} tok/s per user"), "position": "insideEndTop"},
+            })
+        })
+        .into_iter()
+        .collect();
+    serde_json::json!({
+        "silent": true,
+        "symbol": "none",
+        "data": data,
+        "lineStyle": {"type": "dotted", "width": 1.5, "color": "#6b7280"},
+    })
 }
 
 #[cfg(test)]

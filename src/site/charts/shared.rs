@@ -24,8 +24,13 @@ pub(super) fn headroom(max: f64) -> f64 {
 /// A symbol per series, so more series than colours stay apart (ECharts cycles 9 colours).
 pub(super) const SYMBOLS: [&str; 6] = ["circle", "rect", "triangle", "diamond", "roundRect", "pin"];
 
-/// The option as JSON for a `<script type="application/json">` element, each grid holding
-/// its labels and axis names.
+/// The option serialised for a `<script type="application/json">` element: `<` is escaped so
+/// no data string can close the element. The chrome every chart shares (its "save as PNG"
+/// button) is the site script's, not repeated in every option.
+///
+/// A grid that contains its labels contains its axis names too (ECharts 6.1's `outerBoundsMode`;
+/// `containLabel` left the y axis's rotated name outside the box on a phone, so a reader
+/// lost "s (log scale)").
 pub(super) fn finish(mut option: serde_json::Value) -> String {
     let grids = match &mut option["grid"] {
         serde_json::Value::Array(grids) => grids.iter_mut().collect(),

@@ -250,11 +250,7 @@ pub fn view(c: &Catalog, model: Option<&str>) -> Option<Decision> {
         workloads: offered,
         ttft: bounded(&level::TTFT_P95_S),
         per_user: bounded(&level::TPOT_FROM_RATE_MS).map(per_user),
-        limits: limits_words(
-            bounded(&level::TTFT_P95_S),
-            bounded(&level::TPOT_FROM_RATE_MS).map(per_user),
-            &others,
-        ),
+        limits: words_of(&c.slo),
         others: (!others.bounds().is_empty()).then(|| others.words()),
         defaults: c.limits_defaults(),
         machines: c.machines.declared(),
@@ -278,6 +274,15 @@ pub fn view(c: &Catalog, model: Option<&str>) -> Option<Decision> {
     })
 }
 
+/// `slo`'s limits in words, the per-stream rate's as output tok/s per user.
+pub(super) fn words_of(slo: &Slo) -> String {
+    limits_words(
+        slo.bound(&level::TTFT_P95_S),
+        slo.bound(&level::TPOT_FROM_RATE_MS).map(per_user),
+        &others(slo),
+    )
+}
+
 /// The limits in words, as `benchsite.js` writes them too: `TTFT p95 ≤ 2 s and at least 20
 /// output tok/s per user`.
 fn limits_words(ttft: Option<f64>, per_user: Option<f64>, others: &Slo) -> String {
@@ -298,7 +303,7 @@ fn limits_words(ttft: Option<f64>, per_user: Option<f64>, others: &Slo) -> Strin
 }
 
 /// The per-user rate a bound on 1000 / the per-stream rate (ms) asks for, to two decimals.
-fn per_user(ms: f64) -> f64 {
+pub(super) fn per_user(ms: f64) -> f64 {
     crate::stats::round(1000.0 / ms, 2)
 }
 

@@ -12,6 +12,7 @@ use super::head::{Head, change};
 use super::page::{Page, View};
 use super::shared::{engine_fact, field_cell, points};
 use crate::compare::Kind;
+use crate::config::Slo;
 use crate::data::figures::{LevelField, level};
 use crate::data::{Load, Sweep, SweepLevel};
 use crate::format::{MISSING, count, figure, switch};
@@ -246,7 +247,31 @@ pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
             if let Some(held) = sweep.search.as_ref().and_then(|s| s.held) {
                 drawn.option = charts::mark_load(&drawn.option, held, "highest within the limits");
             }
+            for (y, label) in limit_lines(&c.slo, &chart.figures) {
+                drawn.option = charts::mark_limit(&drawn.option, y, &label);
+            }
             drawn
+        })
+        .collect()
+}
+
+/// The limits a chart of `figures` draws: each bounded figure's, and the least tok/s per
+/// user on the per-stream decode rate's (the bound on 1000 / that rate).
+fn limit_lines(slo: &Slo, figures: &[&LevelField]) -> Vec<(f64, String)> {
+    figures
+        .iter()
+        .filter_map(|f| {
+            if f.field.key == level::DECODE_TOK_S_PER_STREAM.field.key {
+                let least = super::decision::per_user(slo.bound(&level::TPOT_FROM_RATE_MS)?);
+                return Some((least, format!("limit: at least {least} tok/s per user")));
+            }
+            let bound = slo.bound(f)?;
+            let name = if f.series.is_empty() {
+                f.field.name()
+            } else {
+                f.series
+            };
+            Some((bound, format!("limit: {name} ≤ {bound} {}", f.field.unit)))
         })
         .collect()
 }

@@ -30,6 +30,8 @@ pub struct TradeOffs {
     limits: Limits,
     /// How throughput per GPU is counted.
     gpus: String,
+    /// The limits the charts grey points beyond, in words.
+    within: String,
     /// The levels as JSON, for the page's script: the URL of the data file beside the page,
     /// which the script fetches when the reader changes a limit or the price.
     levels: Option<String>,
@@ -142,6 +144,7 @@ pub fn view(c: &Catalog, model: Option<&str>) -> Option<TradeOffs> {
                1 when absent. Tokens per second per user is the level's mean per-stream \
                decode rate."
             .into(),
+        within: super::decision::words_of(&c.slo),
         levels,
         data,
     })
@@ -164,6 +167,8 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
             name: format!("{name} at {}{on}", point.load.words()),
             url: format!("{}#{}", c.sweep_url(sweep), point.load.anchor()),
             frontier: point.frontier,
+            within: point.within,
+            load: point.load.short(),
         };
         match place.get(sweep.label.as_str()) {
             Some(&at) => series[at].1.push(linked),
@@ -188,6 +193,7 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
         String::new()
     };
     let on = group.points.iter().filter(|p| p.frontier).count();
+    let within = group.points.iter().filter(|p| p.within).count();
     let table = frontier_table(c, group, &title);
     Frontier {
         id: frontier_id(&group.model, &group.workload),
@@ -195,12 +201,18 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
             data_in: None,
             csv: None,
             alt: format!(
-                "Scatter chart of output tok/s per GPU against tok/s per user for {} of {} of {title}; {} on the frontier, which a dashed line joins",
+                "Scatter chart of output tok/s per GPU against tok/s per user for {} of {} of {title}; {} on the frontier, which a dashed line joins, each labelled with its load; {within} within the limits ({}), the others grey",
                 crate::format::counted(group.points.len(), "level", "levels"),
                 crate::format::counted(series.len(), "sweep", "sweeps"),
-                crate::format::counted(on, "level is", "levels are")
+                crate::format::counted(on, "level is", "levels are"),
+                super::decision::words_of(&c.slo),
             ),
-            option: charts::frontier(&series),
+            option: charts::frontier(
+                &series,
+                c.slo
+                    .bound(&level::TPOT_FROM_RATE_MS)
+                    .map(super::decision::per_user),
+            ),
             height: 420,
             table,
             title: format!("Throughput against interactivity: {title}{drawn}"),

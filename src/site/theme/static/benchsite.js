@@ -375,8 +375,9 @@
     if (box.clientWidth < 600 && (option.series || []).some(function (s) { return s.type === 'heatmap'; })) {
       narrowHeatmap(box, option);
     }
+    fitLegend(box, option);
     var chart = window.echarts.init(box, dark && dark.matches ? 'dark' : null);
-    figure.benchsiteOption = option;
+    figure.benchsiteOption = withLimits(option);
     figure.benchsiteChart = chart;
     chart.setOption(frontierOnly(figure) ? onlyFrontier(option) : option);
     // A point or bar that names a record page opens it.
@@ -386,6 +387,39 @@
     charts.push(chart);
     var details = figure.querySelector('details.chart-data');
     if (details) { details.open = false; }
+  }
+
+  // A legend never truncates or pages: it wraps into as many rows as its names need at the
+  // box's width (ECharts lays a plain legend out in rows of items 25 px of symbol, 5 of gap,
+  // the name in 12 px type and 10 between items), and the grid and the box grow by the rows
+  // past the first.
+  function fitLegend(box, option) {
+    var legend = option.legend;
+    if (!legend || Array.isArray(legend) || legend.show === false) { return; }
+    var names = [];
+    (option.series || []).forEach(function (s) {
+      if (s.name && s.type !== 'heatmap' && names.indexOf(s.name) < 0) { names.push(s.name); }
+    });
+    var measure = document.createElement('canvas').getContext('2d');
+    measure.font = '12px sans-serif';
+    legend.type = 'plain';
+    legend.left = 10;
+    legend.right = 10;
+    var width = box.clientWidth - 30;
+    var rows = 1;
+    var x = 0;
+    names.forEach(function (name) {
+      var item = 25 + 5 + Math.ceil(measure.measureText(name).width) + 10;
+      if (x > 0 && x + item > width) { rows += 1; x = 0; }
+      x += item;
+    });
+    var extra = (rows - 1) * 24;
+    if (extra === 0) { return; }
+    var grids = Array.isArray(option.grid) ? option.grid : [option.grid];
+    grids.forEach(function (grid) {
+      if (grid && typeof grid.bottom === 'number') { grid.bottom += extra; }
+    });
+    box.style.height = (box.clientHeight + extra) + 'px';
   }
 
   // A heatmap on a phone: row names wrap over two lines in a third of the width, the
@@ -455,6 +489,47 @@
       }
     });
     return copy;
+  }
+
+  // The limits the frontier charts follow once the reader changes them: whether each level
+  // (by its URL) is within them, the least tok/s per user they ask, and them in words.
+  var frontierLimits = null;
+
+  // A frontier chart's option as the limits have it: each point grey beyond them, and the
+  // dotted line at the per-user limit, kept in view.
+  function withLimits(option) {
+    var extra = option.benchsite || {};
+    if (!frontierLimits || !extra.frontier) { return option; }
+    var least = Infinity;
+    option.series.forEach(function (s) {
+      if (s.type !== 'scatter') { return; }
+      s.data.forEach(function (p) {
+        least = Math.min(least, p.value[0]);
+        var within = frontierLimits.within[p.url];
+        if (within === undefined) { return; }
+        p.within = within;
+        if (within) { delete p.itemStyle; } else { p.itemStyle = { color: extra.beyond }; }
+      });
+    });
+    var perUser = frontierLimits.perUser;
+    option.series.forEach(function (s) {
+      if (!s.markLine) { return; }
+      s.markLine.data = perUser > 0 ?
+        [{ xAxis: perUser, label: { formatter: 'limit: ' + String(perUser) + ' tok/s per user', position: 'insideEndTop' } }] : [];
+    });
+    if (perUser > 0 && perUser <= least) { option.xAxis.min = 0; } else { delete option.xAxis.min; }
+    return option;
+  }
+
+  // Redraw every drawn frontier chart at the limits of `frontierLimits`.
+  function redrawFrontiers() {
+    document.querySelectorAll('section.tradeoffs figure.chart').forEach(function (figure) {
+      var chart = figure.benchsiteChart;
+      if (!chart || !(figure.benchsiteOption.benchsite || {}).frontier) { return; }
+      var option = withLimits(figure.benchsiteOption);
+      chart.setOption(frontierOnly(figure) ? onlyFrontier(option) : option, true);
+    });
+    document.querySelectorAll('.f-limits').forEach(function (span) { span.textContent = frontierLimits.words; });
   }
 
   function startFrontierToggle() {
@@ -528,6 +603,31 @@
         return '<td' + (numeric ? ' data-sort="' + sort + '"' : '') + '>' + inner + '</td>';
       }
 
+      // The frontier charts grey the levels beyond `bounds` and draw the per-user limit.
+      function followLimits(bounds) {
+        var within = {};
+        data.sweeps.forEach(function (sweep) {
+          sweep.levels.forEach(function (l) { within[sweep.url + '#' + loadAnchor(l)] = holdsBounds(l, bounds); });
+        });
+        var perUser = null;
+        var words = [];
+        var others = [];
+        bounds.forEach(function (b) {
+          var limit = data.limits.filter(function (f) { return f.key === b[0]; })[0];
+          if (b[0] === 'tpot_ms') { perUser = round(1000 / b[1], 2); return; }
+          var name = /^[A-Z][a-z]/.test(limit.name) ? limit.name.charAt(0).toLowerCase() + limit.name.slice(1) : limit.name;
+          (b[0] === 'ttft_p95_s' ? words : others).push(name + ' ≤ ' + String(b[1]) + ' ' + limit.unit);
+        });
+        if (perUser !== null) { words.push('at least ' + String(perUser) + ' output tok/s per user'); }
+        if (others.length) { words.push(others.join(', ')); }
+        frontierLimits = {
+          within: within,
+          perUser: perUser,
+          words: words.length ? words.join(' and ') : 'no limit but that every request is answered'
+        };
+        redrawFrontiers();
+      }
+
       // Every row of the frontier tables, by id, fetched when the table is paged.
       function frontierRows() {
         var tables = Array.prototype.slice.call(document.querySelectorAll('section#frontier table'));
@@ -540,8 +640,11 @@
 
       function answer() {
         return levels().then(function () {
-          var price = form.querySelector('input[name="gpu_hour"]');
-          return price ? frontierRows() : { rows: {}, controls: [] };
+          // The frontier tables have a cost column only when the report gives a price.
+          var costed = Array.prototype.some.call(document.querySelectorAll('section#frontier table'), function (t) {
+            return headed(t, data.columns.cost) >= 0;
+          });
+          return costed ? frontierRows() : { rows: {}, controls: [] };
         }).then(answerWith).catch(function () {});
       }
 
@@ -551,12 +654,27 @@
           var value = input ? parseFloat(input.value) : NaN;
           return [limit.key, value];
         }).filter(function (b) { return b[1] > 0; });
+        followLimits(bounds);
         var price = form.querySelector('input[name="gpu_hour"]');
         var gpuHour = price ? parseFloat(price.value) : NaN;
-        var priced = price !== null;
+        var sweepsTable = section.querySelector('.limits-sweeps table');
+        var bestTable = section.querySelector('.limits-best table');
+        // Without a configured price the tables gain a cost column once the reader gives one.
+        if (gpuHour > 0 && headed(sweepsTable, data.columns.cost) < 0) {
+          [[sweepsTable, 6], [bestTable, 5]].forEach(function (at) {
+            var row = at[0] && at[0].tHead && at[0].tHead.rows[0];
+            if (!row) { return; }
+            var th = document.createElement('th');
+            th.scope = 'col';
+            th.className = 'num';
+            th.textContent = data.columns.cost;
+            row.insertBefore(th, row.cells[at[1]] || null);
+          });
+        }
+        var priced = headed(sweepsTable, data.columns.cost) >= 0;
         var best = {};
         var order = [];
-        var energy = headed(section.querySelector('.limits-sweeps table'), data.columns.energy) >= 0;
+        var energy = headed(sweepsTable, data.columns.energy) >= 0;
         var missing = cell('—', '');
         function extra(cost, level) {
           var html = '';
@@ -573,7 +691,7 @@
         var rows = data.sweeps.map(function (sweep) {
           var level = null;
           sweep.levels.forEach(function (l) {
-            var ok = within(l, bounds);
+            var ok = holdsBounds(l, bounds);
             if (ok && (level === null || loadAt(l) > loadAt(level))) { level = l; }
           });
           var html = '<tr id="within-' + escapeHtml(sweep.slug) + '">' + cell(sweep.label, undefined, sweep.url) +
@@ -633,19 +751,19 @@
     });
   }
 
-  // The decision: for a workload and limits, the most output per GPU of each model (or of
-  // each configuration, on a model's page) at any level within them, ranked per machine
-  // unless the reader ranks across; the same rules as the build's (site::pages::decision),
-  // answered again from the data file beside the page when a choice changes. The choices
-  // live in the URL.
   // Whether a sweep level answered every request, measured its output and holds every bound
   // ([figure key, at most]); a figure it did not measure holds none.
-  function within(level, bounds) {
+  function holdsBounds(level, bounds) {
     return level.failed === 0 && level.total !== null && bounds.every(function (b) {
       return level[b[0]] !== null && level[b[0]] !== undefined && level[b[0]] <= b[1];
     });
   }
 
+  // The decision: for a workload and limits, the most output per GPU of each model (or of
+  // each configuration, on a model's page) at any level within them, ranked per machine
+  // unless the reader ranks across; the same rules as the build's (site::pages::decision),
+  // answered again from the data file beside the page when a choice changes. The choices
+  // live in the URL.
   function startDecision() {
     document.querySelectorAll('section#decision').forEach(function (section) {
       var details = section.querySelector('details.decision-form');
@@ -709,7 +827,7 @@
           var level = null;
           var perGpu = 0;
           s.levels.forEach(function (l) {
-            var ok = within(l, bounds);
+            var ok = holdsBounds(l, bounds);
             if (ok && (level === null || l.total / s.gpus > perGpu)) { level = l; perGpu = l.total / s.gpus; }
           });
           if (level === null) { without.push(s); return; }
