@@ -2048,3 +2048,32 @@ fn a_change_of_method_is_said_and_never_marked_a_regression() {
     assert!(page.contains("version 2, measured by benchsite 0.1.0"));
     assert!(page.contains("1 request per stream before each level, discarded"));
 }
+
+#[test]
+fn charts_follow_the_limits() {
+    let project = built_seed(&[]);
+    // Of Qwen3.8-27B's 30 levels at 786 tokens in and 256 out, 20 have no failed request, TTFT
+    // p95 ≤ 2 s and ≥ 20 tok/s per user (the report's defaults; counted with python from
+    // data/results.json); the others are grey, and the frontier's points carry their load.
+    let sweeps = project.page("sweeps/index.html");
+    assert!(
+        sweeps.contains(
+            "30 levels of 5 sweeps of Qwen3.8-27B, 786 tokens in, 256 tokens out; 7 levels are on \
+             the frontier, which a dashed line joins, each labelled with its load; 20 within the \
+             limits (TTFT p95 ≤ 2 s and at least 20 output tok/s per user), the others grey"
+        ),
+        "the frontier's description"
+    );
+    assert!(sweeps.contains("\"label\":{\"formatter\":\"limit: 20 tok/s per user\""));
+    assert!(sweeps.contains("\"color\":\"#9ca3af\""), "a grey point");
+    // A sweep's charts draw the limits on the figures they bound.
+    let sweep = project.page("sweeps/qwen3-6-35b-a3b-baseline/index.html");
+    assert!(sweep.contains(
+        "{\"label\":{\"formatter\":\"limit: TTFT p95 ≤ 2 s\",\"position\":\"insideEndTop\"},\"lineStyle\":{\"color\":\"#6b7280\",\"type\":\"dotted\"},\"yAxis\":2.0}"
+    ));
+    assert!(sweep.contains("\"formatter\":\"limit: at least 20 tok/s per user\""));
+    // The price field is there without a configured price.
+    assert!(sweeps.contains(
+        "Price per GPU-hour <input type=\"number\" min=\"0\" step=\"any\" name=\"gpu_hour\">"
+    ));
+}

@@ -223,6 +223,48 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_frontier_greys_what_is_beyond_the_limits_and_labels_its_loads() {
+        let point = |x: f64, y: f64, load: &str, frontier: bool, within: bool| LinkedPoint {
+            xy: (x, y),
+            name: format!("s at {load}"),
+            url: format!("/sweeps/s/#{load}"),
+            frontier,
+            within,
+            load: load.into(),
+        };
+        let series = vec![(
+            "s".to_owned(),
+            vec![
+                point(90.0, 100.0, "c1", true, true),
+                point(60.0, 150.0, "c2", false, true),
+                point(50.0, 300.0, "c32", true, false),
+            ],
+        )];
+        let value: serde_json::Value =
+            serde_json::from_str(&frontier(&series, Some(20.0))).unwrap();
+        let data = &value["series"][0]["data"];
+        assert_eq!(data[0]["value"][2], "c1");
+        assert_eq!(data[0]["itemStyle"], serde_json::Value::Null);
+        assert_eq!(data[2]["itemStyle"]["color"], BEYOND);
+        assert_eq!(data[2]["within"], false);
+        // Only frontier points keep their label.
+        assert_eq!(data[1]["label"]["show"], false);
+        assert_eq!(data[2]["label"], serde_json::Value::Null);
+        // The per-user limit, 20, is left of every point (50 the least): the axis starts at 0.
+        let line = &value["series"][1]["markLine"]["data"][0];
+        assert_eq!(line["xAxis"], 20.0);
+        assert_eq!(line["label"]["formatter"], "limit: 20 tok/s per user");
+        assert_eq!(value["xAxis"]["min"], 0);
+        // Without a per-user limit, no line and the axis scales to the points.
+        let value: serde_json::Value = serde_json::from_str(&frontier(&series, None)).unwrap();
+        assert_eq!(
+            value["series"][1]["markLine"]["data"],
+            serde_json::json!([])
+        );
+        assert_eq!(value["xAxis"]["min"], serde_json::Value::Null);
+    }
+
+    #[test]
     fn scatter_labels_avoid_each_other_and_fit_the_axes() {
         let json = scatter(
             &[ScatterGroup {
