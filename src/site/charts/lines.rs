@@ -192,23 +192,34 @@ fn marked(option: &mut serde_json::Value, series: &[LineSeries], unit: &str) {
         {
             first["markLine"] = serde_json::json!({
                 "silent": true, "symbol": "none", "data": [{"yAxis": 1}],
-                "label": {"formatter": "1.0 (B = A)"}, "lineStyle": {"color": "#6b7280", "type": "solid"},
+                "label": {"formatter": "1.0 (B = A)", "position": "insideEndTop"}, "lineStyle": {"color": "#6b7280", "type": "solid"},
             });
         }
     }
     // Times that span more than 20× go on a log axis, so one slow level does not flatten
-    // the others.
-    let positive: Vec<f64> = series
+    // the others; so do any figures where one series' largest value is more than 10× another's
+    // (a dense model's throughput beside a mixture of experts'), so no line lies along zero.
+    let positive = |s: &LineSeries| -> Vec<f64> {
+        s.points
+            .iter()
+            .map(|&(_, y)| y)
+            .filter(|&y| y > 0.0)
+            .collect()
+    };
+    let span = |values: &[f64]| {
+        let (low, high) = values
+            .iter()
+            .fold((f64::INFINITY, 0.0_f64), |(l, h), &y| (l.min(y), h.max(y)));
+        high / low
+    };
+    let all: Vec<f64> = series.iter().flat_map(positive).collect();
+    let tops: Vec<f64> = series
         .iter()
-        .flat_map(|s| s.points.iter().map(|&(_, y)| y))
-        .filter(|&y| y > 0.0)
+        .filter_map(|s| positive(s).into_iter().reduce(f64::max))
         .collect();
-    let (low, high) = positive
-        .iter()
-        .fold((f64::INFINITY, 0.0_f64), |(l, h), &y| (l.min(y), h.max(y)));
-    if unit == "s" && high / low > 20.0 {
+    if (unit == "s" && span(&all) > 20.0) || (unit != "×" && span(&tops) > 10.0) {
         option["yAxis"]["type"] = "log".into();
-        option["yAxis"]["name"] = "s (log scale)".into();
+        option["yAxis"]["name"] = format!("{unit} (log scale)").into();
     }
 }
 
@@ -306,6 +317,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_series_more_than_ten_times_another_puts_the_axis_on_a_log_scale() {
+        let line = |top: f64| LineSeries {
+            name: format!("up to {top}"),
+            points: vec![(1.0, top / 4.0), (2.0, top)],
+            dashed: false,
+            links: Vec::new(),
+        };
+        let axis = |tops: &[f64], unit: &str| {
+            let series: Vec<LineSeries> = tops.iter().map(|&t| line(t)).collect();
+            let value: serde_json::Value =
+                serde_json::from_str(&lines_by_load(&series, unit, false)).unwrap();
+            (
+                value["yAxis"]["type"].clone(),
+                value["yAxis"]["name"].clone(),
+            )
+        };
+        // 2600 against 100: 26×.
+        assert_eq!(axis(&[2600.0, 100.0], "tok/s").0, "log");
+        assert_eq!(axis(&[2600.0, 100.0], "tok/s").1, "tok/s (log scale)");
+        // 2600 against 300: under 9×, and within one series 4× only.
+        assert_eq!(axis(&[2600.0, 300.0], "tok/s").0, "value");
+        // A ratio stays linear around 1.
+        assert_eq!(axis(&[26.0, 1.0], "×").0, "value");
+    }
+
+    #[test]
     fn embedded_json_cannot_close_its_script() {
         let json = bars(&["</script><b>".into()], &[1.0], &[], "tok/s");
         assert!(!json.contains("</script>"), "{json}");
@@ -321,7 +358,8 @@ mod tests {
             dashed: false,
             links: vec![format!("/sweeps/s{i}/#c1"), format!("/sweeps/s{i}/#c2")],
         };
-        let many: Vec<LineSeries> = (0..11).map(|i| line(i, 1.0 + i as f64)).collect();
+        // Tops of 20 to 40: within 10× of each other, so the axis stays linear.
+        let many: Vec<LineSeries> = (0..11).map(|i| line(i, 10.0 + i as f64)).collect();
         let value: serde_json::Value =
             serde_json::from_str(&lines_by_load(&many, "tok/s", false)).unwrap();
         let symbols: Vec<&str> = (0..11)
@@ -330,7 +368,7 @@ mod tests {
         assert_ne!(symbols[0], symbols[1]);
         // Each point opens its record at its level.
         assert_eq!(value["series"][3]["data"][1]["url"], "/sweeps/s3/#c2");
-        assert_eq!(value["series"][3]["data"][1]["value"][1], 8.0);
+        assert_eq!(value["series"][3]["data"][1]["value"][1], 26.0);
         assert_eq!(value["series"][9]["lineStyle"]["type"], "dotted");
         assert!(value["series"][0]["markLine"].is_null());
         assert_eq!(value["yAxis"]["type"], "value");
