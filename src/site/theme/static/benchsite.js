@@ -747,6 +747,7 @@
       form.addEventListener('reset', function () { window.setTimeout(update, 0); });
       form.addEventListener('submit', function (event) { event.preventDefault(); });
       form.hidden = false;
+      section.querySelectorAll('.limits-best table, .limits-sweeps table').forEach(asCards);
       if (inputs.some(function (input) { return params.has(input.name); })) { answer(); }
     });
   }
@@ -757,6 +758,23 @@
     return level.failed === 0 && level.total !== null && bounds.every(function (b) {
       return level[b[0]] !== null && level[b[0]] !== undefined && level[b[0]] <= b[1];
     });
+  }
+
+  // A table read as cards on a phone (style.css): each cell labelled with its column's name,
+  // again whenever its rows change (answered again, paged, sorted).
+  function asCards(table) {
+    function label() {
+      var names = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) { return th.textContent.trim(); });
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        Array.prototype.forEach.call(row.cells, function (cell, i) {
+          if (names[i] !== undefined && cell.getAttribute('data-label') !== names[i]) { cell.setAttribute('data-label', names[i]); }
+        });
+      });
+    }
+    if (!table.tHead || !table.tBodies[0]) { return; }
+    label();
+    new MutationObserver(label).observe(table, { childList: true, subtree: true });
+    table.classList.add('cards');
   }
 
   // The decision: for a workload and limits, the most output per GPU of each model (or of
@@ -992,6 +1010,7 @@
       form.addEventListener('reset', function () { window.setTimeout(update, 0); });
       form.addEventListener('submit', function (event) { event.preventDefault(); });
       form.hidden = false;
+      section.querySelectorAll('.limits-best table, .limits-sweeps table').forEach(asCards);
       if (inputs.some(function (input) { return params.has(input.name); })) { answer(); }
     });
   }
