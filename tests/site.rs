@@ -2077,3 +2077,16 @@ fn charts_follow_the_limits() {
         "Price per GPU-hour <input type=\"number\" min=\"0\" step=\"any\" name=\"gpu_hour\">"
     ));
 }
+
+#[test]
+fn a_count_of_one_takes_the_singular() {
+    let project = built_seed(&[]);
+    // The seed has one pair of runs one setting apart: qwen36-moe-default and qwen36-moe-mtp
+    // (SPEC_DECODE=1); qwen38-dense-mtp departs from its default in two.
+    let ablations = project.page("ablations/index.html");
+    assert!(
+        ablations.contains("<a href=\"#runs\">Runs</a> (1 pair)"),
+        "{ablations}"
+    );
+    assert!(!ablations.contains(" 1 pairs"));
+}

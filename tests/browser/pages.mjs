@@ -399,6 +399,10 @@ try {
       return { grey, line: line ? line.markLine.data[0].xAxis : null, words: document.querySelector('.f-limits').textContent };
     });
     const limited = await greyed();
+    // The sentence naming the default limits is gone once others are set.
+    if (await trade.locator('section#limits .l-defaults').evaluateAll((all) => all.some((e) => !e.hidden))) {
+      problems.push('trade-offs: other limits are set, yet the page still names its defaults');
+    }
     const expectGrey = {
       'qwen3-6-35b-a3b-max-num-seqs-32/#c16': true, 'qwen3-6-35b-a3b-max-num-seqs-32/#c32': true,
       'qwen3-6-35b-a3b-max-num-seqs-32/#c8': false, 'qwen3-6-35b-a3b-baseline/#c8': false,

@@ -198,7 +198,8 @@ fn marked(option: &mut serde_json::Value, series: &[LineSeries], unit: &str) {
     }
     // Times that span more than 20× go on a log axis, so one slow level does not flatten
     // the others; so do any figures where one series' largest value is more than 10× another's
-    // (a dense model's throughput beside a mixture of experts'), so no line lies along zero.
+    // (a dense model's throughput beside a mixture of experts', or a ratio of 18 beside ones
+    // under 1), so no line lies along zero.
     let positive = |s: &LineSeries| -> Vec<f64> {
         s.points
             .iter()
@@ -217,7 +218,7 @@ fn marked(option: &mut serde_json::Value, series: &[LineSeries], unit: &str) {
         .iter()
         .filter_map(|s| positive(s).into_iter().reduce(f64::max))
         .collect();
-    if (unit == "s" && span(&all) > 20.0) || (unit != "×" && span(&tops) > 10.0) {
+    if (unit == "s" && span(&all) > 20.0) || span(&tops) > 10.0 {
         option["yAxis"]["type"] = "log".into();
         option["yAxis"]["name"] = format!("{unit} (log scale)").into();
     }
@@ -338,8 +339,9 @@ mod tests {
         assert_eq!(axis(&[2600.0, 100.0], "tok/s").1, "tok/s (log scale)");
         // 2600 against 300: under 9×, and within one series 4× only.
         assert_eq!(axis(&[2600.0, 300.0], "tok/s").0, "value");
-        // A ratio stays linear around 1.
-        assert_eq!(axis(&[26.0, 1.0], "×").0, "value");
+        // So do ratios: 18 against 0.9.
+        assert_eq!(axis(&[18.0, 0.9], "×").0, "log");
+        assert_eq!(axis(&[1.8, 0.9], "×").0, "value");
     }
 
     #[test]

@@ -158,15 +158,15 @@ pub fn frontier(series: &[(String, Vec<LinkedPoint>)], per_user: Option<f64>) ->
         "lineStyle": {"type": "dashed", "width": 1.5, "color": "#6b7280"},
         "itemStyle": {"color": "#6b7280"},
     });
-    let mut x_axis = serde_json::json!({"type": "value", "name": "tok/s per user", "nameLocation": "middle", "nameGap": 28, "scale": true});
+    let mut x_axis = serde_json::json!({"type": "value", "name": "tok/s per user", "nameLocation": "middle", "nameGap": 28, "min": 0});
     frontier["markLine"] = limit_line(per_user);
-    // The line stays in view, off the axis, when every point is past it: the axis starts at 0.
-    let least = series
+    // The axis starts at 0, and reaches the line where every point is short of it.
+    let most = series
         .iter()
         .flat_map(|(_, points)| points.iter().map(|p| p.xy.0))
-        .fold(f64::INFINITY, f64::min);
-    if per_user.is_some_and(|limit| limit <= least) {
-        x_axis["min"] = 0.into();
+        .fold(0.0, f64::max);
+    if let Some(limit) = per_user.filter(|&limit| limit > most) {
+        x_axis["max"] = (limit * 11.0 / 10.0).ceil().into();
     }
     all.push(frontier);
     finish(serde_json::json!({
@@ -250,18 +250,22 @@ mod tests {
         // Only frontier points keep their label.
         assert_eq!(data[1]["label"]["show"], false);
         assert_eq!(data[2]["label"], serde_json::Value::Null);
-        // The per-user limit, 20, is left of every point (50 the least): the axis starts at 0.
+        // The axis starts at 0 and the per-user limit, 20, is in it.
         let line = &value["series"][1]["markLine"]["data"][0];
         assert_eq!(line["xAxis"], 20.0);
         assert_eq!(line["label"]["formatter"], "limit: 20 tok/s per user");
         assert_eq!(value["xAxis"]["min"], 0);
-        // Without a per-user limit, no line and the axis scales to the points.
+        assert_eq!(value["xAxis"]["max"], serde_json::Value::Null);
+        // A limit past every point (90 the most) stretches the axis to 110% of it.
+        let value: serde_json::Value =
+            serde_json::from_str(&frontier(&series, Some(100.0))).unwrap();
+        assert_eq!(value["xAxis"]["max"], 110.0);
+        // Without a per-user limit, no line.
         let value: serde_json::Value = serde_json::from_str(&frontier(&series, None)).unwrap();
         assert_eq!(
             value["series"][1]["markLine"]["data"],
             serde_json::json!([])
         );
-        assert_eq!(value["xAxis"]["min"], serde_json::Value::Null);
     }
 
     #[test]

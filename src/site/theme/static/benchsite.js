@@ -500,11 +500,9 @@
   function withLimits(option) {
     var extra = option.benchsite || {};
     if (!frontierLimits || !extra.frontier) { return option; }
-    var least = Infinity;
     option.series.forEach(function (s) {
       if (s.type !== 'scatter') { return; }
       s.data.forEach(function (p) {
-        least = Math.min(least, p.value[0]);
         var within = frontierLimits.within[p.url];
         if (within === undefined) { return; }
         p.within = within;
@@ -517,7 +515,10 @@
       s.markLine.data = perUser > 0 ?
         [{ xAxis: perUser, label: { formatter: 'limit: ' + String(perUser) + ' tok/s per user', position: 'insideEndTop' } }] : [];
     });
-    if (perUser > 0 && perUser <= least) { option.xAxis.min = 0; } else { delete option.xAxis.min; }
+    // The axis reaches the line where every point is short of it.
+    if (perUser > 0) {
+      option.xAxis.max = function (range) { return range.max >= perUser ? null : Math.ceil(perUser * 11 / 10); };
+    } else { delete option.xAxis.max; }
     return option;
   }
 
@@ -655,6 +656,14 @@
           return [limit.key, value];
         }).filter(function (b) { return b[1] > 0; });
         followLimits(bounds);
+        // The sentence naming the report's default limits goes once the reader sets others.
+        var defaults = section.querySelector('.l-defaults');
+        if (defaults) {
+          defaults.hidden = data.limits.some(function (limit) {
+            var input = form.querySelector('input[name="' + limit.key + '"]');
+            return input && input.value !== input.defaultValue;
+          });
+        }
         var price = form.querySelector('input[name="gpu_hour"]');
         var gpuHour = price ? parseFloat(price.value) : NaN;
         var sweepsTable = section.querySelector('.limits-sweeps table');
