@@ -300,6 +300,7 @@ pub fn load(root: &Path) -> Result<tera::Tera, SiteError> {
     let mut tera = tera::Tera::default();
     tera.autoescape_on(vec![".html", ".xml"]);
     tera.set_escape_fn(super::escape);
+    tera.register_filter("counted", counted);
     let mut sources = Vec::new();
     let mut overridden = false;
     let mut stale = Vec::new();
@@ -361,6 +362,23 @@ pub fn load(root: &Path) -> Result<tera::Tera, SiteError> {
 }
 
 /// A project's static file where there is one, else the default.
+/// `{{ n | counted(one="pair", many="pairs") }}`: `1 pair`, `2 pairs`, by the helper every
+/// count the site prints goes through (`format::counted`).
+fn counted(
+    value: &tera::Value,
+    args: &std::collections::HashMap<String, tera::Value>,
+) -> tera::Result<tera::Value> {
+    let n = value
+        .as_u64()
+        .ok_or_else(|| tera::Error::msg(format!("counted: {value} is not a count")))?;
+    let word = |name: &str| {
+        args.get(name)
+            .and_then(tera::Value::as_str)
+            .ok_or_else(|| tera::Error::msg(format!("counted needs {name}=\"…\"")))
+    };
+    Ok(crate::format::counted(n as usize, word("one")?, word("many")?).into())
+}
+
 pub fn static_file(root: &Path, name: &str, default: &str) -> Result<Vec<u8>, SiteError> {
     let path = root.join("templates").join("static").join(name);
     match std::fs::read(&path) {
