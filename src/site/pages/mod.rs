@@ -16,6 +16,7 @@ mod head;
 pub mod history;
 pub mod home;
 mod kinds;
+mod limits;
 pub mod machine;
 mod measured;
 pub mod model;

@@ -144,7 +144,7 @@ pub fn view(c: &Catalog, model: Option<&str>) -> Option<TradeOffs> {
                1 when absent. Tokens per second per user is the level's mean per-stream \
                decode rate."
             .into(),
-        within: super::decision::words_of(&c.slo),
+        within: super::limits::words_of(&c.slo),
         levels,
         data,
     })
@@ -205,13 +205,13 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
                 crate::format::counted(group.points.len(), "level", "levels"),
                 crate::format::counted(series.len(), "sweep", "sweeps"),
                 crate::format::counted(on, "level is", "levels are"),
-                super::decision::words_of(&c.slo),
+                super::limits::words_of(&c.slo),
             ),
             option: charts::frontier(
                 &series,
                 c.slo
                     .bound(&level::TPOT_FROM_RATE_MS)
-                    .map(super::decision::per_user),
+                    .map(super::limits::per_user),
             ),
             height: 420,
             table,
