@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::super::catalog::{Catalog, asked_workload};
 use super::super::paging;
-use super::limits::{others, per_user, words_of};
+use super::limits::{least_per_user, others, words_of};
 use super::tradeoffs::LevelData;
 use crate::compare::Kind;
 use crate::config::Slo;
@@ -250,7 +250,7 @@ pub fn view(c: &Catalog, model: Option<&str>) -> Option<Decision> {
     Some(Decision {
         workloads: offered,
         ttft: bounded(&level::TTFT_P95_S),
-        per_user: bounded(&level::TPOT_FROM_RATE_MS).map(per_user),
+        per_user: least_per_user(&c.slo),
         limits: words_of(&c.slo),
         others: (!others.bounds().is_empty()).then(|| others.words()),
         defaults: c.limits_defaults(),

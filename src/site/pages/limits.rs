@@ -8,7 +8,7 @@ use crate::data::figures::level;
 pub(super) fn words_of(slo: &Slo) -> String {
     limits_words(
         slo.bound(&level::TTFT_P95_S),
-        slo.bound(&level::TPOT_FROM_RATE_MS).map(per_user),
+        least_per_user(slo),
         &others(slo),
     )
 }
@@ -32,8 +32,13 @@ fn limits_words(ttft: Option<f64>, per_user: Option<f64>, others: &Slo) -> Strin
     }
 }
 
+/// The least output tok/s per user `slo` asks: its bound on 1000 / the per-stream rate.
+pub(super) fn least_per_user(slo: &Slo) -> Option<f64> {
+    slo.bound(&level::TPOT_FROM_RATE_MS).map(per_user)
+}
+
 /// The per-user rate a bound on 1000 / the per-stream rate (ms) asks for, to two decimals.
-pub(super) fn per_user(ms: f64) -> f64 {
+fn per_user(ms: f64) -> f64 {
     crate::stats::round(1000.0 / ms, 2)
 }
 

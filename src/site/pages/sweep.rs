@@ -262,7 +262,7 @@ fn limit_lines(slo: &Slo, figures: &[&LevelField]) -> Vec<(f64, String)> {
         .iter()
         .filter_map(|f| {
             if f.field.key == level::DECODE_TOK_S_PER_STREAM.field.key {
-                let least = super::limits::per_user(slo.bound(&level::TPOT_FROM_RATE_MS)?);
+                let least = super::limits::least_per_user(slo)?;
                 return Some((least, format!("limit: at least {least} tok/s per user")));
             }
             let bound = slo.bound(f)?;

@@ -207,12 +207,7 @@ fn frontier(c: &Catalog, group: &Group) -> Frontier {
                 crate::format::counted(on, "level is", "levels are"),
                 super::limits::words_of(&c.slo),
             ),
-            option: charts::frontier(
-                &series,
-                c.slo
-                    .bound(&level::TPOT_FROM_RATE_MS)
-                    .map(super::limits::per_user),
-            ),
+            option: charts::frontier(&series, super::limits::least_per_user(&c.slo)),
             height: 420,
             table,
             title: format!("Throughput against interactivity: {title}{drawn}"),

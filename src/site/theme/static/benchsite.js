@@ -610,22 +610,17 @@
         data.sweeps.forEach(function (sweep) {
           sweep.levels.forEach(function (l) { within[sweep.url + '#' + loadAnchor(l)] = holdsBounds(l, bounds); });
         });
+        var ttft = null;
         var perUser = null;
-        var words = [];
         var others = [];
         bounds.forEach(function (b) {
           var limit = data.limits.filter(function (f) { return f.key === b[0]; })[0];
+          if (b[0] === 'ttft_p95_s') { ttft = b[1]; return; }
           if (b[0] === 'tpot_ms') { perUser = round(1000 / b[1], 2); return; }
           var name = /^[A-Z][a-z]/.test(limit.name) ? limit.name.charAt(0).toLowerCase() + limit.name.slice(1) : limit.name;
-          (b[0] === 'ttft_p95_s' ? words : others).push(name + ' ≤ ' + String(b[1]) + ' ' + limit.unit);
+          others.push(name + ' ≤ ' + String(b[1]) + ' ' + limit.unit);
         });
-        if (perUser !== null) { words.push('at least ' + String(perUser) + ' output tok/s per user'); }
-        if (others.length) { words.push(others.join(', ')); }
-        frontierLimits = {
-          within: within,
-          perUser: perUser,
-          words: words.length ? words.join(' and ') : 'no limit but that every request is answered'
-        };
+        frontierLimits = { within: within, perUser: perUser, words: limitsWords(ttft, perUser, others.join(', ')) };
         redrawFrontiers();
       }
 
@@ -761,6 +756,16 @@
     });
   }
 
+  // Limits in words, as the build writes them (site::pages::limits): `TTFT p95 ≤ 2 s and at
+  // least 20 output tok/s per user`, then `others`, the rest already in words.
+  function limitsWords(ttft, perUser, others) {
+    var words = [];
+    if (ttft > 0) { words.push('TTFT p95 ≤ ' + String(ttft) + ' s'); }
+    if (perUser > 0) { words.push('at least ' + String(perUser) + ' output tok/s per user'); }
+    if (others) { words.push(others); }
+    return words.length ? words.join(' and ') : 'no limit but that every request is answered';
+  }
+
   // Whether a sweep level answered every request, measured its output and holds every bound
   // ([figure key, at most]); a figure it did not measure holds none.
   function holdsBounds(level, bounds) {
@@ -822,15 +827,6 @@
       function link(text, href, cls) {
         return '<a' + (cls ? ' class="' + cls + '"' : '') + ' href="' + escapeHtml(href) + '">' + escapeHtml(text) + '</a>';
       }
-      function limitsWords(ttft, perUser) {
-        var words = [];
-        if (ttft > 0) { words.push('TTFT p95 ≤ ' + String(ttft) + ' s'); }
-        if (perUser > 0) { words.push('at least ' + String(perUser) + ' output tok/s per user'); }
-        var others = section.getAttribute('data-others');
-        if (others) { words.push(others); }
-        return words.length ? words.join(' and ') : 'no limit but that every request is answered';
-      }
-
       function answer() {
         return load().then(answerWith).catch(function () {});
       }
@@ -926,7 +922,7 @@
         more.hidden = rows.length <= data.shown;
         if (!more.hidden) { more.firstChild.textContent = 'And ' + (rows.length - data.shown) + ' more within them; every sweep\'s answer is on '; }
         section.querySelector('.d-workload').textContent = data.workloads[workload] || '';
-        section.querySelector('.d-limits').textContent = limitsWords(ttft, perUser);
+        section.querySelector('.d-limits').textContent = limitsWords(ttft, perUser, section.getAttribute('data-others'));
       }
 
       function update() {
@@ -1019,7 +1015,6 @@
       form.addEventListener('reset', function () { window.setTimeout(update, 0); });
       form.addEventListener('submit', function (event) { event.preventDefault(); });
       form.hidden = false;
-      section.querySelectorAll('.limits-best table, .limits-sweeps table').forEach(asCards);
       if (inputs.some(function (input) { return params.has(input.name); })) { answer(); }
     });
   }
