@@ -150,28 +150,47 @@ impl Scans {
         }
     }
 
-    /// Checks the links that a change of `changed` pages can have broken: those of the
-    /// changed pages, and those of every page that links into one of them (a renamed
-    /// heading breaks their fragments). The site's files are the same as when indexed.
+    /// Checks the links that a change of `changed` pages can have broken: every link of the
+    /// changed pages, and every link into one of them from another page (a renamed heading
+    /// breaks its fragment). The site's files are the same as when indexed, so a link into
+    /// an unchanged page resolves as it did. (Every page links into a page of the header, so
+    /// checking the other pages' every link made an edit of the method page check them all.)
     pub fn check_changed(
         &self,
         site: &Site,
         urls: &Urls,
         changed: &[String],
     ) -> Result<(), SiteError> {
-        let mut pages: BTreeSet<&str> = changed.iter().map(String::as_str).collect();
-        for page in changed {
-            if let Some(from) = self.incoming.get(page) {
-                pages.extend(from.iter().map(String::as_str));
+        let changed: BTreeSet<&str> = changed.iter().map(String::as_str).collect();
+        let mut linking: BTreeSet<&str> = BTreeSet::new();
+        for page in &changed {
+            if let Some(from) = self.incoming.get(*page) {
+                linking.extend(
+                    from.iter()
+                        .map(String::as_str)
+                        .filter(|from| !changed.contains(from)),
+                );
             }
         }
+        let into_changed = |page: &str, url: &str| {
+            target_of(urls, page, url)
+                .and_then(|target| target.file)
+                .is_some_and(|file| changed.contains(file.as_str()))
+        };
         let has = |file: &str| site.files.contains_key(file);
-        let broken: BTreeSet<String> = pages
+        // Each page to check, and whether only its links into a changed page are.
+        let pages: Vec<(&str, &Scan, bool)> = changed
             .iter()
-            .filter_map(|page| self.pages.get(*page).map(|scan| (*page, scan)))
-            .flat_map(|(page, scan)| {
+            .map(|page| (*page, false))
+            .chain(linking.iter().map(|page| (*page, true)))
+            .filter_map(|(page, only)| self.pages.get(page).map(|scan| (page, scan, only)))
+            .collect();
+        let broken: BTreeSet<String> = pages
+            .into_par_iter()
+            .flat_map_iter(|(page, scan, only_into_changed)| {
                 scan.urls
                     .iter()
+                    .filter(move |url| !only_into_changed || into_changed(page, url))
                     .filter(|url| !link_resolves(&has, urls, &self.pages, page, url))
                     .map(move |url| format!("  {page}: {url}"))
             })
@@ -181,6 +200,19 @@ impl Scans {
         } else {
             Err(SiteError::Links(broken.into_iter().collect()))
         }
+    }
+
+    /// Links written in the author's Markdown, checked with their file and line against
+    /// `site` and the ids these scans hold (as [`check_content_links`], without reading the
+    /// pages they point into again).
+    pub fn check_content_links(
+        &self,
+        site: &Site,
+        urls: &Urls,
+        links: &[(PathBuf, String, usize)],
+    ) -> Result<(), SiteError> {
+        let has_id = |file: &str, id: &str| self.pages.get(file).is_some_and(|s| s.has_id(id));
+        check_content_links_in(&|file| site.files.contains_key(file), &has_id, urls, links)
     }
 
     /// Scans every page of `site`.
@@ -368,5 +400,44 @@ mod tests {
             Some("assets/x.css")
         );
         assert_eq!(resolve(&urls, "/runs/a/"), None);
+    }
+
+    #[test]
+    fn a_change_checks_its_own_links_and_the_links_into_it() {
+        let urls = Urls::new("/");
+        let site = |b: &str| Site {
+            files: [
+                // a links into b's heading, and (already broken) into a missing id of c.
+                (
+                    "a/index.html",
+                    r#"<a href="/b/#x">b</a><a href="/c/#gone">c</a>"#,
+                ),
+                ("b/index.html", b),
+                ("c/index.html", r#"<h2 id="y">c</h2>"#),
+            ]
+            .into_iter()
+            .map(|(path, html)| (path.to_owned(), bytes::Bytes::from(html.to_owned())))
+            .collect(),
+        };
+        let before = site(r#"<h2 id="x">b</h2>"#);
+        let mut scans = Scans::indexed(&before, &urls);
+        let changed = vec!["b/index.html".to_owned()];
+        // b's heading renamed: a's link into it breaks; b's own link to c is checked too.
+        let after = site(r#"<h2 id="z">b</h2><a href="/c/#nope">c</a>"#);
+        scans.rescan_indexed(&after, &urls, &changed);
+        let SiteError::Links(broken) = scans.check_changed(&after, &urls, &changed).unwrap_err()
+        else {
+            panic!("a link error");
+        };
+        // a's link into c, which did not change, resolves as it did before the change (the
+        // whole check, not this one, reports it).
+        assert_eq!(
+            broken,
+            vec!["  a/index.html: /b/#x", "  b/index.html: /c/#nope"]
+        );
+        // Back as it was: nothing this change could break is broken.
+        scans.rescan_indexed(&before, &urls, &changed);
+        assert!(scans.check_changed(&before, &urls, &changed).is_ok());
+        assert!(scans.check(&before, &urls).is_err(), "a's link to c#gone");
     }
 }

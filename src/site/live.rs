@@ -135,8 +135,9 @@ impl Live {
             })
             .collect();
         self.scans.rescan_indexed(site, renderer.urls(), &paths);
-        let checked = renderer
-            .check_content_links(site, &content_links)
+        let checked = self
+            .scans
+            .check_content_links(site, renderer.urls(), &content_links)
             .and_then(|()| self.scans.check_changed(site, renderer.urls(), &paths));
         if let Err(error) = checked {
             for (path, old) in previous {
