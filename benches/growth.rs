@@ -10,7 +10,8 @@
 //! output. Then, each the median of three: a rebuild (search on, the default), a rebuild
 //! after one line is added to a failure's Markdown (so one searched page changes), and a
 //! rebuild with `search = false`, with search's share of the rebuild and of its peak memory.
-//! Each prints its HTML pages' weight percentiles and its five largest pages; the distinct
+//! Each prints its HTML pages' weight percentiles and its five largest pages, and the most
+//! chart data a page fetches when it loads (`data-option` files); the distinct
 //! and fleet projects, whose builds are long, not the second set of three. The copies of
 //! the repeated projects are measured a night apart. `cargo bench --bench growth -- 29` runs
 //! one size, `-- machines` the three-machine project, `-- distinct` the 12,000 distinct
@@ -128,6 +129,7 @@ fn main() {
             }
         }
         pages.sort_unstable();
+        let (fetched, fetching) = charts_fetched(&site, &pages);
         let at = |q: f64| pages[((pages.len() - 1) as f64 * q).round() as usize].0 as f64 / 1e3;
         let median = pages[pages.len() / 2].0;
         let run_page = std::fs::metadata(site.join("runs/qwen36-moe-default/index.html"))
@@ -161,6 +163,13 @@ fn main() {
                 .map(|(size, path)| format!("{path} {:.1} MB", *size as f64 / 1e6))
                 .collect::<Vec<_>>()
                 .join(", ")
+        );
+        println!(
+            "  chart data fetched when a page loads (beside its HTML, scripts and styles): {} page{} fetch any; the most {:.1} KB ({})",
+            fetched.len(),
+            if fetched.len() == 1 { "" } else { "s" },
+            fetching.0 as f64 / 1e3,
+            fetching.1,
         );
         if let (Project::Fleet, Some((353, time))) = (project, previous) {
             println!(
@@ -201,6 +210,35 @@ fn main() {
             previous = Some((times, seconds));
         }
     }
+}
+
+/// The pages (of `pages`, by size and folder) that fetch chart options when they load, and
+/// the most bytes one page fetches with its path. A chart's long option is a file its
+/// `data-option` names; every chart of a page is fetched at once, so its first chart waits on
+/// all of them.
+fn charts_fetched(site: &Path, pages: &[(u64, String)]) -> (Vec<String>, (u64, String)) {
+    let mut fetching = Vec::new();
+    let mut most = (0, String::new());
+    for (_, folder) in pages {
+        let html = std::fs::read_to_string(site.join(&folder[1..]).join("index.html")).unwrap();
+        let bytes: u64 = html
+            .split("data-option=\"")
+            .skip(1)
+            .map(|rest| {
+                let src = &rest[..rest.find('"').unwrap()];
+                std::fs::metadata(site.join(src.trim_start_matches('/')))
+                    .unwrap_or_else(|e| panic!("{folder}: {src}: {e}"))
+                    .len()
+            })
+            .sum();
+        if bytes > 0 {
+            fetching.push(folder.clone());
+        }
+        if bytes > most.0 {
+            most = (bytes, folder.clone());
+        }
+    }
+    (fetching, most)
 }
 
 /// The size of the project's largest results document, in bytes.

@@ -113,9 +113,30 @@ fn measured_nightly(times: usize) -> benchsite::data::Results {
     doc
 }
 
+/// The option of the chart named `name` on the page at `page` (a path under `site/`): in the
+/// page, or in the file its `data-option` names, which the page fetches when it loads.
+fn chart_option(project: &Project, page: &str, name: &str) -> String {
+    let html = project.page(page);
+    let figure = &html[html
+        .find(&format!("data-name=\"{name}\""))
+        .unwrap_or_else(|| panic!("{page} has no chart {name}"))..];
+    let figure = &figure[..figure.find("</figure>").unwrap()];
+    match figure.split("data-option=\"").nth(1) {
+        Some(src) => project.page(src[..src.find('"').unwrap()].trim_start_matches('/')),
+        None => {
+            let inline = figure
+                .split("<script type=\"application/json\">")
+                .nth(1)
+                .unwrap();
+            inline[..inline.find("</script>").unwrap()].to_owned()
+        }
+    }
+}
+
 #[test]
 fn a_record_page_weighs_the_same_however_often_its_configuration_was_measured() {
     let mut decisions: Vec<usize> = Vec::new();
+    let mut speed_quality: Vec<(usize, usize)> = Vec::new();
     let sizes: Vec<(usize, usize)> = [1, 10, 100]
         .iter()
         .map(|&times| {
@@ -142,6 +163,20 @@ fn a_record_page_weighs_the_same_however_often_its_configuration_was_measured() 
                 assert!(latest.contains("its 8 most recent of 100 measurements"));
                 assert!(latest.contains(">qwen36-moe-default-night-99 (this page)</a>"));
             }
+            // The speed-against-quality chart places each configuration's latest run: the
+            // seed's 4 runs with a sound comparison, however often one was measured again.
+            let option = chart_option(&project, "quality/index.html", "decode-speed-against-quality-cost");
+            speed_quality.push((option.matches("\"url\":").count(), option.len()));
+            if times == 100 {
+                let quality = project.page("quality/index.html");
+                assert!(
+                    quality.contains("for 4 runs of 2 models, each model&#39;s noise floor drawn as a band from 0; 99 earlier measurements of a configuration measured again and 1 with a suspect comparison are in the table only"),
+                    "the chart says what it leaves to the table"
+                );
+                // And the table beside it keeps every run with a comparison: the seed's 5 and
+                // the 99 nights'.
+                assert!(quality.contains("data-rows=\"104\""), "every run in the table");
+            }
             let run = project.page("runs/qwen36-moe-default/index.html").len();
             let sweep = project
                 .page("sweeps/qwen3-6-35b-a3b-baseline/index.html")
@@ -161,6 +196,22 @@ fn a_record_page_weighs_the_same_however_often_its_configuration_was_measured() 
     assert_eq!(decisions[4], decisions[2] + 4, "{decisions:?}");
     assert_eq!(decisions[3], decisions[1] + 6 * 8, "{decisions:?}");
     assert_eq!(decisions[5], decisions[3] + 6, "{decisions:?}");
+    assert!(
+        speed_quality.iter().all(|&(points, _)| points == 4),
+        "{speed_quality:?}"
+    );
+    // Its one point of that configuration is the latest night's, whose name and URL are
+    // longer by "-night-9" twice at 10 nights, one digit more each at 100.
+    assert_eq!(
+        speed_quality[1].1,
+        speed_quality[0].1 + 2 * 8,
+        "{speed_quality:?}"
+    );
+    assert_eq!(
+        speed_quality[2].1,
+        speed_quality[1].1 + 2,
+        "{speed_quality:?}"
+    );
     eprintln!("run and sweep page bytes at 1, 10 and 100 measurements: {sizes:?}");
     let (first, last) = (sizes[0], sizes[2]);
     // The trend on a record page holds its 8 most recent measurements only: from 1

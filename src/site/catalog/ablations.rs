@@ -42,6 +42,18 @@ impl<'a> Catalog<'a> {
         })
     }
 
+    /// The records of `kind` measured again later: every member of a history but its latest.
+    /// An answer or a chart over configurations shows the latest measurement of each, so it
+    /// does not grow with the repeats, nor pick the luckiest of them.
+    pub fn superseded(&self, kind: Kind) -> std::collections::HashSet<usize> {
+        self.histories()
+            .iter()
+            .filter(|h| h.kind == kind)
+            .flat_map(|h| h.members.split_last().map_or(&[][..], |(_, older)| older))
+            .copied()
+            .collect()
+    }
+
     /// The history record `index` of `kind` is part of.
     pub fn history_of(&self, kind: Kind, index: usize) -> Option<&compare::History> {
         self.histories()

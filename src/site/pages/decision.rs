@@ -218,13 +218,7 @@ fn candidate<'a>(c: &Catalog<'a>, i: usize, offered: &[String], by_model: bool) 
 /// configuration measured again is answered from its latest measurement only: the best of
 /// its repeats would pick the luckiest noise, and the answer should not grow with them.
 pub fn view(c: &Catalog, model: Option<&str>) -> Option<Decision> {
-    let superseded: std::collections::HashSet<usize> = c
-        .histories()
-        .iter()
-        .filter(|h| h.kind == Kind::Sweep)
-        .flat_map(|h| h.members.split_last().map_or(&[][..], |(_, older)| older))
-        .copied()
-        .collect();
+    let superseded = c.superseded(Kind::Sweep);
     let sweeps: Vec<usize> = (0..c.doc.sweeps.len())
         .filter(|i| !superseded.contains(i))
         .filter(|&i| model.is_none_or(|m| c.doc.sweeps[i].model == m))

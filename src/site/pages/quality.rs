@@ -10,6 +10,7 @@ use super::super::filters::{self, FilteredTable};
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::page::{Page, View};
 use super::shared::{most_recent, opt_cell};
+use crate::compare::Kind;
 use crate::data::figures::{divergence, run};
 use crate::data::{Divergence, Jitter, Results, Run};
 use crate::format::{count, counted, figure};
@@ -23,8 +24,9 @@ pub struct QualityIndex {
     jitter: Table,
 }
 
-/// Every linked run placed by decode speed against quality cost; suspect comparisons are
-/// in the table, not on the chart.
+/// Every linked configuration's latest run placed by decode speed against quality cost, so
+/// the chart does not grow with a configuration's repeats; earlier runs and suspect
+/// comparisons are in the table, not on the chart.
 pub fn speed_quality(c: &Catalog) -> Chart {
     let linked: Vec<(&Run, &Divergence, Option<&String>)> = c
         .doc
@@ -35,6 +37,11 @@ pub fn speed_quality(c: &Catalog) -> Chart {
             c.quality_of(run).map(|d| (run, d, note))
         })
         .collect();
+    let superseded = c.superseded(Kind::Run);
+    let latest = |run: &Run| {
+        c.index_of_run(run)
+            .is_none_or(|index| !superseded.contains(&index))
+    };
     let mut models: Vec<&str> = linked.iter().map(|(_, d, _)| d.model.as_str()).collect();
     models.sort_unstable();
     models.dedup();
@@ -43,7 +50,7 @@ pub fn speed_quality(c: &Catalog) -> Chart {
         .map(|model| {
             let drawn: Vec<&(&Run, &Divergence, Option<&String>)> = linked
                 .iter()
-                .filter(|(_, d, _)| d.model == *model && d.suspect.is_none())
+                .filter(|(run, d, _)| d.model == *model && d.suspect.is_none() && latest(run))
                 .collect();
             ScatterGroup {
                 name: (*model).to_owned(),
@@ -71,14 +78,7 @@ pub fn speed_quality(c: &Catalog) -> Chart {
         if drawn == 1 { "" } else { "s" },
         groups.len(),
         if groups.len() == 1 { "" } else { "s" },
-        if drawn < linked.len() {
-            format!(
-                "; {} with a suspect comparison are in the table only",
-                linked.len() - drawn
-            )
-        } else {
-            String::new()
-        }
+        in_table_only(&linked, |run| latest(run))
     );
     Chart {
         data_in: None,
@@ -88,6 +88,36 @@ pub fn speed_quality(c: &Catalog) -> Chart {
         option: charts::scatter(&groups, "decode tok/s", divergence::KLD_MEAN.label),
         height: 420,
         table,
+    }
+}
+
+/// What of `linked` the speed-against-quality chart leaves to its table, as the end of its
+/// description: the runs of a configuration measured again later, and those with a suspect
+/// comparison.
+fn in_table_only(
+    linked: &[(&Run, &Divergence, Option<&String>)],
+    latest: impl Fn(&Run) -> bool,
+) -> String {
+    let earlier = linked.iter().filter(|(run, _, _)| !latest(run)).count();
+    let suspect = linked
+        .iter()
+        .filter(|(run, d, _)| latest(run) && d.suspect.is_some())
+        .count();
+    let mut left = Vec::new();
+    if earlier > 0 {
+        left.push(format!(
+            "{} earlier measurement{} of a configuration measured again",
+            count(earlier as u64),
+            if earlier == 1 { "" } else { "s" }
+        ));
+    }
+    if suspect > 0 {
+        left.push(format!("{suspect} with a suspect comparison"));
+    }
+    if left.is_empty() {
+        String::new()
+    } else {
+        format!("; {} are in the table only", left.join(" and "))
     }
 }
 
