@@ -9,7 +9,7 @@ pub const MISSING: &str = "—";
 pub fn figure(value: f64) -> String {
     let text = format!("{value:?}");
     let Some((mantissa, exponent)) = text.split_once('e') else {
-        return group_integer_part(&text);
+        return group_integer_part(text);
     };
     let exponent: i32 = exponent.parse().unwrap_or(0);
     let negative = mantissa.starts_with('-');
@@ -31,18 +31,14 @@ pub fn figure(value: f64) -> String {
         let (int, frac) = digits.split_at(position as usize);
         format!("{int}.{frac}")
     };
-    let body = group_integer_part(&body);
+    let body = group_integer_part(body);
     if negative { format!("-{body}") } else { body }
 }
 
 /// A figure to `decimals` places, thousands separated as [`figure`] does: 10.438 to 2 is
 /// 10.44, 1,860.77 to 1 is 1,860.8.
 pub fn fixed(value: f64, decimals: usize) -> String {
-    let text = format!("{value:.decimals$}");
-    match text.strip_prefix('-') {
-        Some(rest) => format!("-{}", group_integer_part(rest)),
-        None => group_integer_part(&text),
-    }
+    group_integer_part(format!("{value:.decimals$}"))
 }
 
 /// A whole count with thousands separated: 1,497,245.
@@ -88,20 +84,21 @@ pub fn decimals(value: f64) -> usize {
         .map_or(0, |(_, fraction)| fraction.trim_end_matches('0').len())
 }
 
-fn group_integer_part(text: &str) -> String {
+/// `text`, a number as Rust writes it, with its integer part's thousands separated.
+fn group_integer_part(text: String) -> String {
     let (sign, rest) = match text.strip_prefix('-') {
         Some(rest) => ("-", rest),
-        None => ("", text),
+        None => ("", text.as_str()),
     };
     let (int, frac) = match rest.split_once('.') {
         Some((int, frac)) => (int, Some(frac)),
         None => (rest, None),
     };
-    let int = if int.len() > 4 {
-        group(int)
-    } else {
-        int.to_owned()
-    };
+    if int.len() <= 4 {
+        // Nothing to group: the text as it is.
+        return text;
+    }
+    let int = group(int);
     match frac {
         Some(frac) => format!("{sign}{int}.{frac}"),
         None => format!("{sign}{int}"),
