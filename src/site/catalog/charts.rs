@@ -4,7 +4,7 @@
 use crate::data::Load;
 use crate::format::figure;
 
-use super::super::charts::{self, LineSeries};
+use super::super::charts::{self, LineSeries, Mark};
 use super::super::views::{Cell, Chart, Column, Row, Table};
 use super::records::Catalog;
 
@@ -15,6 +15,7 @@ impl<'a> Catalog<'a> {
         series: &[LineSeries],
         unit: &str,
         rates: bool,
+        marks: &[Mark],
     ) -> Chart {
         let mut levels: Vec<f64> = series
             .iter()
@@ -69,7 +70,7 @@ impl<'a> Catalog<'a> {
             csv: None,
             title: title.to_owned(),
             alt,
-            option: charts::lines_by_load(series, unit, rates),
+            option: charts::lines_by_load(series, unit, rates, marks),
             height: if series.len() > 4 { 480 } else { 380 },
             table: Table {
                 caption: format!("{title} ({unit})"),

@@ -97,9 +97,18 @@ fn powers_of_two_around<'p>(points: impl Iterator<Item = &'p (f64, f64)>) -> Opt
     })
 }
 
+/// A line drawn across a chart of lines against the load, labelled.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mark {
+    /// Dashed and vertical at a load: a limit search's boundary.
+    Load(f64, String),
+    /// Dotted and horizontal at a value: a limit.
+    Limit(f64, String),
+}
+
 /// Lines against concurrency on a log-2 axis, or against open-loop arrival rates on a linear
-/// one from 0.
-pub fn lines_by_load(series: &[LineSeries], unit: &str, rates: bool) -> String {
+/// one from 0, with `marks` across them.
+pub fn lines_by_load(series: &[LineSeries], unit: &str, rates: bool, marks: &[Mark]) -> String {
     let mut chart = Chart::new()
         .tooltip(Tooltip::new().trigger(Trigger::Item))
         .legend(Legend::new().bottom(0))
@@ -171,6 +180,19 @@ pub fn lines_by_load(series: &[LineSeries], unit: &str, rates: bool) -> String {
         }
     }
     marked(&mut option, series, unit);
+    for m in marks {
+        match m {
+            Mark::Load(x, label) => {
+                mark(&mut option, serde_json::json!({"xAxis": x}), label, "end")
+            }
+            Mark::Limit(y, label) => mark(
+                &mut option,
+                serde_json::json!({"yAxis": y, "lineStyle": {"type": "dotted"}}),
+                label,
+                "insideEndTop",
+            ),
+        }
+    }
     finish(option)
 }
 
@@ -275,25 +297,8 @@ pub fn lines_by_category(
     finish(option)
 }
 
-/// The option with a dashed vertical line at load `x`, labelled.
-pub fn mark_load(option: &str, x: f64, label: &str) -> String {
-    mark(option, serde_json::json!({"xAxis": x}), label, "end")
-}
-
-/// The option with a dotted horizontal line at the limit `y`, labelled.
-pub fn mark_limit(option: &str, y: f64, label: &str) -> String {
-    mark(
-        option,
-        serde_json::json!({"yAxis": y, "lineStyle": {"type": "dotted"}}),
-        label,
-        "insideEndTop",
-    )
-}
-
-/// The option with `line`, labelled at `position`, in its first series' marked lines.
-fn mark(option: &str, mut line: serde_json::Value, label: &str, position: &str) -> String {
-    let mut option: serde_json::Value =
-        serde_json::from_str(option).expect("a chart's option is JSON");
+/// `option` with `line`, labelled at `position`, in its first series' marked lines.
+fn mark(option: &mut serde_json::Value, mut line: serde_json::Value, label: &str, position: &str) {
     line["label"] = serde_json::json!({"formatter": label, "position": position});
     let style = line["lineStyle"].take();
     line["lineStyle"] =
@@ -310,7 +315,6 @@ fn mark(option: &str, mut line: serde_json::Value, label: &str, position: &str) 
             }
         }
     }
-    option.to_string().replace('<', "\\u003c")
 }
 
 #[cfg(test)]
@@ -328,7 +332,7 @@ mod tests {
         let axis = |tops: &[f64], unit: &str| {
             let series: Vec<LineSeries> = tops.iter().map(|&t| line(t)).collect();
             let value: serde_json::Value =
-                serde_json::from_str(&lines_by_load(&series, unit, false)).unwrap();
+                serde_json::from_str(&lines_by_load(&series, unit, false, &[])).unwrap();
             (
                 value["yAxis"]["type"].clone(),
                 value["yAxis"]["name"].clone(),
@@ -363,7 +367,7 @@ mod tests {
         // Tops of 20 to 40: within 10× of each other, so the axis stays linear.
         let many: Vec<LineSeries> = (0..11).map(|i| line(i, 10.0 + i as f64)).collect();
         let value: serde_json::Value =
-            serde_json::from_str(&lines_by_load(&many, "tok/s", false)).unwrap();
+            serde_json::from_str(&lines_by_load(&many, "tok/s", false, &[])).unwrap();
         let symbols: Vec<&str> = (0..11)
             .map(|i| value["series"][i]["symbol"].as_str().unwrap())
             .collect();
@@ -375,7 +379,7 @@ mod tests {
         assert!(value["series"][0]["markLine"].is_null());
         assert_eq!(value["yAxis"]["type"], "value");
         let ratio: serde_json::Value =
-            serde_json::from_str(&lines_by_load(&many[..2], "×", false)).unwrap();
+            serde_json::from_str(&lines_by_load(&many[..2], "×", false, &[])).unwrap();
         assert_eq!(ratio["series"][0]["markLine"]["data"][0]["yAxis"], 1);
         // 0.1 s to 2.0 s is 20×: linear; to 2.2 s, log.
         let times = |high: f64| -> serde_json::Value {
@@ -385,7 +389,7 @@ mod tests {
                 dashed: false,
                 links: Vec::new(),
             }];
-            serde_json::from_str(&lines_by_load(&s, "s", false)).unwrap()
+            serde_json::from_str(&lines_by_load(&s, "s", false, &[])).unwrap()
         };
         assert_eq!(times(2.0)["yAxis"]["type"], "value");
         assert_eq!(times(2.2)["yAxis"]["type"], "log");
@@ -422,6 +426,7 @@ mod tests {
             }],
             "tok/s",
             false,
+            &[],
         );
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(value["xAxis"]["type"], "log");

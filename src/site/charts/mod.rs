@@ -7,7 +7,5 @@ mod scatter;
 mod shared;
 
 pub use heatmap::{heatmap, heatmap_tops};
-pub use lines::{
-    LineSeries, bars, level_links, lines_by_category, lines_by_load, mark_limit, mark_load,
-};
+pub use lines::{LineSeries, Mark, bars, level_links, lines_by_category, lines_by_load};
 pub use scatter::{LinkedPoint, ScatterGroup, frontier, scatter};

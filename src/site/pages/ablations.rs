@@ -220,6 +220,7 @@ fn sweep(c: &Catalog, ab: &Ablation) -> SweepAblation {
             &series,
             "×",
             a.workload.open_loop(),
+            &[],
         ),
         title,
     }

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::super::catalog::{Catalog, Related};
-use super::super::charts::{self, LineSeries};
+use super::super::charts::{LineSeries, Mark};
 use super::super::downloads;
 use super::super::error::SiteError;
 use super::super::routes;
@@ -242,15 +242,21 @@ pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
             } else {
                 chart.title.to_owned()
             };
-            let mut drawn = c.concurrency_chart(&title, &series, chart.unit, open);
-            // A limit search's boundary: the highest load that held the limits.
-            if let Some(held) = sweep.search.as_ref().and_then(|s| s.held) {
-                drawn.option = charts::mark_load(&drawn.option, held, "highest within the limits");
-            }
-            for (y, label) in limit_lines(&c.slo, &chart.figures) {
-                drawn.option = charts::mark_limit(&drawn.option, y, &label);
-            }
-            drawn
+            // A limit search's boundary, the highest load that held the limits; then the
+            // limits.
+            let marks: Vec<Mark> = sweep
+                .search
+                .as_ref()
+                .and_then(|s| s.held)
+                .map(|held| Mark::Load(held, "highest within the limits".into()))
+                .into_iter()
+                .chain(
+                    limit_lines(&c.slo, &chart.figures)
+                        .into_iter()
+                        .map(|(y, label)| Mark::Limit(y, label)),
+                )
+                .collect();
+            c.concurrency_chart(&title, &series, chart.unit, open, &marks)
         })
         .collect()
 }

@@ -96,6 +96,7 @@ pub fn overlays(c: &Catalog) -> Vec<Chart> {
                 &series,
                 field.field.unit,
                 all[0].workload.open_loop(),
+                &[],
             ));
         }
     }
