@@ -3,6 +3,12 @@
 /// HTML-escapes text for element content and quoted attribute values.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);
+    escape_into(&mut out, text);
+    out
+}
+
+/// [`escape`], appended to `out`.
+pub fn escape_into(out: &mut String, text: &str) {
     // The runs between the five characters are copied whole: a page is mostly such runs.
     let mut from = 0;
     for (at, byte) in text.bytes().enumerate() {
@@ -19,7 +25,6 @@ pub fn escape(text: &str) -> String {
         from = at + 1;
     }
     out.push_str(&text[from..]);
-    out
 }
 
 #[cfg(test)]
@@ -36,5 +41,8 @@ mod tests {
         assert_eq!(escape("plain"), "plain");
         assert_eq!(escape("«é» & 漢字"), "«é» &amp; 漢字");
         assert_eq!(escape(""), "");
+        let mut out = String::from("<b>");
+        escape_into(&mut out, "a<b");
+        assert_eq!(out, "<b>a&lt;b");
     }
 }

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::format::MISSING;
 
+use super::escape::escape_into;
 use super::paging::{self, Paged};
 
 /// A link with optional extra words.
@@ -99,17 +100,22 @@ fn row_html(row: &Row, attributes: &[(&str, &str)]) -> String {
     let mut html = String::with_capacity(256);
     let attribute = |html: &mut String, name: &str, value: &Option<String>| {
         if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
-            html.push_str(&format!(" {name}=\"{}\"", super::escape::escape(value)));
+            html.push(' ');
+            html.push_str(name);
+            html.push_str("=\"");
+            escape_into(html, value);
+            html.push('"');
         }
     };
     html.push_str("<tr");
     attribute(&mut html, "id", &row.id);
     attribute(&mut html, "class", &row.class);
     for (name, value) in attributes {
-        html.push_str(&format!(
-            " data-{name}=\"{}\"",
-            super::escape::escape(value)
-        ));
+        html.push_str(" data-");
+        html.push_str(name);
+        html.push_str("=\"");
+        escape_into(&mut html, value);
+        html.push('"');
     }
     html.push('>');
     for cell in &row.cells {
@@ -128,22 +134,25 @@ fn row_html(row: &Row, attributes: &[(&str, &str)]) -> String {
         }
         attribute(&mut html, "title", &cell.title);
         html.push('>');
-        let text = super::escape::escape(&cell.text);
         match cell.href.as_deref().filter(|h| !h.is_empty()) {
-            Some(href) => html.push_str(&format!(
-                "<a href=\"{}\">{text}</a>",
-                super::escape::escape(href)
-            )),
-            None => html.push_str(&text),
+            Some(href) => {
+                html.push_str("<a href=\"");
+                escape_into(&mut html, href);
+                html.push_str("\">");
+                escape_into(&mut html, &cell.text);
+                html.push_str("</a>");
+            }
+            None => escape_into(&mut html, &cell.text),
         }
         if let Some(aside) = cell.aside.as_deref() {
-            html.push_str(&format!(" <small>{}</small>", super::escape::escape(aside)));
+            html.push_str(" <small>");
+            escape_into(&mut html, aside);
+            html.push_str("</small>");
         }
         if let Some(weak) = cell.weak.as_deref() {
-            html.push_str(&format!(
-                " <small>({})</small>",
-                super::escape::escape(weak)
-            ));
+            html.push_str(" <small>(");
+            escape_into(&mut html, weak);
+            html.push_str(")</small>");
         }
         if let Some(warning) = cell.warning.as_deref().filter(|w| !w.is_empty()) {
             let warning = super::escape::escape(warning);
