@@ -36,7 +36,7 @@ pub fn check_content_links(
     let has_id = |file: &str, id: &str| {
         site.files
             .get(file)
-            .is_some_and(|_| scan_in(site, file).ids.contains(id))
+            .is_some_and(|_| scan_in(site, file).has_id(id))
     };
     check_content_links_in(&|file| site.files.contains_key(file), &has_id, urls, links)
 }
@@ -105,7 +105,7 @@ impl Scans {
         let Some(scan) = self.pages.get(page) else {
             return;
         };
-        for url in &scan.urls {
+        for url in scan.urls.iter() {
             if let Some(file) = target_of(urls, page, url).and_then(|t| t.file) {
                 self.incoming
                     .entry(file)
@@ -120,7 +120,7 @@ impl Scans {
         let Some(scan) = self.pages.get(page) else {
             return;
         };
-        for url in &scan.urls {
+        for url in scan.urls.iter() {
             if let Some(file) = target_of(urls, page, url).and_then(|t| t.file)
                 && let Some(from) = self.incoming.get_mut(&file)
             {
@@ -289,10 +289,7 @@ fn link_resolves(
     match fragment {
         None => true,
         Some(fragment) => {
-            !file.ends_with(".html")
-                || scans
-                    .get(&file)
-                    .is_some_and(|scan| scan.ids.contains(fragment))
+            !file.ends_with(".html") || scans.get(&file).is_some_and(|scan| scan.has_id(fragment))
         }
     }
 }
@@ -326,36 +323,99 @@ fn target_of(urls: &Urls, page: &str, url: &str) -> Option<Target> {
     Some(Target { file })
 }
 
-/// The ids a page defines and the URLs it points to.
+/// The ids a page defines and the URLs it points to, each list packed into one string: a
+/// build keeps a scan of every page until the link check, 120,000 of them in a large report,
+/// where a `String` each would hold three times the memory.
 #[derive(Debug, Default)]
 pub struct Scan {
-    ids: BTreeSet<String>,
-    urls: Vec<String>,
+    /// Sorted, each once.
+    ids: Packed,
+    /// In document order.
+    urls: Packed,
 }
 
 impl Scan {
-    /// The ids and links of a page's reading, taken out of it.
+    /// The ids and links of a page's reading.
     pub fn take(read: &mut html::Reading) -> Scan {
         Scan {
-            ids: std::mem::take(&mut read.ids),
-            urls: std::mem::take(&mut read.urls),
+            ids: Packed::new(read.ids.iter().map(String::as_str)),
+            urls: Packed::new(read.urls.iter().map(String::as_str)),
         }
     }
 
     /// The scan with the ids and links of a page's paged tables' rows (their data files'
     /// bytes), which are the page's: `benchsite.js` shows a row a link's fragment names.
-    pub fn with_rows<'b>(mut self, files: impl Iterator<Item = &'b [u8]>) -> Scan {
-        for html in files.filter_map(paging::rows_html) {
-            let rows = scan_page(html.as_bytes());
-            self.ids.extend(rows.ids);
-            self.urls.extend(rows.urls);
+    pub fn with_rows<'b>(self, files: impl Iterator<Item = &'b [u8]>) -> Scan {
+        let rows: Vec<html::Reading> = files
+            .filter_map(paging::rows_html)
+            .map(|html| html::read(html.as_bytes(), false))
+            .collect();
+        if rows.is_empty() {
+            return self;
         }
-        self
+        let ids: BTreeSet<&str> = self
+            .ids
+            .iter()
+            .chain(rows.iter().flat_map(|r| r.ids.iter().map(String::as_str)))
+            .collect();
+        let urls = self
+            .urls
+            .iter()
+            .chain(rows.iter().flat_map(|r| r.urls.iter().map(String::as_str)));
+        Scan {
+            ids: Packed::new(ids.into_iter()),
+            urls: Packed::new(urls),
+        }
     }
 
     /// Whether the page has an element with this id.
     pub fn has_id(&self, id: &str) -> bool {
-        self.ids.contains(id)
+        self.ids.binary_search(id)
+    }
+}
+
+/// Strings in one buffer, each ending at its offset in `ends`.
+#[derive(Debug, Default)]
+struct Packed {
+    text: Box<str>,
+    ends: Box<[u32]>,
+}
+
+impl Packed {
+    fn new<'s>(strings: impl Iterator<Item = &'s str>) -> Packed {
+        let mut text = String::new();
+        let mut ends = Vec::new();
+        for string in strings {
+            text.push_str(string);
+            ends.push(u32::try_from(text.len()).expect("a page's links under 4 GB"));
+        }
+        Packed {
+            text: text.into_boxed_str(),
+            ends: ends.into_boxed_slice(),
+        }
+    }
+
+    fn get(&self, index: usize) -> &str {
+        let start = index.checked_sub(1).map_or(0, |i| self.ends[i] as usize);
+        &self.text[start..self.ends[index] as usize]
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.ends.len()).map(|i| self.get(i))
+    }
+
+    /// Whether `string` is among these, which are sorted.
+    fn binary_search(&self, string: &str) -> bool {
+        let (mut low, mut high) = (0, self.ends.len());
+        while low < high {
+            let middle = (low + high) / 2;
+            match self.get(middle).cmp(string) {
+                std::cmp::Ordering::Equal => return true,
+                std::cmp::Ordering::Less => low = middle + 1,
+                std::cmp::Ordering::Greater => high = middle,
+            }
+        }
+        false
     }
 }
 
@@ -400,6 +460,29 @@ mod tests {
             Some("assets/x.css")
         );
         assert_eq!(resolve(&urls, "/runs/a/"), None);
+    }
+
+    #[test]
+    fn a_scan_answers_for_every_id_and_keeps_the_links_in_order() {
+        let scan = scan_page(
+            br#"<h2 id="b">b</h2><a id="a" href="/z/">z</a><p id="ab"></p><p id="b"></p><img src="x.png"><a href="/a/#b"></a>"#,
+        );
+        for id in ["a", "ab", "b"] {
+            assert!(scan.has_id(id), "{id}");
+        }
+        for id in ["", "aa", "ba", "c", "B"] {
+            assert!(!scan.has_id(id), "{id}");
+        }
+        assert_eq!(
+            scan.urls.iter().collect::<Vec<_>>(),
+            ["/z/", "x.png", "/a/#b"]
+        );
+        assert!(!scan_page(b"<p>no ids</p>").has_id("p"));
+        // A paged table's rows add theirs.
+        let rows = br#"{"rows":["<tr id=\"r-1\"><td><a href=\"/r/\">r</a></td></tr>"]}"#;
+        let scan = scan.with_rows(std::iter::once(&rows[..]));
+        assert!(scan.has_id("r-1") && scan.has_id("ab"));
+        assert_eq!(scan.urls.iter().last(), Some("/r/"));
     }
 
     #[test]
