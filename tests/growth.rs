@@ -229,6 +229,38 @@ fn a_record_page_weighs_the_same_however_often_its_configuration_was_measured() 
 }
 
 #[test]
+fn a_configuration_measured_again_without_a_comparison_keeps_its_linked_run_on_the_chart() {
+    // Nights 1 and 2 measure the seed's first run again and link no comparison to it: the
+    // configuration's quality cost is still the one its first run was linked to.
+    let mut doc = measured_nightly(3);
+    for run in doc
+        .runs
+        .iter_mut()
+        .filter(|r| r.id.as_str().contains("-night-"))
+    {
+        run.quality = None;
+    }
+    let project = Project::copy_of_repo();
+    project.write("data/results.json", &benchsite::data::to_json(&doc));
+    project.run(&["build"]).assert_success();
+    let option = chart_option(
+        &project,
+        "quality/index.html",
+        "decode-speed-against-quality-cost",
+    );
+    assert_eq!(option.matches("\"url\":").count(), 4, "{option}");
+    assert!(
+        option.contains("\"url\":\"/runs/qwen36-moe-default/\""),
+        "{option}"
+    );
+    let quality = project.page("quality/index.html");
+    assert!(
+        quality.contains("for 4 runs of 2 models, each model&#39;s noise floor drawn as a band from 0; 1 with a suspect comparison are in the table only"),
+        "no run of a configuration is left out"
+    );
+}
+
+#[test]
 fn sweeps_and_ablations_draw_a_bounded_number_of_charts_however_many_configurations() {
     // 12 models, each with 18 sweeps, some along a `variant` dimension: dozens of models and
     // workloads, and dozens of one-knob sweep pairs.

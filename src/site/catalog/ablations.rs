@@ -42,15 +42,25 @@ impl<'a> Catalog<'a> {
         })
     }
 
-    /// The records of `kind` measured again later: every member of a history but its latest.
-    /// An answer or a chart over configurations shows the latest measurement of each, so it
-    /// does not grow with the repeats, nor pick the luckiest of them.
-    pub fn superseded(&self, kind: Kind) -> std::collections::HashSet<usize> {
+    /// The records of `kind` that `among` admits and that a later one it admits measured
+    /// again: of each history, every admitted member but the latest. An answer or a chart
+    /// over configurations shows the latest measurement of each, so it does not grow with the
+    /// repeats, nor pick the luckiest of them.
+    pub fn superseded(
+        &self,
+        kind: Kind,
+        among: impl Fn(usize) -> bool,
+    ) -> std::collections::HashSet<usize> {
         self.histories()
             .iter()
             .filter(|h| h.kind == kind)
-            .flat_map(|h| h.members.split_last().map_or(&[][..], |(_, older)| older))
-            .copied()
+            .flat_map(|h| {
+                let admitted: Vec<usize> =
+                    h.members.iter().copied().filter(|&i| among(i)).collect();
+                admitted
+                    .split_last()
+                    .map_or(Vec::new(), |(_, older)| older.to_vec())
+            })
             .collect()
     }
 

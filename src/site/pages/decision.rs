@@ -218,7 +218,7 @@ fn candidate<'a>(c: &Catalog<'a>, i: usize, offered: &[String], by_model: bool) 
 /// configuration measured again is answered from its latest measurement only: the best of
 /// its repeats would pick the luckiest noise, and the answer should not grow with them.
 pub fn view(c: &Catalog, model: Option<&str>) -> Option<Decision> {
-    let superseded = c.superseded(Kind::Sweep);
+    let superseded = c.superseded(Kind::Sweep, |_| true);
     let sweeps: Vec<usize> = (0..c.doc.sweeps.len())
         .filter(|i| !superseded.contains(i))
         .filter(|&i| model.is_none_or(|m| c.doc.sweeps[i].model == m))

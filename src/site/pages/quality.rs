@@ -24,7 +24,7 @@ pub struct QualityIndex {
     jitter: Table,
 }
 
-/// Every linked configuration's latest run placed by decode speed against quality cost, so
+/// Every linked configuration's latest linked run placed by decode speed against quality cost, so
 /// the chart does not grow with a configuration's repeats; earlier runs and suspect
 /// comparisons are in the table, not on the chart.
 pub fn speed_quality(c: &Catalog) -> Chart {
@@ -37,7 +37,13 @@ pub fn speed_quality(c: &Catalog) -> Chart {
             c.quality_of(run).map(|d| (run, d, note))
         })
         .collect();
-    let superseded = c.superseded(Kind::Run);
+    // A configuration's latest run with a comparison: a later run linked to none leaves
+    // the configuration on the chart.
+    let with_comparison: std::collections::HashSet<usize> = linked
+        .iter()
+        .filter_map(|(run, _, _)| c.index_of_run(run))
+        .collect();
+    let superseded = c.superseded(Kind::Run, |i| with_comparison.contains(&i));
     let latest = |run: &Run| {
         c.index_of_run(run)
             .is_none_or(|index| !superseded.contains(&index))
