@@ -1,7 +1,7 @@
 //! The built site's integrity: every internal link resolves to a file, and every fragment to
 //! an id on its page.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::PathBuf;
 
 use rayon::prelude::*;
@@ -252,13 +252,28 @@ impl Scans {
 
     /// Checks every link of the scanned pages against the site whose files `has` knows.
     pub fn check_in(&self, has: &Has<'_>, urls: &Urls) -> Result<(), SiteError> {
+        // A link from the site's root resolves or not whichever page holds it, and most are
+        // the same few (the header's, a model's, a run's): each is checked once.
+        let rooted = |url: &&str| url.starts_with('/');
+        let from_root: HashSet<&str> = self
+            .pages
+            .par_iter()
+            .flat_map_iter(|(_, page)| page.urls.iter().filter(rooted))
+            .collect();
+        let broken_from_root: HashSet<&str> = from_root
+            .into_par_iter()
+            .filter(|url| !link_resolves(has, urls, &self.pages, "", url))
+            .collect();
         let mut broken: Vec<String> = self
             .pages
             .par_iter()
             .flat_map_iter(|(path, page)| {
                 page.urls
                     .iter()
-                    .filter(|url| !link_resolves(has, urls, &self.pages, path, url))
+                    .filter(|url| match rooted(url) {
+                        true => broken_from_root.contains(url),
+                        false => !link_resolves(has, urls, &self.pages, path, url),
+                    })
                     .map(move |url| format!("  {path}: {url}"))
             })
             .collect();
@@ -483,6 +498,39 @@ mod tests {
         let scan = scan.with_rows(std::iter::once(&rows[..]));
         assert!(scan.has_id("r-1") && scan.has_id("ab"));
         assert_eq!(scan.urls.iter().last(), Some("/r/"));
+    }
+
+    #[test]
+    fn a_broken_link_is_named_on_every_page_that_holds_it() {
+        let urls = Urls::new("/");
+        let site = Site {
+            files: [
+                (
+                    "a/index.html",
+                    r#"<a href="/gone/">x</a><a href="/b/#y">b</a>"#,
+                ),
+                (
+                    "b/index.html",
+                    r#"<a href="/gone/">x</a><a href="../a/#nope">a</a>"#,
+                ),
+                ("c/index.html", r#"<h2 id="y"></h2><a href="/b/">b</a>"#),
+            ]
+            .into_iter()
+            .map(|(path, html)| (path.to_owned(), bytes::Bytes::from(html.to_owned())))
+            .collect(),
+        };
+        let SiteError::Links(broken) = check_site(&site, &urls).unwrap_err() else {
+            panic!("a link error");
+        };
+        assert_eq!(
+            broken,
+            [
+                "  a/index.html: /b/#y",
+                "  a/index.html: /gone/",
+                "  b/index.html: ../a/#nope",
+                "  b/index.html: /gone/",
+            ]
+        );
     }
 
     #[test]
