@@ -86,15 +86,20 @@ fn holds(path: &Path, bytes: &[u8]) -> bool {
     {
         return false;
     }
-    let mut block = [0u8; 64 * 1024];
-    let mut rest = bytes;
-    loop {
-        match file.read(&mut block) {
-            Ok(0) => return rest.is_empty(),
-            Ok(n) if n <= rest.len() && block[..n] == rest[..n] => rest = &rest[n..],
-            Ok(_) | Err(_) => return false,
-        }
+    thread_local! {
+        // Zeroed once per thread, not once per file: most pages are a quarter of it.
+        static BLOCK: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0; 64 * 1024]);
     }
+    BLOCK.with_borrow_mut(|block| {
+        let mut rest = bytes;
+        loop {
+            match file.read(block) {
+                Ok(0) => return rest.is_empty(),
+                Ok(n) if n <= rest.len() && block[..n] == rest[..n] => rest = &rest[n..],
+                Ok(_) | Err(_) => return false,
+            }
+        }
+    })
 }
 
 /// Removes the first file among the ancestors of `folder` below `root`; whether there was one.
