@@ -66,6 +66,15 @@ impl<E: Emitter> ForwardingEmitter for Quiet<E> {
     }
 }
 
+/// `bytes` as text: validated as UTF-8 (the site's own pages always are), invalid
+/// sequences replaced only when there are any.
+fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
 /// The reader's state between the tokenizer's events.
 #[derive(Debug, Default)]
 struct State {
@@ -126,7 +135,7 @@ impl State {
                 }
             }
             CallbackEvent::AttributeValue { value } if self.in_tag => {
-                let value = || String::from_utf8_lossy(value).into_owned();
+                let value = || text_of(value).into_owned();
                 match self.attribute.as_slice() {
                     b"id" => {
                         self.found.ids.insert(value());
@@ -144,7 +153,7 @@ impl State {
                 self.close(name);
             }
             CallbackEvent::String { value } if self.text && !self.raw => {
-                self.all.push_str(&String::from_utf8_lossy(value));
+                self.all.push_str(&text_of(value));
             }
             CallbackEvent::Comment { .. } => self.word_break(),
             _ => {}
@@ -265,6 +274,17 @@ mod tests {
         let read = read(html.as_bytes(), true);
         assert_eq!(read.urls, ["/a/?x=1&y=2#f"]);
         assert_eq!(read.text, "→ éé <>\"'");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_read_as_replacement_characters() {
+        let reading = read(
+            b"<p id=\"a\xffb\"><a href=\"/\xc3\">\xe9t\xc3\xa9</a></p>",
+            true,
+        );
+        assert!(reading.ids.contains("a\u{FFFD}b"));
+        assert_eq!(reading.urls, ["/\u{FFFD}"]);
+        assert_eq!(reading.text, "\u{FFFD}t\u{e9}");
     }
 
     #[test]
