@@ -5,7 +5,8 @@
 //! `common::three_machines`).
 //!
 //! `cargo bench --bench growth` prints, per project, the pages, the wall time of a rebuild
-//! (the median of three; and of the first build, into no site), the ms per page of the
+//! (the median of three; and of the first build, into no site, with its peak RSS, which
+//! indexes every page for search), the ms per page of the
 //! rebuild, the process's peak RSS, the median page, the largest run page and the whole
 //! output. Then, each the median of three: a rebuild (search on, the default), a rebuild
 //! after one line is added to a failure's Markdown (so one searched page changes), and a
@@ -90,7 +91,7 @@ fn main() {
         // The first build, into no site; a second, which keeps the first as `.site.prev`;
         // then the measured ones, rebuilds as an author's are, recycling that folder: the
         // median of three, as Hugo's is (the fleet's, one, for its length).
-        let (first, _) = build(&root);
+        let (first, first_rss_kib) = build(&root);
         build(&root);
         // A 12,000-page project's rebuilds alternate with Hugo's builds, so that both medians
         // are of the same minutes of a shared machine.
@@ -139,10 +140,11 @@ fn main() {
         let html: u64 = pages.iter().map(|p| p.0).sum();
         let seconds = wall.as_secs_f64();
         println!(
-            "{name}: {} pages, rebuild {:.3} s (first build {:.3} s), {:.3} ms/page, peak RSS {} MiB, median page {:.1} KB, run page {:.1} KB, output {:.1} MB",
+            "{name}: {} pages, rebuild {:.3} s (first build {:.3} s, {} MiB), {:.3} ms/page, peak RSS {} MiB, median page {:.1} KB, run page {:.1} KB, output {:.1} MB",
             pages.len(),
             seconds,
             first.as_secs_f64(),
+            first_rss_kib / 1024,
             seconds * 1e3 / pages.len() as f64,
             rss_kib / 1024,
             median as f64 / 1e3,
