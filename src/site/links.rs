@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use super::error::SiteError;
 use super::html;
 use super::output::Site;
+use super::packed::Packed;
 use super::paging;
 use super::urls::Urls;
 
@@ -385,52 +386,7 @@ impl Scan {
 
     /// Whether the page has an element with this id.
     pub fn has_id(&self, id: &str) -> bool {
-        self.ids.binary_search(id)
-    }
-}
-
-/// Strings in one buffer, each ending at its offset in `ends`.
-#[derive(Debug, Default)]
-struct Packed {
-    text: Box<str>,
-    ends: Box<[u32]>,
-}
-
-impl Packed {
-    fn new<'s>(strings: impl Iterator<Item = &'s str>) -> Packed {
-        let mut text = String::new();
-        let mut ends = Vec::new();
-        for string in strings {
-            text.push_str(string);
-            ends.push(u32::try_from(text.len()).expect("a page's links under 4 GB"));
-        }
-        Packed {
-            text: text.into_boxed_str(),
-            ends: ends.into_boxed_slice(),
-        }
-    }
-
-    fn get(&self, index: usize) -> &str {
-        let start = index.checked_sub(1).map_or(0, |i| self.ends[i] as usize);
-        &self.text[start..self.ends[index] as usize]
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &str> {
-        (0..self.ends.len()).map(|i| self.get(i))
-    }
-
-    /// Whether `string` is among these, which are sorted.
-    fn binary_search(&self, string: &str) -> bool {
-        let (mut low, mut high) = (0, self.ends.len());
-        while low < high {
-            let middle = (low + high) / 2;
-            match self.get(middle).cmp(string) {
-                std::cmp::Ordering::Equal => return true,
-                std::cmp::Ordering::Less => low = middle + 1,
-                std::cmp::Ordering::Greater => high = middle,
-            }
-        }
-        false
+        self.ids.contains_sorted(id)
     }
 }
 

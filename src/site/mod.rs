@@ -21,6 +21,7 @@ mod live;
 mod markdown;
 mod narrative;
 mod output;
+mod packed;
 mod pages;
 mod paging;
 mod render;

@@ -37,6 +37,7 @@ use sha2::{Digest, Sha256};
 use super::error::SiteError;
 use super::html;
 use super::output::{PageFile, Site};
+use super::packed::Packed;
 use super::routes;
 
 /// The folder of the index inside the site.
@@ -114,27 +115,17 @@ impl Record {
     }
 }
 
-/// A page's terms in term order with their weights, each list in one allocation: an index
-/// build holds every page's until its shards are written, 120,000 pages' in a large report,
-/// where a `String` per term held several hundred MB more.
+/// A page's terms in term order with their weights, the terms packed: an index build holds
+/// every page's until its shards are written.
 #[derive(Debug, Default)]
 struct PageTerms {
-    /// The terms one after another, each ending at its offset in `ends`.
-    text: Box<str>,
-    ends: Box<[u32]>,
+    terms: Packed,
     weights: Box<[u32]>,
 }
 
 impl PageTerms {
     fn iter(&self) -> impl Iterator<Item = (&str, u32)> {
-        self.ends
-            .iter()
-            .zip(&self.weights)
-            .scan(0, |start, (&end, &weight)| {
-                let term = &self.text[*start..end as usize];
-                *start = end as usize;
-                Some((term, weight))
-            })
+        self.terms.iter().zip(self.weights.iter().copied())
     }
 }
 
@@ -199,18 +190,9 @@ fn page_terms(record: &Record, english: bool) -> PageTerms {
     for term in terms(&record.title, english) {
         *counts.entry(term).or_default() += TITLE_WEIGHT - 1;
     }
-    let mut text = String::new();
-    let mut ends = Vec::with_capacity(counts.len());
-    let mut weights = Vec::with_capacity(counts.len());
-    for (term, weight) in counts {
-        text.push_str(&term);
-        ends.push(u32::try_from(text.len()).expect("a page's terms under 4 GB"));
-        weights.push(weight);
-    }
     PageTerms {
-        text: text.into_boxed_str(),
-        ends: ends.into_boxed_slice(),
-        weights: weights.into_boxed_slice(),
+        terms: Packed::new(counts.keys().map(String::as_str)),
+        weights: counts.values().copied().collect(),
     }
 }
 
