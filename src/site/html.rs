@@ -34,6 +34,7 @@ pub struct Reading {
 pub fn read(html: &[u8], text: bool) -> Reading {
     let mut state = State {
         text,
+        gathering: text,
         ..State::default()
     };
     let mut emitter = CallbackEmitter::new(|event: CallbackEvent<'_>, _: Span<()>| {
@@ -80,6 +81,9 @@ fn text_of(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
 struct State {
     /// Whether the text is wanted.
     text: bool,
+    /// Whether text is still gathered: it is wanted, and the marked element has not closed
+    /// (after it, nothing the reading keeps can come).
+    gathering: bool,
     found: Reading,
     /// Inside a start tag.
     in_tag: bool,
@@ -152,7 +156,7 @@ impl State {
                 self.in_tag = false;
                 self.close(name);
             }
-            CallbackEvent::String { value } if self.text && !self.raw => {
+            CallbackEvent::String { value } if self.gathering && !self.raw => {
                 self.all.push_str(&text_of(value));
             }
             CallbackEvent::Comment { .. } => self.word_break(),
@@ -161,7 +165,7 @@ impl State {
     }
 
     fn word_break(&mut self) {
-        if self.text {
+        if self.gathering {
             self.all.push(' ');
         }
     }
@@ -171,7 +175,7 @@ impl State {
         if matches!(name.as_slice(), b"script" | b"style") && !self_closing {
             self.raw = true;
         }
-        if !self.text {
+        if !self.gathering {
             return;
         }
         if name.as_slice() == b"h1" && self.h1.reading.is_none() && !self_closing {
@@ -197,7 +201,7 @@ impl State {
         if matches!(name, b"script" | b"style") {
             self.raw = false;
         }
-        if !self.text {
+        if !self.gathering {
             return;
         }
         self.word_break();
@@ -222,6 +226,7 @@ impl State {
             if marked.depth == 0 {
                 marked.open = false;
                 marked.text.end = self.all.len();
+                self.gathering = false;
             }
         }
     }
