@@ -55,11 +55,11 @@ impl<'a> Catalog<'a> {
             .iter()
             .filter(|h| h.kind == kind)
             .flat_map(|h| {
-                let admitted: Vec<usize> =
+                let mut admitted: Vec<usize> =
                     h.members.iter().copied().filter(|&i| among(i)).collect();
+                // The latest stays.
+                admitted.pop();
                 admitted
-                    .split_last()
-                    .map_or(Vec::new(), |(_, older)| older.to_vec())
             })
             .collect()
     }
