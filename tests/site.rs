@@ -393,6 +393,79 @@ fn two_builds_are_byte_identical() {
     assert_eq!(site_files(&first), site_files(&second));
 }
 
+/// The pages a build wrote and how many of them it took unchanged from the last build, as
+/// it says: `built 48 pages (… files) into … ms (47 unchanged since the last build, …)`.
+fn pages_and_unchanged(output: &support::Output) -> (usize, usize) {
+    let line = output.stdout.lines().next().unwrap_or_default();
+    let number = |after: &str| -> usize {
+        let rest = &line[line.find(after).unwrap_or_else(|| panic!("{line}")) + after.len()..];
+        rest[..rest.find(' ').unwrap()].parse().unwrap()
+    };
+    (number("built "), number(" ms ("))
+}
+
+/// The pages whose bytes differ between two sites, and those only one has.
+fn differing(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+    a.keys()
+        .chain(b.keys())
+        .filter(|path| path.ends_with(".html") && a.get(*path) != b.get(*path))
+        .cloned()
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+#[test]
+fn a_rebuild_renders_only_the_pages_whose_inputs_changed() {
+    let project = built_seed(&[]);
+    let first = site_files(&project);
+    // Nothing changed: every page but the 404 page (not memoized) is taken as it was.
+    let output = build(&project, &[]);
+    output.assert_success();
+    let (pages, unchanged) = pages_and_unchanged(&output);
+    assert_eq!(pages, first.keys().filter(|p| p.ends_with(".html")).count());
+    assert_eq!(unchanged, pages - 1, "{}", output.stdout);
+    assert_eq!(site_files(&project), first);
+
+    // One failure's write-up edited: its page is rendered again, and the site is the one a
+    // build from nothing makes of the edited project.
+    let edit = |project: &Project| {
+        let path = "content/failures/qwen38-bf16.md";
+        let text = std::fs::read_to_string(project.root.path().join(path)).unwrap();
+        project.write(path, &format!("{text}\nWritten up once more.\n"));
+    };
+    edit(&project);
+    let output = build(&project, &[]);
+    output.assert_success();
+    let edited = site_files(&project);
+    let changed = differing(&first, &edited);
+    assert!(
+        changed.contains(&"failures/qwen38-bf16/index.html".to_owned()),
+        "{changed:?}"
+    );
+    assert_eq!(pages_and_unchanged(&output).1, pages - 1 - changed.len());
+    let from_nothing = Project::copy_of_repo();
+    edit(&from_nothing);
+    build(&from_nothing, &[]).assert_success();
+    assert_eq!(edited, site_files(&from_nothing));
+
+    // A page changed by hand in the output is rendered again, not taken.
+    let page = "runs/nemotron-default/index.html";
+    assert!(edited.contains_key(page), "the seed has {page}");
+    project.write(&format!("site/{page}"), "changed by hand");
+    let output = build(&project, &[]);
+    assert_eq!(pages_and_unchanged(&output).1, pages - 2);
+    assert_eq!(site_files(&project), edited);
+
+    // A template changed: every page is rendered again.
+    let template = support::default_template("templates/run.html");
+    project.write("templates/run.html", &format!("{template}\n"));
+    let output = build(&project, &[]);
+    output.assert_success();
+    assert_eq!(pages_and_unchanged(&output).1, 0, "{}", output.stdout);
+    assert_eq!(site_files(&project), edited);
+}
+
 #[test]
 fn hostile_strings_are_escaped() {
     let mut doc: serde_json::Value = serde_json::from_slice(&support::valid_minimal()).unwrap();
@@ -618,7 +691,8 @@ fn assert_failed_build_keeps_site(project: &Project, says: &[&str]) {
     let leftovers: Vec<_> = std::fs::read_dir(project.root.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.starts_with(".site"))
+        // The memo of the last good build stays beside it.
+        .filter(|name| name.starts_with(".site") && name != ".site.memo")
         .collect();
     assert!(
         leftovers.is_empty(),

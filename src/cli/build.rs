@@ -35,11 +35,12 @@ pub fn run(root: &Path, args: BuildArgs) -> Outcome {
     match site::build(&layout.root, &out, &options) {
         Ok(site) => {
             println!(
-                "built {} pages ({} files) into {} in {} ms",
+                "built {} pages ({} files) into {} in {} ms ({} unchanged since the last build, not rendered again)",
                 site.pages,
                 site.files,
                 out.display(),
-                started.elapsed().as_millis()
+                started.elapsed().as_millis(),
+                site.reused
             );
             if let Some(search) = site.search {
                 println!(

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::catalog::Baseline;
 use super::content::{self, Content, Source};
 use super::error::{SiteError, many};
+use super::memo::Memo;
 use super::output::{self, Site};
 use super::render::{Read, Renderer};
 use super::{links, search, templates};
@@ -53,6 +54,9 @@ fn request_logs(
     Ok((requests, files))
 }
 
+/// The templates, with the SHA-256 of their sources ([`templates::load`]).
+type Templates = Result<(tera::Tera, [u8; 32]), SiteError>;
+
 /// Everything a site is rendered from, read and validated once.
 pub struct Inputs {
     layout: Layout,
@@ -65,6 +69,8 @@ pub struct Inputs {
     documents: Documents,
     profiles: Vec<Profile>,
     tera: tera::Tera,
+    /// The SHA-256 of the templates' sources.
+    theme: [u8; 32],
     /// Each machine's document as the site offers it for download.
     downloads: Vec<Download>,
     /// The SHA-256 of the downloads' bytes one after the other.
@@ -104,7 +110,7 @@ impl Inputs {
         report: project::CheckReport,
         options: &Options,
         content: Result<Content, SiteError>,
-        tera: Result<tera::Tera, SiteError>,
+        tera: Templates,
     ) -> Result<Self, SiteError> {
         let layout = Layout::new(root);
         if !report.is_ok() {
@@ -117,7 +123,7 @@ impl Inputs {
         let (downloads, digest) = (report.downloads, report.digest);
         let data_error = |e| SiteError::Project(vec![ProjectError::Data(e)]);
         let content = content?;
-        let tera = tera?;
+        let (tera, theme) = tera?;
         let mut baselines = Vec::new();
         for (machine, m) in documents.machines.iter().enumerate() {
             if let Some(path) = &m.baseline {
@@ -158,6 +164,7 @@ impl Inputs {
             documents,
             profiles: report.profiles,
             tera,
+            theme,
             downloads,
             digest,
             content,
@@ -218,10 +225,12 @@ impl Inputs {
 
     /// Renders the site into `out`: each file written into a temporary folder as soon as it
     /// is rendered, with only the pages' links and ids kept for the link check, and the
-    /// folder swapped in for `out` only when every link resolves.
+    /// folder swapped in for `out` only when every link resolves. A page whose template
+    /// context is the one the last build rendered into `out` is taken from `out` ([`Memo`]).
     pub fn build(&self, out: &Path) -> Result<Built, SiteError> {
         let staging = output::Staging::new(out)?;
-        let renderer = self.renderer();
+        let memo = Memo::open(out, &self.theme);
+        let renderer = self.renderer().with_memo(&memo);
         let scans = Mutex::new(BTreeMap::new());
         let files = Mutex::new(HashSet::new());
         let pages = AtomicUsize::new(0);
@@ -248,8 +257,11 @@ impl Inputs {
         links::check_content_links_in(&has, &has_id, renderer.urls(), &content_links)?;
         links::Scans::from_pages(scans).check_in(&has, renderer.urls())?;
         staging.commit()?;
+        let reused = memo.reused();
+        memo.save();
         Ok(Built {
             pages: pages.into_inner(),
+            reused,
             files: files.len(),
             search,
         })
@@ -293,10 +305,7 @@ pub fn build(root: &Path, out: &Path, options: &Options) -> Result<Built, SiteEr
 }
 
 /// The author's Markdown and the templates of the project at `root`.
-fn read_site_files(
-    root: &Path,
-    options: &Options,
-) -> (Result<Content, SiteError>, Result<tera::Tera, SiteError>) {
+fn read_site_files(root: &Path, options: &Options) -> (Result<Content, SiteError>, Templates) {
     let root = Layout::new(root).root;
     (
         content::load(&root, options.drafts).map_err(many),
@@ -328,6 +337,8 @@ fn first_of_each(doc: &Results) -> Results {
 pub struct Built {
     /// HTML pages.
     pub pages: usize,
+    /// Pages taken from the site the build replaced, their template not run.
+    pub reused: usize,
     /// Files in all.
     pub files: usize,
     /// What the search index took, when the site has search.

@@ -19,6 +19,7 @@ mod inputs;
 mod links;
 mod live;
 mod markdown;
+mod memo;
 mod narrative;
 mod output;
 mod packed;

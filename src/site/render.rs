@@ -13,6 +13,7 @@ use super::assets::{ECHARTS, ECHARTS_LICENSE, ECHARTS_NOTICE};
 use super::catalog::{Baseline, Catalog};
 use super::content::{Content, Place, Source};
 use super::error::{SiteError, many};
+use super::memo::Memo;
 use super::output::{PageFile, Site};
 use super::pages::{self, Page};
 use super::paging;
@@ -171,6 +172,8 @@ pub struct Renderer<'a> {
     logs: &'a [(String, Vec<u8>)],
     root: &'a Path,
     content: &'a Content,
+    /// The last build's pages, and the key every page's shares ([`Memo::scope`]).
+    memo: Option<(&'a Memo, [u8; 16])>,
 }
 
 /// What a renderer reads, borrowed from the project's inputs (`inputs::Inputs`).
@@ -290,7 +293,14 @@ impl<'a> Renderer<'a> {
             logs: read.logs,
             root: read.root,
             content: read.content,
+            memo: None,
         }
+    }
+
+    /// The renderer, taking each page whose context is unchanged from `memo`.
+    pub fn with_memo(mut self, memo: &'a Memo) -> Self {
+        self.memo = Some((memo, memo.scope(&self.site)));
+        self
     }
 
     /// Where the site lives.
@@ -672,20 +682,28 @@ impl<'a> Renderer<'a> {
             .and_then(|f| f.description.clone())
             .or(view.description)
             .unwrap_or_else(|| self.config.description.clone());
-        let html = self.render_template(
-            job.route.template,
-            PageContext {
-                title,
-                description,
-                path: path.clone(),
-                url: self.urls.page(&path),
-                canonical: self.urls.absolute(&path),
-                narrative,
-                machine,
-            }
-            .with(view.content),
-        )?;
-        Ok((format!("{path}index.html"), html.into()))
+        let page = PageContext {
+            title,
+            description,
+            path: path.clone(),
+            url: self.urls.page(&path),
+            canonical: self.urls.absolute(&path),
+            narrative,
+            machine,
+        }
+        .with(view.content);
+        let file = format!("{path}index.html");
+        let template = job.route.template;
+        let Some((memo, scope)) = &self.memo else {
+            return Ok((file, self.render_template(template, page)?.into()));
+        };
+        let key = memo.key(scope, template, &page);
+        if let Some(bytes) = memo.reuse(&file, key) {
+            return Ok((file, bytes));
+        }
+        let html = self.render_template(template, page)?;
+        memo.keep(key, html.as_bytes());
+        Ok((file, html.into()))
     }
 
     /// Renders template `name` with `site` and `page`.

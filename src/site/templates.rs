@@ -295,8 +295,9 @@ pub fn eject(root: &Path, names: &[String], force: bool) -> Result<Vec<PathBuf>,
     Ok(paths)
 }
 
-/// Loads the templates: a project file where there is one, else the default.
-pub fn load(root: &Path) -> Result<tera::Tera, SiteError> {
+/// Loads the templates: a project file where there is one, else the default; with the
+/// SHA-256 of their names and sources, which a page's bytes depend on.
+pub fn load(root: &Path) -> Result<(tera::Tera, [u8; 32]), SiteError> {
     let mut tera = tera::Tera::default();
     tera.autoescape_on(vec![".html", ".xml"]);
     tera.set_escape_fn(super::escape);
@@ -337,6 +338,13 @@ pub fn load(root: &Path) -> Result<tera::Tera, SiteError> {
             sources.push((format!("{PREFIX}{name}"), (*default).to_owned()));
         }
     }
+    let mut digest = Sha256::new();
+    for (name, text) in &sources {
+        for part in [name, text] {
+            digest.update(part.as_bytes());
+            digest.update([0]);
+        }
+    }
     // Parsed on every core (parsing is most of the time a small site takes), then macros and
     // inheritance checked across the set, as `Tera::add_raw_templates` does; a syntax error
     // names its template, line and column.
@@ -358,7 +366,7 @@ pub fn load(root: &Path) -> Result<tera::Tera, SiteError> {
     }
     tera.build_inheritance_chains().map_err(as_site_error)?;
     tera.check_macro_files().map_err(as_site_error)?;
-    Ok(tera)
+    Ok((tera, digest.finalize().into()))
 }
 
 /// A project's static file where there is one, else the default.
