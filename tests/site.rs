@@ -457,6 +457,24 @@ fn a_rebuild_renders_only_the_pages_whose_inputs_changed() {
     assert_eq!(pages_and_unchanged(&output).1, pages - 2);
     assert_eq!(site_files(&project), edited);
 
+    // The search index's page records changed by hand: the pages are read again for them.
+    project.write("site/search/data/p-0.json", "[]");
+    let output = build(&project, &[]);
+    output.assert_success();
+    assert_eq!(pages_and_unchanged(&output).1, pages - 1);
+    assert_eq!(site_files(&project), edited);
+
+    // The memo damaged: every page is rendered again.
+    let memo = project.root.path().join(".site.memo");
+    let mut bytes = std::fs::read(&memo).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    std::fs::write(&memo, bytes).unwrap();
+    let output = build(&project, &[]);
+    output.assert_success();
+    assert_eq!(pages_and_unchanged(&output).1, 0);
+    assert_eq!(site_files(&project), edited);
+
     // A template changed: every page is rendered again.
     let template = support::default_template("templates/run.html");
     project.write("templates/run.html", &format!("{template}\n"));

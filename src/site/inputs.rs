@@ -255,10 +255,11 @@ impl Inputs {
         let has = |file: &str| files.contains(file);
         let has_id = |file: &str, id: &str| scans.get(file).is_some_and(|scan| scan.has_id(id));
         links::check_content_links_in(&has, &has_id, renderer.urls(), &content_links)?;
-        links::Scans::from_pages(scans).check_in(&has, renderer.urls())?;
+        let scans = links::Scans::from_pages(scans);
+        scans.check_in(&has, renderer.urls())?;
         staging.commit()?;
         let reused = memo.reused();
-        memo.save();
+        memo.save(scans.pages());
         Ok(Built {
             pages: pages.into_inner(),
             reused,

@@ -246,6 +246,11 @@ impl Scans {
         }
     }
 
+    /// Each page's scan, by path.
+    pub fn pages(&self) -> &BTreeMap<String, Scan> {
+        &self.pages
+    }
+
     /// Checks every link of the scanned pages against `site`.
     pub fn check(&self, site: &Site, urls: &Urls) -> Result<(), SiteError> {
         self.check_in(&|file| site.files.contains_key(file), urls)
@@ -382,6 +387,20 @@ impl Scan {
             ids: Packed::new(ids.into_iter()),
             urls: Packed::new(urls),
         }
+    }
+
+    /// Writes the scan in the form [`Scan::read_from`] reads.
+    pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        self.ids.write_to(out)?;
+        self.urls.write_to(out)
+    }
+
+    /// A scan [`Scan::write_to`] wrote.
+    pub fn read_from(input: &mut impl std::io::Read) -> std::io::Result<Scan> {
+        Ok(Scan {
+            ids: Packed::read_from(input)?,
+            urls: Packed::read_from(input)?,
+        })
     }
 
     /// Whether the page has an element with this id.

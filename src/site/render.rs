@@ -32,6 +32,8 @@ use crate::project::{Documents, Download, ProjectError};
 struct Rendered {
     page: PageFile,
     files: Vec<PageFile>,
+    /// The page's own scan, when it was taken unchanged from the last build with it.
+    scan: Option<links::Scan>,
 }
 
 /// Takes one rendered file: its path inside the site, its bytes, and the scan of its ids and
@@ -477,6 +479,7 @@ impl<'a> Renderer<'a> {
             let Rendered {
                 page: (path, bytes),
                 files,
+                scan: kept,
             } = match sample {
                 Some(sample) if job.route.is_index() => sample.render_job(job, narrative),
                 _ => self.render_job(job, narrative),
@@ -486,10 +489,18 @@ impl<'a> Renderer<'a> {
             let scan = if let (Some(indexer), Ok(rank), Pages::PerRecord { noun }) =
                 (&indexer, searched.binary_search(&path), &job.route.pages)
             {
-                let mut read = html::read(&bytes, true);
-                let scan = links::Scan::take(&mut read).with_rows(rows());
-                indexer.add(rank, search::Record::read(&path, noun, read));
-                Some(scan)
+                // A page taken unchanged has the record the last index read from it.
+                match kept {
+                    Some(scan) if indexer.add_kept(rank, &path) => Some(scan.with_rows(rows())),
+                    _ => {
+                        let mut read = html::read(&bytes, true);
+                        let scan = links::Scan::take(&mut read).with_rows(rows());
+                        indexer.add(rank, search::Record::read(&path, noun, read));
+                        Some(scan)
+                    }
+                }
+            } else if let Some(scan) = kept {
+                Some(scan.with_rows(rows()))
             } else {
                 (!files.is_empty()).then(|| links::scan_page(&bytes).with_rows(rows()))
             };
@@ -643,23 +654,28 @@ impl<'a> Renderer<'a> {
         );
         let folder = job.path();
         let (view, files) = paging::spilling(&self.urls.page(&folder), || (kind.view)(&page));
+        let (page, scan) = self.render_view(job, narrative, view?, files.is_empty())?;
         Ok(Rendered {
-            page: self.render_view(job, narrative, view?)?,
+            page,
             files: files
                 .into_iter()
                 .map(|file| (format!("{folder}{}", file.name), file.bytes.into()))
                 .collect(),
+            scan,
         })
     }
 
     /// A page's view through its kind's template; the narrative's front matter overrides the
-    /// view's title and description, and the view's description the site's.
+    /// view's title and description, and the view's description the site's. A page the memo
+    /// has is taken from the last build, with its scan when `own_scan` (it has no paged
+    /// tables) and the memo kept it.
     fn render_view<'s>(
         &self,
         job: &Job<'s>,
         narrative: &Narratives<'s>,
         view: pages::View,
-    ) -> Result<PageFile, SiteError> {
+        own_scan: bool,
+    ) -> Result<(PageFile, Option<links::Scan>), SiteError> {
         let path = job.path();
         let place = match &job.route.pages {
             Pages::PerRecord { .. } => Some(Place::Record(job.route.folder, job.key.clone())),
@@ -695,15 +711,15 @@ impl<'a> Renderer<'a> {
         let file = format!("{path}index.html");
         let template = job.route.template;
         let Some((memo, scope)) = &self.memo else {
-            return Ok((file, self.render_template(template, page)?.into()));
+            return Ok(((file, self.render_template(template, page)?.into()), None));
         };
         let key = memo.key(scope, template, &page);
-        if let Some(bytes) = memo.reuse(&file, key) {
-            return Ok((file, bytes));
+        if let Some((bytes, scan)) = memo.reuse(&file, key, own_scan) {
+            return Ok(((file, bytes), scan));
         }
         let html = self.render_template(template, page)?;
-        memo.keep(key, html.as_bytes());
-        Ok((file, html.into()))
+        memo.keep(&file, key, html.as_bytes(), own_scan);
+        Ok(((file, html.into()), None))
     }
 
     /// Renders template `name` with `site` and `page`.

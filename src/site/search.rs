@@ -248,6 +248,8 @@ struct Earlier<'p> {
     /// URL and hash of each page, in page order.
     pages: Vec<(String, String)>,
     meta: Meta,
+    /// The records of the `p-<n>.json` files read so far, by `n`, until taken.
+    chunks: Mutex<HashMap<usize, Vec<Option<Record>>>>,
 }
 
 impl<'p> Earlier<'p> {
@@ -266,7 +268,25 @@ impl<'p> Earlier<'p> {
             })
             .collect::<Option<Vec<_>>>()?;
         let meta: Meta = serde_json::from_slice(&read(&format!("{FOLDER}/meta.json"))?).ok()?;
-        (meta.pages == pages.len()).then_some(Earlier { read, pages, meta })
+        (meta.pages == pages.len()).then_some(Earlier {
+            read,
+            pages,
+            meta,
+            chunks: Mutex::default(),
+        })
+    }
+
+    /// The record of page `page` as this index holds it, each page's once.
+    fn take_record(&self, page: usize) -> Option<Record> {
+        let mut chunks = self.chunks.lock().expect("no panic holds the lock");
+        let chunk = match chunks.entry(page / CHUNK) {
+            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let records: Vec<Record> = self.json(&format!("p-{}.json", page / CHUNK))?;
+                v.insert(records.into_iter().map(Some).collect())
+            }
+        };
+        chunk.get_mut(page % CHUNK)?.take()
     }
 
     fn json<T: for<'de> Deserialize<'de>>(&self, name: &str) -> Option<T> {
@@ -281,8 +301,8 @@ pub struct Indexer<'p> {
     language: String,
     header: String,
     earlier: Option<Earlier<'p>>,
-    /// The previous build's hash of each URL.
-    known: HashMap<String, String>,
+    /// The previous build's hash and page number of each URL.
+    known: HashMap<String, (String, usize)>,
     entries: Mutex<Vec<Option<Entry>>>,
 }
 
@@ -297,7 +317,13 @@ impl<'p> Indexer<'p> {
         let earlier = Earlier::read(previous, &header);
         let known = earlier
             .as_ref()
-            .map(|e| e.pages.iter().cloned().collect())
+            .map(|e| {
+                e.pages
+                    .iter()
+                    .enumerate()
+                    .map(|(page, (url, hash))| (url.clone(), (hash.clone(), page)))
+                    .collect()
+            })
             .unwrap_or_default();
         Indexer {
             english: language == "en" || language.starts_with("en-"),
@@ -313,13 +339,35 @@ impl<'p> Indexer<'p> {
     /// indexed the same content at the same URL.
     pub fn add(&self, rank: usize, record: Record) {
         let hash = record.hash();
-        let terms =
-            (self.known.get(&record.url) != Some(&hash)).then(|| page_terms(&record, self.english));
+        let terms = (self.known.get(&record.url).map(|(h, _)| h) != Some(&hash))
+            .then(|| page_terms(&record, self.english));
         self.entries.lock().expect("no panic holds the lock")[rank] = Some(Entry {
             record,
             hash,
             terms,
         });
+    }
+
+    /// Takes the record of rank `rank`, the page at `path` (`runs/x/index.html`), as the
+    /// previous index has it, for a page whose bytes are the ones that index read; whether
+    /// it had it (the record's hash is the one its listing gives).
+    pub fn add_kept(&self, rank: usize, path: &str) -> bool {
+        let url = format!("/{}", path.strip_suffix("index.html").unwrap_or(path));
+        let (Some(earlier), Some((hash, page))) = (&self.earlier, self.known.get(&url)) else {
+            return false;
+        };
+        let Some(record) = earlier.take_record(*page) else {
+            return false;
+        };
+        if record.url != url || record.hash() != *hash {
+            return false;
+        }
+        self.entries.lock().expect("no panic holds the lock")[rank] = Some(Entry {
+            record,
+            hash: hash.clone(),
+            terms: None,
+        });
+        true
     }
 
     /// The index, as files to put under [`FOLDER`], once every record is in.
