@@ -114,22 +114,15 @@ fn path_beside(out: &Path) -> PathBuf {
 }
 
 /// What identifies this executable's rendering: its version, and its file's size and
-/// modification time (a rebuilt benchsite may escape or format differently).
-fn program() -> Vec<u8> {
+/// modification time (a rebuilt benchsite may escape or format differently); none when the
+/// executable cannot be looked at, and then nothing is reused.
+fn program() -> Option<Vec<u8>> {
+    let meta = std::fs::metadata(std::env::current_exe().ok()?).ok()?;
+    let since = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
     let mut id = env!("CARGO_PKG_VERSION").as_bytes().to_vec();
-    if let Some(meta) = std::env::current_exe()
-        .ok()
-        .and_then(|exe| std::fs::metadata(exe).ok())
-    {
-        id.extend(meta.len().to_le_bytes());
-        if let Ok(since) = meta
-            .modified()
-            .map(|t| t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default())
-        {
-            id.extend(since.as_nanos().to_le_bytes());
-        }
-    }
-    id
+    id.extend(meta.len().to_le_bytes());
+    id.extend(since.as_nanos().to_le_bytes());
+    Some(id)
 }
 
 /// A reader that hashes and counts what it reads.
@@ -263,10 +256,11 @@ impl Memo {
     /// memo that is missing or unreadable is empty.
     pub fn open(out: &Path, templates: &[u8; 32]) -> Self {
         let file = path_beside(out);
-        let salt = xxh3_128(&[&program()[..], templates].concat());
-        let (kept, scans) = match read(&file) {
-            Ok((kept, scans)) => (kept, Some(Mutex::new(scans))),
-            Err(_) => (HashMap::new(), None),
+        let program = program();
+        let salt = xxh3_128(&[program.as_deref().unwrap_or_default(), templates].concat());
+        let (kept, scans) = match program.is_some().then(|| read(&file)) {
+            Some(Ok((kept, scans))) => (kept, Some(Mutex::new(scans))),
+            _ => (HashMap::new(), None),
         };
         Self {
             out: out.to_owned(),

@@ -18,7 +18,9 @@
 //! - `pages.txt`: each page's content hash and URL. The next build reads it (from the site it
 //!   replaces, or `serve`'s site in memory) and indexes only the pages whose hash changed: the
 //!   shards their old and new terms fall in are patched, every other shard is the previous
-//!   build's bytes. The output is byte for byte what indexing every page gives.
+//!   build's bytes. The output is byte for byte what indexing every page gives. A page the
+//!   build takes unchanged from the last (`memo.rs`) is not read again: its record is the
+//!   previous `p-<n>.json`'s, when its hash is the one listed ([`Indexer::add_kept`]).
 //!
 //! A term is a word (letters and digits) lowercased, with English's commonest suffixes taken
 //! off when the site's language is English ([`stem`]), and a compound of words joined by
