@@ -12,7 +12,7 @@ use crate::format::MISSING;
 use crate::profiles::{self, Engine, Profile};
 
 /// What kind of records a pair is of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
     /// `runs`.
     Run,

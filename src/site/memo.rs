@@ -118,7 +118,11 @@ fn path_beside(out: &Path) -> PathBuf {
 /// executable cannot be looked at, and then nothing is reused.
 fn program() -> Option<Vec<u8>> {
     let meta = std::fs::metadata(std::env::current_exe().ok()?).ok()?;
-    let since = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    let since = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
     let mut id = env!("CARGO_PKG_VERSION").as_bytes().to_vec();
     id.extend(meta.len().to_le_bytes());
     id.extend(since.as_nanos().to_le_bytes());

@@ -66,9 +66,19 @@ impl<'a> Catalog<'a> {
 
     /// The history record `index` of `kind` is part of.
     pub fn history_of(&self, kind: Kind, index: usize) -> Option<&compare::History> {
-        self.histories()
-            .iter()
-            .find(|h| h.kind == kind && h.members.contains(&index))
+        // Looked up, not searched: every record page asks, and a search through every
+        // history's members made the pages' time grow with the square of the records.
+        let at = self.history_at.get_or_init(|| {
+            let mut at = std::collections::HashMap::new();
+            for (place, history) in self.histories().iter().enumerate() {
+                for &member in &history.members {
+                    at.entry((history.kind, member)).or_insert(place);
+                }
+            }
+            at
+        });
+        at.get(&(kind, index))
+            .map(|&place| &self.histories()[place])
     }
 
     /// The anchor of a pair on the ablations page.
