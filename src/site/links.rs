@@ -367,10 +367,17 @@ impl Scan {
     /// The scan with the ids and links of a page's paged tables' rows (their data files'
     /// bytes), which are the page's: `benchsite.js` shows a row a link's fragment names.
     pub fn with_rows<'b>(self, files: impl Iterator<Item = &'b [u8]>) -> Scan {
-        let rows: Vec<html::Reading> = files
-            .filter_map(paging::rows_html)
-            .map(|html| html::read(html.as_bytes(), false))
-            .collect();
+        self.with_readings(
+            files
+                .filter_map(paging::rows_html)
+                .map(|html| html::read(html.as_bytes(), false))
+                .collect(),
+        )
+    }
+
+    /// The scan with the ids and links of a page's paged tables' rows, read from their data
+    /// files ([`paging::rows_html`]).
+    pub fn with_readings(self, rows: Vec<html::Reading>) -> Scan {
         if rows.is_empty() {
             return self;
         }

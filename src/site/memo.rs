@@ -41,64 +41,96 @@ fn of_bytes(bytes: &[u8]) -> Hash {
     xxh3_128(bytes)
 }
 
-/// Appends `value` to `out` so that two values append the same bytes only when they are
-/// equal: each part tagged, each string and list preceded by its length.
-fn feed(out: &mut Vec<u8>, value: &Value) {
-    let length = |out: &mut Vec<u8>, n: usize| out.extend((n as u64).to_le_bytes());
-    match value {
-        Value::Null => out.push(0),
-        Value::Bool(b) => out.extend([1, u8::from(*b)]),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                out.push(2);
-                out.extend(i.to_le_bytes());
-            } else if let Some(u) = n.as_u64() {
-                out.push(3);
-                out.extend(u.to_le_bytes());
-            } else {
-                out.push(4);
-                out.extend(n.as_f64().unwrap_or(f64::NAN).to_bits().to_le_bytes());
+/// A hash fed in pieces, gathered into blocks so that small pieces cost little, whatever the
+/// size of what is hashed (a page's context can be megabytes).
+struct Feed {
+    block: Vec<u8>,
+    hash: Xxh3,
+}
+
+impl Feed {
+    const BLOCK: usize = 64 * 1024;
+
+    fn new() -> Self {
+        Feed {
+            block: Vec::with_capacity(Self::BLOCK),
+            hash: Xxh3::new(),
+        }
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        if self.block.len() + bytes.len() > Self::BLOCK {
+            self.hash.update(&self.block);
+            self.block.clear();
+            if bytes.len() > Self::BLOCK {
+                self.hash.update(bytes);
+                return;
             }
         }
-        Value::String(s) => {
-            out.push(5);
-            length(out, s.len());
-            out.extend_from_slice(s.as_bytes());
-        }
-        Value::Array(items) => {
-            out.push(6);
-            length(out, items.len());
-            for item in items {
-                feed(out, item);
+        self.block.extend_from_slice(bytes);
+    }
+
+    fn length(&mut self, n: usize) {
+        self.bytes(&(n as u64).to_le_bytes());
+    }
+
+    /// Feeds `value` so that two values feed the same bytes only when they are equal: each
+    /// part tagged, each string and list preceded by its length.
+    fn value(&mut self, value: &Value) {
+        match value {
+            Value::Null => self.bytes(&[0]),
+            Value::Bool(b) => self.bytes(&[1, u8::from(*b)]),
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    self.bytes(&[2]);
+                    self.bytes(&i.to_le_bytes());
+                } else if let Some(u) = n.as_u64() {
+                    self.bytes(&[3]);
+                    self.bytes(&u.to_le_bytes());
+                } else {
+                    self.bytes(&[4]);
+                    self.bytes(&n.as_f64().unwrap_or(f64::NAN).to_bits().to_le_bytes());
+                }
+            }
+            Value::String(s) => {
+                self.bytes(&[5]);
+                self.length(s.len());
+                self.bytes(s.as_bytes());
+            }
+            Value::Array(items) => {
+                self.bytes(&[6]);
+                self.length(items.len());
+                for item in items {
+                    self.value(item);
+                }
+            }
+            Value::Object(fields) => {
+                self.bytes(&[7]);
+                self.length(fields.len());
+                for (name, item) in fields {
+                    self.length(name.len());
+                    self.bytes(name.as_bytes());
+                    self.value(item);
+                }
             }
         }
-        Value::Object(fields) => {
-            out.push(7);
-            length(out, fields.len());
-            for (name, item) in fields {
-                length(out, name.len());
-                out.extend_from_slice(name.as_bytes());
-                feed(out, item);
-            }
-        }
+    }
+
+    fn finish(mut self) -> Hash {
+        self.hash.update(&self.block);
+        self.hash.digest128()
     }
 }
 
 /// The hash of `parts`, each with its length, then `value`.
 fn of_value(parts: &[&[u8]], value: &Value) -> Hash {
-    thread_local! {
-        // Kept per thread: a page's context is tens of kilobytes.
-        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    let mut feed = Feed::new();
+    for part in parts {
+        feed.length(part.len());
+        feed.bytes(part);
     }
-    BUFFER.with_borrow_mut(|buffer| {
-        buffer.clear();
-        for part in parts {
-            buffer.extend((part.len() as u64).to_le_bytes());
-            buffer.extend_from_slice(part);
-        }
-        feed(buffer, value);
-        xxh3_128(buffer)
-    })
+    feed.value(value);
+    feed.finish()
 }
 
 /// The memo beside the output `out`: `.site.memo` for `site`.

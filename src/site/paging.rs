@@ -31,30 +31,80 @@ pub struct DataFile {
     pub bytes: Vec<u8>,
 }
 
+/// Takes each data file a page's view writes, as it is written.
+pub type Sink<'s> = dyn Fn(DataFile) -> Result<(), super::SiteError> + 's;
+
 struct Spill {
     /// The page's URL (with the base path), which the data files' URLs start with.
     url: String,
-    files: Vec<DataFile>,
+    /// Where the files go: the `sink` of the [`spilling`] call this spill belongs to, whose
+    /// borrow outlives the spill (see there).
+    sink: *const Sink<'static>,
+    /// Files written so far.
+    written: usize,
+    /// The first error the sink gave; later files are not handed to it.
+    error: Option<super::SiteError>,
     names: BTreeSet<String>,
+}
+
+impl Spill {
+    fn put(&mut self, file: DataFile) {
+        self.written += 1;
+        if self.error.is_none() {
+            // SAFETY: `sink` points to the `sink` `spilling` was given, which lives until
+            // `spilling` returns; `spilling` takes this spill out of the thread-local before
+            // it returns or unwinds (`Restore`), and a spill never leaves its thread.
+            let sink = unsafe { &*self.sink };
+            self.error = sink(file).err();
+        }
+    }
 }
 
 thread_local! {
     static SPILL: RefCell<Option<Spill>> = const { RefCell::new(None) };
 }
 
-/// Runs `view` for the page at `url`, its long tables paged: what it returned and the data
-/// files its tables wrote.
-pub fn spilling<T>(url: &str, view: impl FnOnce() -> T) -> (T, Vec<DataFile>) {
+/// Puts back the spill that was there before [`spilling`], on return or unwind.
+struct Restore(Option<Option<Spill>>);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        if let Some(before) = self.0.take() {
+            SPILL.with(|spill| spill.replace(before));
+        }
+    }
+}
+
+/// Runs `view` for the page at `url`, its long tables paged: what it returned, and how many
+/// data files its tables wrote, each handed to `sink` as it was written (so a page of every
+/// level of a large report does not hold them all), or the first error `sink` gave.
+pub fn spilling<T>(
+    url: &str,
+    sink: &Sink<'_>,
+    view: impl FnOnce() -> T,
+) -> (T, Result<usize, super::SiteError>) {
+    // SAFETY: only the lifetime is erased; the pointer is used only while the spill is in
+    // the thread-local, and `Restore` takes it out before this function returns or unwinds.
+    let sink: *const Sink<'static> = unsafe { std::mem::transmute(sink as *const Sink<'_>) };
     let before = SPILL.with(|spill| {
         spill.replace(Some(Spill {
             url: url.to_owned(),
-            files: Vec::new(),
+            sink,
+            written: 0,
+            error: None,
             names: BTreeSet::new(),
         }))
     });
+    let mut restore = Restore(Some(before));
     let value = view();
+    let before = restore.0.take().expect("restored only here or on unwind");
     let spill = SPILL.with(|spill| spill.replace(before));
-    (value, spill.map(|s| s.files).unwrap_or_default())
+    let written = match spill {
+        Some(Spill { error: Some(e), .. }) => Err(e),
+        Some(spill) => Ok(spill.written),
+        None => Ok(0),
+    };
+    (value, written)
 }
 
 /// Where a paged table's rows are: templates put these on the table as `data-` attributes.
@@ -97,13 +147,13 @@ pub fn page(
         for (k, chunk) in rows.chunks(CHUNK_ROWS).enumerate() {
             let bytes = serde_json::to_vec(&serde_json::json!({ "rows": chunk }))
                 .expect("strings serialize");
-            spill.files.push(DataFile {
+            spill.put(DataFile {
                 name: format!("{name}.{}{ROWS_SUFFIX}", k + 1),
                 bytes,
             });
         }
         let csv = (!linked).then(|| {
-            spill.files.push(DataFile {
+            spill.put(DataFile {
                 name: format!("{name}.csv"),
                 bytes: csv().into_bytes(),
             });
@@ -129,7 +179,7 @@ pub fn beside(name: &str, extension: &str, bytes: impl FnOnce() -> Vec<u8>) -> O
         let mut spill = spill.borrow_mut();
         let spill = spill.as_mut()?;
         let name = format!("{}.{extension}", unique_name(&mut spill.names, name));
-        spill.files.push(DataFile {
+        spill.put(DataFile {
             name: name.clone(),
             bytes: bytes(),
         });
@@ -190,11 +240,18 @@ mod tests {
     #[test]
     fn a_long_table_keeps_its_first_page_and_writes_every_row_in_chunks() {
         let n = 2 * CHUNK_ROWS + 7;
-        let ((first, second), files) = spilling("/r/runs/", || {
+        let files = RefCell::new(Vec::new());
+        let sink = |file: DataFile| {
+            files.borrow_mut().push(file);
+            Ok(())
+        };
+        let ((first, second), written) = spilling("/r/runs/", &sink, || {
             let first = page("Every run", rows(n), false, || "x\n1\n".to_owned());
             let second = page("Every run", rows(PAGE_ROWS + 1), true, || unreachable!());
             (first, second)
         });
+        let files = files.into_inner();
+        assert_eq!(written.unwrap(), files.len());
         let (body, paged) = first;
         assert_eq!(body.matches("<tr").count(), PAGE_ROWS);
         assert!(body.ends_with("<tr id=\"r49\"><td>49</td></tr>\n"));
@@ -227,6 +284,15 @@ mod tests {
         assert!(all.contains("<tr id=\"r1006\">"));
         let last = rows_html(&files[2].bytes).unwrap();
         assert_eq!(last.matches("<tr").count(), 7);
+        // A sink's error is the spill's, and the files after it are not handed on.
+        let handed = std::cell::Cell::new(0);
+        let failing = |_: DataFile| {
+            handed.set(handed.get() + 1);
+            Err(super::super::SiteError::Search("full".into()))
+        };
+        let (_, written) = spilling("/r/", &failing, || page("T", rows(n), false, String::new));
+        assert!(written.is_err());
+        assert_eq!(handed.get(), 1);
         // Outside the view, nothing is collected any more.
         assert!(
             page("T", rows(PAGE_ROWS + 1), false, String::new)

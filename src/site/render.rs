@@ -28,10 +28,10 @@ use crate::data::{self, Results};
 use crate::profiles::Profile;
 use crate::project::{Documents, Download, ProjectError};
 
-/// A rendered page and the data files of its paged tables, beside it.
+/// A rendered page, with how many data files its paged tables wrote beside it.
 struct Rendered {
     page: PageFile,
-    files: Vec<PageFile>,
+    spilled: usize,
     /// The page's own scan, when it was taken unchanged from the last build with it.
     scan: Option<links::Scan>,
 }
@@ -476,37 +476,43 @@ impl<'a> Renderer<'a> {
         let indexer = indexing
             .then(|| search::Indexer::start(searched.len(), &self.config.language, previous));
         jobs.par_iter().try_for_each(|job| {
+            // The page's data files are put as its view writes them; the rows in them are
+            // the page's, for the link check, so they are read on the way.
+            let folder = job.path();
+            let rows = std::cell::RefCell::new(Vec::new());
+            let sink = |file: paging::DataFile| {
+                if let Some(html) = paging::rows_html(&file.bytes) {
+                    rows.borrow_mut().push(html::read(html.as_bytes(), false));
+                }
+                emit(format!("{folder}{}", file.name), file.bytes.into(), None)
+            };
             let Rendered {
                 page: (path, bytes),
-                files,
+                spilled,
                 scan: kept,
             } = match sample {
-                Some(sample) if job.route.is_index() => sample.render_job(job, narrative),
-                _ => self.render_job(job, narrative),
+                Some(sample) if job.route.is_index() => sample.render_job(job, narrative, &sink),
+                _ => self.render_job(job, narrative, &sink),
             }?;
-            // A paged table's rows are the page's, for the link check, wherever they are.
-            let rows = || files.iter().map(|(_, bytes)| bytes.as_ref());
+            let rows = rows.into_inner();
             let scan = if let (Some(indexer), Ok(rank), Pages::PerRecord { noun }) =
                 (&indexer, searched.binary_search(&path), &job.route.pages)
             {
                 // A page taken unchanged has the record the last index read from it.
                 match kept {
-                    Some(scan) if indexer.add_kept(rank, &path) => Some(scan.with_rows(rows())),
+                    Some(scan) if indexer.add_kept(rank, &path) => Some(scan.with_readings(rows)),
                     _ => {
                         let mut read = html::read(&bytes, true);
-                        let scan = links::Scan::take(&mut read).with_rows(rows());
+                        let scan = links::Scan::take(&mut read).with_readings(rows);
                         indexer.add(rank, search::Record::read(&path, noun, read));
                         Some(scan)
                     }
                 }
             } else if let Some(scan) = kept {
-                Some(scan.with_rows(rows()))
+                Some(scan.with_readings(rows))
             } else {
-                (!files.is_empty()).then(|| links::scan_page(&bytes).with_rows(rows()))
+                (spilled > 0).then(|| links::scan_page(&bytes).with_readings(rows))
             };
-            for (name, bytes) in files {
-                emit(name, bytes, None)?;
-            }
             emit(path, bytes, scan)
         })?;
         let Some(indexer) = indexer else {
@@ -612,7 +618,7 @@ impl<'a> Renderer<'a> {
             }
         };
         // Its tables' data files do not depend on the narrative, so they stay as they were.
-        let page = self.render_job(&job, &narrative)?.page;
+        let page = self.render_job(&job, &narrative, &|_| Ok(()))?.page;
         let links = links
             .into_iter()
             .map(|(url, line)| (source.file.clone(), url, line))
@@ -643,6 +649,7 @@ impl<'a> Renderer<'a> {
         &self,
         job: &Job<'s>,
         narrative: &Narratives<'s>,
+        sink: &paging::Sink<'_>,
     ) -> Result<Rendered, SiteError> {
         let kind = pages::kind(job.route);
         let page = Page::new(
@@ -653,14 +660,13 @@ impl<'a> Renderer<'a> {
             job.source,
         );
         let folder = job.path();
-        let (view, files) = paging::spilling(&self.urls.page(&folder), || (kind.view)(&page));
-        let (page, scan) = self.render_view(job, narrative, view?, files.is_empty())?;
+        let (view, spilled) =
+            paging::spilling(&self.urls.page(&folder), sink, || (kind.view)(&page));
+        let spilled = spilled?;
+        let (page, scan) = self.render_view(job, narrative, view?, spilled == 0)?;
         Ok(Rendered {
             page,
-            files: files
-                .into_iter()
-                .map(|file| (format!("{folder}{}", file.name), file.bytes.into()))
-                .collect(),
+            spilled,
             scan,
         })
     }
