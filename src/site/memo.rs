@@ -329,15 +329,7 @@ impl Memo {
             return None;
         }
         self.reused.fetch_add(1, Ordering::Relaxed);
-        self.made
-            .lock()
-            .expect("no panic holds the lock")
-            .push(Made {
-                file: file.to_owned(),
-                key,
-                bytes: kept.bytes,
-                own_scan,
-            });
+        self.note(file, key, kept.bytes, own_scan);
         let scan = kept
             .scan
             .filter(|_| own_scan)
@@ -366,7 +358,11 @@ impl Memo {
     /// Notes that `key` rendered `bytes` into `file`, and whether the file's scan will be its
     /// own.
     pub fn keep(&self, file: &str, key: Hash, bytes: &[u8], own_scan: bool) {
-        let bytes = of_bytes(bytes);
+        self.note(file, key, of_bytes(bytes), own_scan);
+    }
+
+    /// Adds a page to this build's memo.
+    fn note(&self, file: &str, key: Hash, bytes: Hash, own_scan: bool) {
         self.made
             .lock()
             .expect("no panic holds the lock")

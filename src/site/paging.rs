@@ -13,6 +13,8 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use super::error::SiteError;
+
 /// Rows a paged table shows at a time, and carries in its page's HTML.
 pub const PAGE_ROWS: usize = 50;
 /// Rows in each of a paged table's data files.
@@ -32,7 +34,7 @@ pub struct DataFile {
 }
 
 /// Takes each data file a page's view writes, as it is written.
-pub type Sink<'s> = dyn Fn(DataFile) -> Result<(), super::SiteError> + 's;
+pub type Sink<'s> = dyn Fn(DataFile) -> Result<(), SiteError> + 's;
 
 struct Spill {
     /// The page's URL (with the base path), which the data files' URLs start with.
@@ -43,7 +45,7 @@ struct Spill {
     /// Files written so far.
     written: usize,
     /// The first error the sink gave; later files are not handed to it.
-    error: Option<super::SiteError>,
+    error: Option<SiteError>,
     names: BTreeSet<String>,
 }
 
@@ -82,7 +84,7 @@ pub fn spilling<T>(
     url: &str,
     sink: &Sink<'_>,
     view: impl FnOnce() -> T,
-) -> (T, Result<usize, super::SiteError>) {
+) -> (T, Result<usize, SiteError>) {
     // SAFETY: only the lifetime is erased; the pointer is used only while the spill is in
     // the thread-local, and `Restore` takes it out before this function returns or unwinds.
     let sink: *const Sink<'static> = unsafe { std::mem::transmute(sink as *const Sink<'_>) };
@@ -288,7 +290,7 @@ mod tests {
         let handed = std::cell::Cell::new(0);
         let failing = |_: DataFile| {
             handed.set(handed.get() + 1);
-            Err(super::super::SiteError::Search("full".into()))
+            Err(super::SiteError::Search("full".into()))
         };
         let (_, written) = spilling("/r/", &failing, || page("T", rows(n), false, String::new));
         assert!(written.is_err());
