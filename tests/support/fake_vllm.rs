@@ -185,6 +185,15 @@ impl Trace {
         let span = *self.text_sent.last().unwrap() - self.text_sent[0];
         (self.tokens - 1) as f64 / span.as_secs_f64()
     }
+
+    /// The decode rates a client can measure for this request when it sees the first and the
+    /// last text chunk each late by a different amount, at most `slack` seconds apart:
+    /// (tokens − 1) / (span ± slack).
+    pub fn decode_rates_within(&self, slack: f64) -> std::ops::RangeInclusive<f64> {
+        let span = (*self.text_sent.last().unwrap() - self.text_sent[0]).as_secs_f64();
+        let tokens = (self.tokens - 1) as f64;
+        tokens / (span + slack)..=tokens / (span - slack)
+    }
 }
 
 /// A running fake server; dropping it stops it.
