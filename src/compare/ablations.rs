@@ -152,8 +152,10 @@ fn pairs(kind: Kind, records: impl Iterator<Item = Option<(String, Settings)>>) 
     }
     let mut found = Vec::new();
     for members in groups.values() {
-        // Each line: the setting it runs along and every other setting's value.
-        let mut lines: BTreeMap<Line, Vec<(usize, &str)>> = BTreeMap::new();
+        // Each line: the setting it runs along and every other setting's value. Hashed, not
+        // ordered: a pair lies on one line only, and `found` is sorted at the end.
+        let mut lines: std::collections::HashMap<Line, Vec<(usize, &str)>> =
+            std::collections::HashMap::new();
         let keys: std::collections::BTreeSet<&str> = members
             .iter()
             .flat_map(|(_, settings)| settings.keys().map(String::as_str))

@@ -28,6 +28,27 @@ impl<'a> Catalog<'a> {
         })
     }
 
+    /// The one-knob pairs record `index` of `kind` is part of, in the document's order.
+    pub fn ablations_of(&self, kind: Kind, index: usize) -> impl Iterator<Item = &Ablation> {
+        // Looked up, not searched: every record page asks, and a search through every pair
+        // made the pages' time grow with the square of the records.
+        let at = self.ablations_at.get_or_init(|| {
+            let mut at: std::collections::HashMap<(Kind, usize), Vec<usize>> =
+                std::collections::HashMap::new();
+            for (place, ab) in self.ablations().iter().enumerate() {
+                at.entry((ab.kind, ab.a)).or_default().push(place);
+                if ab.b != ab.a {
+                    at.entry((ab.kind, ab.b)).or_default().push(place);
+                }
+            }
+            at
+        });
+        at.get(&(kind, index))
+            .into_iter()
+            .flatten()
+            .map(|&place| &self.ablations()[place])
+    }
+
     /// The configurations measured more than once, each oldest first.
     pub fn histories(&self) -> &[compare::History] {
         self.histories.get_or_init(|| {
@@ -122,9 +143,7 @@ impl<'a> Catalog<'a> {
         let Some(index) = index else {
             return Vec::new();
         };
-        self.ablations()
-            .iter()
-            .filter(|ab| ab.kind == kind && (ab.a == index || ab.b == index))
+        self.ablations_of(kind, index)
             .map(|ab| {
                 let other = if ab.a == index { ab.b } else { ab.a };
                 self.ablation_link(ab, format!("against {}", self.record(kind, other).0))

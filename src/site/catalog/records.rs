@@ -122,6 +122,9 @@ pub struct Catalog<'a> {
     pub(super) histories: std::sync::OnceLock<Vec<crate::compare::History>>,
     /// Each measured-again record's history, by kind and index: its place in `histories`.
     pub(super) history_at: std::sync::OnceLock<std::collections::HashMap<(Kind, usize), usize>>,
+    /// Where each record's pairs are in `ablations`, by kind and index.
+    pub(super) ablations_at:
+        std::sync::OnceLock<std::collections::HashMap<(Kind, usize), Vec<usize>>>,
     /// Each comparison's index by label and by slug (the first that has it).
     pub(super) comparison_keys: std::sync::OnceLock<std::collections::HashMap<String, usize>>,
     /// Each run's quality comparison, by the run's index.
@@ -189,6 +192,7 @@ impl<'a> Catalog<'a> {
             models: std::sync::OnceLock::new(),
             histories: std::sync::OnceLock::new(),
             history_at: std::sync::OnceLock::new(),
+            ablations_at: std::sync::OnceLock::new(),
             comparison_keys: std::sync::OnceLock::new(),
             run_quality: std::sync::OnceLock::new(),
             measured_by: std::sync::OnceLock::new(),

@@ -87,9 +87,7 @@ fn siblings(
     index: usize,
     versus: impl Fn(usize) -> Option<String>,
 ) -> Vec<Link> {
-    c.ablations()
-        .iter()
-        .filter(|ab| ab.kind == kind && (ab.a == index || ab.b == index))
+    c.ablations_of(kind, index)
         .filter_map(|ab| {
             let (other, from, to) = if ab.a == index {
                 (ab.b, &ab.to, &ab.from)
