@@ -54,6 +54,21 @@ pub fn parse_with(
     parse_upgrading(path, bytes, more_checks).map(|(doc, _)| doc)
 }
 
+/// `doc` without the spare room its sweeps' level arrays grew into while it was read (an
+/// array doubles as it grows): a fleet's tens of thousands of sweeps would otherwise hold
+/// tens of MB of empty level slots for as long as the document is loaded. Each is copied
+/// into an array of its length, since an allocator may shrink a block in place and keep it.
+fn compact(mut doc: Results) -> Results {
+    for sweep in &mut doc.sweeps {
+        if sweep.levels.capacity() > sweep.levels.len() {
+            let mut levels = Vec::with_capacity(sweep.levels.len());
+            levels.append(&mut sweep.levels);
+            sweep.levels = levels;
+        }
+    }
+    doc
+}
+
 /// [`parse_with`], and whether the document was of an earlier schema version, read as this
 /// one: its bytes are then not what this version's writer would store.
 pub fn parse_upgrading(
@@ -131,6 +146,7 @@ pub fn parse_upgrading(
             )])
         })?
     };
+    let doc = compact(doc);
     let mut problems = checks::problems(&doc);
     problems.extend(more_checks(&doc));
     if !problems.is_empty() {
