@@ -481,7 +481,8 @@ impl<'a> Renderer<'a> {
             let folder = job.path();
             let rows = std::cell::RefCell::new(Vec::new());
             let sink = |file: paging::DataFile| {
-                if let Some(html) = paging::rows_html(&file.bytes) {
+                let table = file.name.ends_with(paging::ROWS_SUFFIX);
+                if let Some(html) = table.then(|| paging::rows_html(&file.bytes)).flatten() {
                     rows.borrow_mut().push(html::read(html.as_bytes(), false));
                 }
                 emit(format!("{folder}{}", file.name), file.bytes.into(), None)
