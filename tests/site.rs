@@ -482,6 +482,60 @@ fn a_rebuild_renders_only_the_pages_whose_inputs_changed() {
     output.assert_success();
     assert_eq!(pages_and_unchanged(&output).1, 0, "{}", output.stdout);
     assert_eq!(site_files(&project), edited);
+
+    // A setting that some views read and no page's frame shows (the limits): the pages
+    // whose views changed are rendered again, the others are taken as they were, and the
+    // site is the one a build from nothing makes.
+    let limits = |project: &Project| {
+        let toml = std::fs::read_to_string(project.root.path().join("benchsite.toml")).unwrap();
+        project.write(
+            "benchsite.toml",
+            &format!("{toml}\n[slo]\nttft_p95_s = 0.05\n"),
+        );
+    };
+    limits(&project);
+    let output = build(&project, &[]);
+    output.assert_success();
+    let limited = site_files(&project);
+    let changed = differing(&edited, &limited);
+    assert!(
+        changed.contains(&"sweeps/index.html".to_owned()),
+        "{changed:?}"
+    );
+    let unchanged = pages_and_unchanged(&output).1;
+    assert!(
+        unchanged > 0 && unchanged <= pages - 1 - changed.len(),
+        "{unchanged} of {pages} taken, {} changed",
+        changed.len()
+    );
+    for file in ["content/failures/qwen38-bf16.md", "templates/run.html"] {
+        let text = std::fs::read_to_string(project.root.path().join(file)).unwrap();
+        from_nothing.write(file, &text);
+    }
+    limits(&from_nothing);
+    std::fs::remove_dir_all(from_nothing.root.path().join("site")).unwrap();
+    build(&from_nothing, &[]).assert_success();
+    assert_eq!(limited, site_files(&from_nothing));
+
+    // A record edited: the site is again the one a build from nothing makes.
+    let record = |project: &Project| {
+        let path = project.root.path().join("data/results.json");
+        let mut doc: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        doc["failures"][0]["reason"] = "Edited after the build.".into();
+        project.write(
+            "data/results.json",
+            &serde_json::to_string_pretty(&doc).unwrap(),
+        );
+    };
+    record(&project);
+    build(&project, &[]).assert_success();
+    let recorded = site_files(&project);
+    assert_ne!(recorded, limited);
+    record(&from_nothing);
+    std::fs::remove_dir_all(from_nothing.root.path().join("site")).unwrap();
+    build(&from_nothing, &[]).assert_success();
+    assert_eq!(recorded, site_files(&from_nothing));
 }
 
 #[test]

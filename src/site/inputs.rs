@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::catalog::Baseline;
 use super::content::{self, Content, Source};
 use super::error::{SiteError, many};
-use super::memo::Memo;
+use super::memo::{self, Memo};
 use super::output::{self, Site};
 use super::render::{Read, Renderer};
 use super::{links, search, templates};
@@ -82,6 +82,33 @@ pub struct Inputs {
     logs: Vec<(String, Vec<u8>)>,
     /// Each sweep's per-request data, read: the sweep's index and its requests.
     requests: Vec<(usize, Vec<data::RequestLine>)>,
+    /// What every page's view is computed from, hashed ([`views_fingerprint`]).
+    views: [u8; 16],
+}
+
+/// A fingerprint of everything the catalog, and so every page's view, is computed from: the
+/// documents' bytes (`digest`), the settings and `--base-url`, the profiles, the baselines'
+/// paths and bytes, and the logs'. The settings and profiles enter as their `Debug` forms,
+/// which show every field. The Markdown, the templates and this program are not in it: the
+/// memo keys a page by them beside this.
+fn views_fingerprint(
+    digest: &[u8; 32],
+    config: &Config,
+    options: &Options,
+    profiles: &[Profile],
+    baselines: &[(String, Vec<u8>)],
+    logs: &[(String, Vec<u8>)],
+) -> [u8; 16] {
+    let settings = format!("{config:?}\n{:?}\n{profiles:?}", options.base_url);
+    let files = baselines.iter().chain(logs);
+    let named = files.flat_map(|(path, bytes)| [path.as_bytes(), bytes.as_slice()]);
+    let counts = [baselines.len().to_le_bytes(), logs.len().to_le_bytes()];
+    memo::fingerprint(
+        [digest.as_slice(), settings.as_bytes()]
+            .into_iter()
+            .chain(counts.iter().map(|c| c.as_slice()))
+            .chain(named),
+    )
 }
 
 impl Inputs {
@@ -125,14 +152,24 @@ impl Inputs {
         let content = content?;
         let (tera, theme) = tera?;
         let mut baselines = Vec::new();
+        // Each baseline's path and bytes, for the views' fingerprint.
+        let mut baseline_bytes = Vec::new();
         for (machine, m) in documents.machines.iter().enumerate() {
             if let Some(path) = &m.baseline {
-                let doc = data::load(&layout.root.join(path)).map_err(data_error)?;
+                let full = layout.root.join(path);
+                let bytes = std::fs::read(&full).map_err(|source| {
+                    data_error(data::DataError::Read {
+                        path: full.clone(),
+                        source,
+                    })
+                })?;
+                let doc = data::parse(&full, &bytes).map_err(data_error)?;
                 baselines.push(Baseline {
                     machine,
                     path: path.clone(),
                     doc,
                 });
+                baseline_bytes.push((path.clone(), bytes));
             }
         }
         let logs = merged
@@ -153,7 +190,16 @@ impl Inputs {
         .map_err(data_error)?;
         let mut logs: Vec<(String, Vec<u8>)> = logs;
         logs.extend(request_bytes);
+        let views = views_fingerprint(
+            &digest,
+            &config,
+            options,
+            &report.profiles,
+            &baseline_bytes,
+            &logs,
+        );
         Ok(Self {
+            views,
             logs,
             requests,
             baselines,
@@ -229,7 +275,7 @@ impl Inputs {
     /// context is the one the last build rendered into `out` is taken from `out` ([`Memo`]).
     pub fn build(&self, out: &Path) -> Result<Built, SiteError> {
         let staging = output::Staging::new(out)?;
-        let memo = Memo::open(out, &self.theme);
+        let memo = Memo::open(out, &self.theme, self.views);
         let renderer = self.renderer().with_memo(&memo);
         let scans = Mutex::new(BTreeMap::new());
         let files = Mutex::new(HashSet::new());

@@ -1,23 +1,33 @@
 //! What the last build's templates made, kept beside the output (`.site.memo`), so that a
-//! rebuild takes a page whose template context has not changed from the site it replaces
-//! instead of running the template again, and takes its link scan instead of reading it.
+//! rebuild takes a page unchanged from the site it replaces instead of computing it again.
 //!
-//! A page's key is a 128-bit XXH3 of everything its bytes are made from: the template set,
-//! this program (its version and its executable's size and time, for the escaping and filters
-//! it registers), the `site` context and the page's own context with its template's name. The
-//! memo maps each key the last build rendered to the hash of the bytes it gave, and, for a
-//! page without paged tables, to the page's link scan (its ids and links). A page is reused
-//! only when the current site's file at its path has exactly those bytes, so a memo that is
-//! stale, or a page edited by hand in the output, costs a render and nothing else. The hashes
-//! guard against change, not against an adversary: whoever could choose colliding inputs
-//! writes the project anyway.
+//! A page has two keys, each a 128-bit XXH3. Both start from the template set, this program
+//! (its version and its executable's size and time, for the escaping and filters it
+//! registers) and the `site` context.
+//! - Its inputs key ([`Memo::inputs_key`]) adds a fingerprint of everything the catalog is
+//!   computed from (the records, settings, profiles, baselines and logs; `inputs.rs` makes it),
+//!   the page's path and template, and its narrative and front matter. A page whose inputs
+//!   key the last build had is taken whole: its bytes, its data files and its scan, and its
+//!   view is not computed. This is a rebuild after a Markdown edit, or with nothing changed.
+//! - Its context key ([`Memo::key`]) adds its template's name and its own context, the view
+//!   computed. A page whose inputs changed but whose context did not (a setting only some
+//!   views read) takes its bytes, and its link scan when it has no paged tables.
 //!
-//! The file: `benchsite-memo 3\n`, the count of pages as a little-endian `u64`, each page's
-//! key, bytes hash, a byte saying whether a scan follows, and the scan's length as a `u32` and
-//! the scan ([`Scan::write_to`]), then the XXH3-128 of everything before it. A file that does
-//! not read so is ignored whole. Opening it reads it through once, keeping each scan's place,
-//! not the scan: a reused page's scan is read when it is taken, so a large report's scans
-//! are not all in memory while its pages render.
+//! The memo maps each key the last build rendered to the hash of the bytes it gave, the data
+//! files the page's view wrote (paths and hashes) and the page's link scan (its ids and links,
+//! with its rows'). A page is reused only when the current site's files at its paths have
+//! exactly those bytes, so a memo that is stale, or a file edited by hand in the output, costs a
+//! render and nothing else. The hashes guard against change, not against an adversary:
+//! whoever could choose colliding inputs writes the project anyway.
+//!
+//! The file: `benchsite-memo 4\n`, the count of pages as a little-endian `u64`; each page's
+//! context key, inputs key (0 when it has none) and bytes hash, a byte of flags (inputs key,
+//! scan, own scan), the scan's length as a `u32` and the scan ([`Scan::write_to`]) when there
+//! is one, the count of its data files as a `u32` and each one's path (a `u32` length and the
+//! bytes) and hash; then the XXH3-128 of everything before it. A file that does not read so is
+//! ignored whole. Opening it reads it through once, keeping each scan's place, not the scan: a
+//! reused page's scan is read when it is taken, so a large report's scans are not all in memory
+//! while its pages render.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -34,7 +44,7 @@ use super::links::Scan;
 /// A key or a bytes hash.
 pub type Hash = u128;
 
-const MAGIC: &[u8] = b"benchsite-memo 3\n";
+const MAGIC: &[u8] = b"benchsite-memo 4\n";
 
 /// The hash of a page's bytes.
 fn of_bytes(bytes: &[u8]) -> Hash {
@@ -202,15 +212,84 @@ fn read_u128(input: &mut impl Read) -> std::io::Result<u128> {
     Ok(u128::from_le_bytes(bytes))
 }
 
-/// A page the last build rendered: its bytes' hash, and where in the file its scan is.
+/// The data files a page's view wrote: each one's path inside the site and its bytes' hash.
+pub type Files = Vec<(String, Hash)>;
+
+/// A page the last build rendered.
 struct Kept {
+    /// Its context's key.
+    key: Hash,
+    /// Its inputs' key, for a page that has one ([`Memo::inputs_key`]).
+    inputs: Option<Hash>,
     bytes: Hash,
     /// The scan's offset and length.
     scan: Option<(u64, u32)>,
+    /// Whether the scan is the page's own (it has no paged tables), so that a page of the
+    /// same context may take it whatever its data files hold.
+    own_scan: bool,
+    files: Files,
+}
+
+/// Flags of a page in the file.
+const HAS_INPUTS: u8 = 1;
+const HAS_SCAN: u8 = 2;
+const OWN_SCAN: u8 = 4;
+
+fn read_u32(input: &mut impl Read) -> std::io::Result<u32> {
+    let mut bytes = [0; 4];
+    input.read_exact(&mut bytes)?;
+    Ok(u32::from_le_bytes(bytes))
+}
+
+/// One page as the file has it, the scan skipped; `at` is where the reader is.
+fn read_page(input: &mut Hashing<impl Read>) -> std::io::Result<Kept> {
+    let invalid = || std::io::Error::from(std::io::ErrorKind::InvalidData);
+    let key = read_u128(input)?;
+    let inputs = read_u128(input)?;
+    let bytes = read_u128(input)?;
+    let mut flags = [0];
+    input.read_exact(&mut flags)?;
+    let flags = flags[0];
+    if flags & !(HAS_INPUTS | HAS_SCAN | OWN_SCAN) != 0 {
+        return Err(invalid());
+    }
+    let scan = if flags & HAS_SCAN != 0 {
+        let length = read_u32(input)?;
+        let at = input.at;
+        let skipped = std::io::copy(
+            &mut Read::take(&mut *input, u64::from(length)),
+            &mut std::io::sink(),
+        )?;
+        if skipped != u64::from(length) {
+            return Err(invalid());
+        }
+        Some((at, length))
+    } else {
+        None
+    };
+    let count = read_u32(input)?;
+    let mut files = Vec::with_capacity(count.min(1 << 16) as usize);
+    for _ in 0..count {
+        let length = read_u32(input)?;
+        let mut name = Vec::with_capacity(length.min(1 << 16) as usize);
+        if Read::take(&mut *input, u64::from(length)).read_to_end(&mut name)? != length as usize {
+            return Err(invalid());
+        }
+        let name = String::from_utf8(name).map_err(|_| invalid())?;
+        files.push((name, read_u128(input)?));
+    }
+    Ok(Kept {
+        key,
+        inputs: (flags & HAS_INPUTS != 0).then_some(inputs),
+        bytes,
+        scan,
+        own_scan: flags & OWN_SCAN != 0,
+        files,
+    })
 }
 
 /// The memo's pages as the file at `path` has them.
-fn read(path: &Path) -> std::io::Result<(HashMap<Hash, Kept>, std::fs::File)> {
+fn read(path: &Path) -> std::io::Result<(Vec<Kept>, std::fs::File)> {
     let invalid = || std::io::Error::from(std::io::ErrorKind::InvalidData);
     let file = std::fs::File::open(path)?;
     let mut input = Hashing {
@@ -226,31 +305,9 @@ fn read(path: &Path) -> std::io::Result<(HashMap<Hash, Kept>, std::fs::File)> {
     let mut count = [0; 8];
     input.read_exact(&mut count)?;
     let count = u64::from_le_bytes(count) as usize;
-    let mut kept = HashMap::with_capacity(count.min(1 << 20));
-    let mut page = [0; 33];
+    let mut kept = Vec::with_capacity(count.min(1 << 20));
     for _ in 0..count {
-        input.read_exact(&mut page)?;
-        let half = |from: usize| u128::from_le_bytes(page[from..from + 16].try_into().expect("16"));
-        let (key, bytes) = (half(0), half(16));
-        let scan = match page[32] {
-            0 => None,
-            1 => {
-                let mut length = [0; 4];
-                input.read_exact(&mut length)?;
-                let length = u32::from_le_bytes(length);
-                let at = input.at;
-                let skipped = std::io::copy(
-                    &mut Read::take(&mut input, u64::from(length)),
-                    &mut std::io::sink(),
-                )?;
-                if skipped != u64::from(length) {
-                    return Err(invalid());
-                }
-                Some((at, length))
-            }
-            _ => return Err(invalid()),
-        };
-        kept.insert(key, Kept { bytes, scan });
+        kept.push(read_page(&mut input)?);
     }
     let computed = input.hash.digest128();
     let mut rest = input.inner;
@@ -260,13 +317,26 @@ fn read(path: &Path) -> std::io::Result<(HashMap<Hash, Kept>, std::fs::File)> {
     Ok((kept, file))
 }
 
-/// One page of this build: its file, key and bytes' hash, and whether its scan is its own
-/// (it has no paged tables, whose rows' links and ids a scan takes in).
+/// One page of this build: its file, its keys and bytes' hash, whether its scan is its own
+/// (it has no paged tables, whose rows' links and ids a scan takes in), and its data files.
 struct Made {
     file: String,
     key: Hash,
+    inputs: Option<Hash>,
     bytes: Hash,
     own_scan: bool,
+    files: Files,
+}
+
+/// A page taken whole from the last build: its bytes, its data files' paths and bytes, and
+/// its scan with the rows of its data files.
+pub struct Taken {
+    /// The page's bytes.
+    pub bytes: Bytes,
+    /// Its data files, by their paths in the site.
+    pub files: Vec<(String, Bytes)>,
+    /// Its ids and links, with its rows'.
+    pub scan: Scan,
 }
 
 /// The last build's renders, and this build's as they are made.
@@ -277,8 +347,13 @@ pub struct Memo {
     file: PathBuf,
     /// The program and the template set.
     salt: [u8; 16],
-    /// The last build's pages by key.
-    kept: HashMap<Hash, Kept>,
+    /// What every page's view is computed from ([`Memo::open`]'s `data`).
+    data: [u8; 16],
+    /// The last build's pages.
+    kept: Vec<Kept>,
+    /// Their places in `kept` by context key, and by inputs key.
+    by_key: HashMap<Hash, usize>,
+    by_inputs: HashMap<Hash, usize>,
     /// The last build's memo, where the scans are.
     scans: Option<Mutex<std::fs::File>>,
     /// This build's, reused or rendered.
@@ -288,22 +363,32 @@ pub struct Memo {
 }
 
 impl Memo {
-    /// The memo of the site at `out`, for templates whose sources hash to `templates`. A
-    /// memo that is missing or unreadable is empty.
-    pub fn open(out: &Path, templates: &[u8; 32]) -> Self {
+    /// The memo of the site at `out`, for templates whose sources hash to `templates` and
+    /// views computed from what hashes to `data` (the records and everything else the
+    /// catalog reads). A memo that is missing or unreadable is empty.
+    pub fn open(out: &Path, templates: &[u8; 32], data: [u8; 16]) -> Self {
         let file = path_beside(out);
         let program = program();
         let salt = xxh3_128(&[program.as_deref().unwrap_or_default(), templates].concat());
         let (kept, scans) = match program.is_some().then(|| read(&file)) {
             Some(Ok((kept, scans))) => (kept, Some(Mutex::new(scans))),
-            _ => (HashMap::new(), None),
+            _ => (Vec::new(), None),
         };
+        let by_key = kept.iter().enumerate().map(|(i, k)| (k.key, i)).collect();
+        let by_inputs = kept
+            .iter()
+            .enumerate()
+            .filter_map(|(i, k)| Some((k.inputs?, i)))
+            .collect();
         Self {
             out: out.to_owned(),
             kept,
+            by_key,
+            by_inputs,
             scans,
             file,
             salt: salt.to_le_bytes(),
+            data,
             made: Mutex::new(Vec::new()),
             reused: AtomicUsize::new(0),
         }
@@ -319,22 +404,73 @@ impl Memo {
         of_value(&[scope, template.as_bytes()], page)
     }
 
+    /// The key of a page at `path` rendered through `template` in `scope` whose view is
+    /// computed from the memo's `data` alone, and whose context adds `rest` (its narrative
+    /// and front matter) to the view: a page of the same inputs key has the same bytes and
+    /// data files, without its view being computed.
+    pub fn inputs_key(&self, scope: &[u8; 16], template: &str, path: &str, rest: &Value) -> Hash {
+        of_value(
+            &[scope, &self.data, template.as_bytes(), path.as_bytes()],
+            rest,
+        )
+    }
+
+    /// The bytes of `path` in the last build's site when they hash to `hash`.
+    fn read_as(&self, path: &str, hash: Hash) -> Option<Bytes> {
+        let bytes = std::fs::read(self.out.join(path)).ok()?;
+        (of_bytes(&bytes) == hash).then(|| bytes.into())
+    }
+
+    /// The page the last build rendered into `file` from inputs of key `inputs`, with its
+    /// data files and scan, when the last build's site still holds all of them as rendered.
+    pub fn take(&self, file: &str, inputs: Hash) -> Option<Taken> {
+        let kept = &self.kept[*self.by_inputs.get(&inputs)?];
+        let bytes = self.read_as(file, kept.bytes)?;
+        let files = kept
+            .files
+            .iter()
+            .map(|(path, hash)| Some((path.clone(), self.read_as(path, *hash)?)))
+            .collect::<Option<Vec<_>>>()?;
+        let scan = self.scan_at(kept.scan?)?;
+        self.reused.fetch_add(1, Ordering::Relaxed);
+        self.note(Made {
+            file: file.to_owned(),
+            key: kept.key,
+            inputs: Some(inputs),
+            bytes: kept.bytes,
+            own_scan: kept.own_scan,
+            files: kept.files.clone(),
+        });
+        Some(Taken { bytes, files, scan })
+    }
+
     /// The bytes the last build rendered for `key`, read from its site's `file` when they are
     /// still there, with the page's scan when it was kept and `own_scan` (the page has no
-    /// paged tables).
-    pub fn reuse(&self, file: &str, key: Hash, own_scan: bool) -> Option<(Bytes, Option<Scan>)> {
-        let kept = self.kept.get(&key)?;
-        let bytes = std::fs::read(self.out.join(file)).ok()?;
-        if of_bytes(&bytes) != kept.bytes {
-            return None;
-        }
+    /// paged tables). `inputs` and `files` are the page's in this build, kept for the next.
+    pub fn reuse(
+        &self,
+        file: &str,
+        key: Hash,
+        inputs: Option<Hash>,
+        own_scan: bool,
+        files: Files,
+    ) -> Option<(Bytes, Option<Scan>)> {
+        let kept = &self.kept[*self.by_key.get(&key)?];
+        let bytes = self.read_as(file, kept.bytes)?;
         self.reused.fetch_add(1, Ordering::Relaxed);
-        self.note(file, key, kept.bytes, own_scan);
         let scan = kept
             .scan
-            .filter(|_| own_scan)
+            .filter(|_| own_scan && kept.own_scan)
             .and_then(|at| self.scan_at(at));
-        Some((bytes.into(), scan))
+        self.note(Made {
+            file: file.to_owned(),
+            key,
+            inputs,
+            bytes: kept.bytes,
+            own_scan,
+            files,
+        });
+        Some((bytes, scan))
     }
 
     /// The scan at `offset` of the last build's memo, `length` bytes long.
@@ -355,23 +491,33 @@ impl Memo {
         rest.is_empty().then_some(scan)
     }
 
-    /// Notes that `key` rendered `bytes` into `file`, and whether the file's scan will be its
-    /// own.
-    pub fn keep(&self, file: &str, key: Hash, bytes: &[u8], own_scan: bool) {
-        self.note(file, key, of_bytes(bytes), own_scan);
+    /// Notes that `key` (and `inputs`, when the page has them) rendered `bytes` into `file`
+    /// with data `files`, and whether the file's scan will be its own.
+    pub fn keep(
+        &self,
+        file: &str,
+        key: Hash,
+        inputs: Option<Hash>,
+        bytes: &[u8],
+        own_scan: bool,
+        files: Files,
+    ) {
+        self.note(Made {
+            file: file.to_owned(),
+            key,
+            inputs,
+            bytes: of_bytes(bytes),
+            own_scan,
+            files,
+        });
     }
 
     /// Adds a page to this build's memo.
-    fn note(&self, file: &str, key: Hash, bytes: Hash, own_scan: bool) {
+    fn note(&self, made: Made) {
         self.made
             .lock()
             .expect("no panic holds the lock")
-            .push(Made {
-                file: file.to_owned(),
-                key,
-                bytes,
-                own_scan,
-            });
+            .push(made);
     }
 
     /// How many pages this build took from the last.
@@ -380,11 +526,13 @@ impl Memo {
     }
 
     /// Writes this build's memo beside the output it describes, atomically, with the scans
-    /// of its pages in `scans` (each page's, by file). A memo that cannot be written costs the
-    /// next build its reuse, not its correctness, so a failure only removes the old one.
+    /// of its pages in `scans` (each page's, by file, with its data files' rows). A memo that
+    /// cannot be written costs the next build its reuse, not its correctness, so a failure
+    /// only removes the old one.
     pub fn save(self, scans: &BTreeMap<String, Scan>) {
         let made = self.made.into_inner().expect("no panic holds the lock");
         let parent = self.file.parent().unwrap_or(Path::new("."));
+        let invalid = || std::io::Error::from(std::io::ErrorKind::InvalidData);
         let written = tempfile::NamedTempFile::new_in(parent).and_then(|temp| {
             let mut out = Hashed {
                 inner: BufWriter::with_capacity(1 << 16, temp),
@@ -395,18 +543,27 @@ impl Memo {
             let mut buffer = Vec::new();
             for page in &made {
                 out.write_all(&page.key.to_le_bytes())?;
+                out.write_all(&page.inputs.unwrap_or_default().to_le_bytes())?;
                 out.write_all(&page.bytes.to_le_bytes())?;
-                match scans.get(&page.file).filter(|_| page.own_scan) {
-                    Some(scan) => {
-                        buffer.clear();
-                        scan.write_to(&mut buffer)?;
-                        let length = u32::try_from(buffer.len())
-                            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidData))?;
-                        out.write_all(&[1])?;
-                        out.write_all(&length.to_le_bytes())?;
-                        out.write_all(&buffer)?;
-                    }
-                    None => out.write_all(&[0])?,
+                let scan = scans.get(&page.file);
+                let flags = if page.inputs.is_some() { HAS_INPUTS } else { 0 }
+                    | if scan.is_some() { HAS_SCAN } else { 0 }
+                    | if page.own_scan { OWN_SCAN } else { 0 };
+                out.write_all(&[flags])?;
+                if let Some(scan) = scan {
+                    buffer.clear();
+                    scan.write_to(&mut buffer)?;
+                    let length = u32::try_from(buffer.len()).map_err(|_| invalid())?;
+                    out.write_all(&length.to_le_bytes())?;
+                    out.write_all(&buffer)?;
+                }
+                let count = u32::try_from(page.files.len()).map_err(|_| invalid())?;
+                out.write_all(&count.to_le_bytes())?;
+                for (path, hash) in &page.files {
+                    let length = u32::try_from(path.len()).map_err(|_| invalid())?;
+                    out.write_all(&length.to_le_bytes())?;
+                    out.write_all(path.as_bytes())?;
+                    out.write_all(&hash.to_le_bytes())?;
                 }
             }
             let digest = out.hash.digest128();
@@ -422,6 +579,21 @@ impl Memo {
     }
 }
 
+/// The hash of a data file's bytes, as [`Files`] has it.
+pub fn of_file(bytes: &[u8]) -> Hash {
+    of_bytes(bytes)
+}
+
+/// A fingerprint of `parts`, each with its length: what [`Memo::open`] takes as `data`.
+pub fn fingerprint<'p>(parts: impl IntoIterator<Item = &'p [u8]>) -> [u8; 16] {
+    let mut feed = Feed::new();
+    for part in parts {
+        feed.length(part.len());
+        feed.bytes(part);
+    }
+    feed.finish().to_le_bytes()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,7 +603,7 @@ mod tests {
     fn a_key_changes_with_the_templates_the_site_the_template_and_the_page() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("site");
-        let memo = Memo::open(&out, &[1; 32]);
+        let memo = Memo::open(&out, &[1; 32], [0; 16]);
         let scope = memo.scope(&json!({"title": "A"}));
         let key = memo.key(&scope, "run.html", &json!({"n": 1}));
         assert_eq!(key, memo.key(&scope, "run.html", &json!({"n": 1})));
@@ -458,7 +630,7 @@ mod tests {
         );
         let other_site = memo.scope(&json!({"title": "B"}));
         assert_ne!(key, memo.key(&other_site, "run.html", &json!({"n": 1})));
-        let other_theme = Memo::open(&out, &[2; 32]);
+        let other_theme = Memo::open(&out, &[2; 32], [0; 16]);
         let scope = other_theme.scope(&json!({"title": "A"}));
         assert_ne!(key, other_theme.key(&scope, "run.html", &json!({"n": 1})));
     }
@@ -474,39 +646,59 @@ mod tests {
         std::fs::create_dir_all(out.join("a")).unwrap();
         let page = r##"<p id="x"><a href="/b/">b</a></p>"##;
         std::fs::write(out.join("a/index.html"), page).unwrap();
-        let memo = Memo::open(&out, &[0; 32]);
+        let memo = Memo::open(&out, &[0; 32], [0; 16]);
         let scope = memo.scope(&json!({}));
         let key = memo.key(&scope, "t.html", &json!({"a": 1}));
         assert!(
-            memo.reuse("a/index.html", key, true).is_none(),
+            memo.reuse("a/index.html", key, None, true, Vec::new())
+                .is_none(),
             "nothing kept"
         );
-        memo.keep("a/index.html", key, page.as_bytes(), true);
+        memo.keep("a/index.html", key, None, page.as_bytes(), true, Vec::new());
         let scans = BTreeMap::from([("a/index.html".to_owned(), scan_of(page))]);
         memo.save(&scans);
         assert!(dir.path().join(".site.memo").is_file());
 
-        let memo = Memo::open(&out, &[0; 32]);
-        let (bytes, scan) = memo.reuse("a/index.html", key, true).unwrap();
+        let memo = Memo::open(&out, &[0; 32], [0; 16]);
+        let (bytes, scan) = memo
+            .reuse("a/index.html", key, None, true, Vec::new())
+            .unwrap();
         assert_eq!(bytes, page.as_bytes());
         let scan = scan.expect("the scan was kept");
         assert!(scan.has_id("x") && !scan.has_id("y"));
         assert!(
-            memo.reuse("a/index.html", key + 1, true).is_none(),
+            memo.reuse("a/index.html", key + 1, None, true, Vec::new())
+                .is_none(),
             "another key"
         );
         assert_eq!(memo.reused(), 1);
         // Saved again with the scan it took, the next build has it.
         memo.save(&BTreeMap::from([("a/index.html".to_owned(), scan)]));
-        let memo = Memo::open(&out, &[0; 32]);
-        assert!(memo.reuse("a/index.html", key, true).unwrap().1.is_some());
+        let memo = Memo::open(&out, &[0; 32], [0; 16]);
+        assert!(
+            memo.reuse("a/index.html", key, None, true, Vec::new())
+                .unwrap()
+                .1
+                .is_some()
+        );
         // A page that now has paged tables gets its bytes and no scan.
-        assert!(memo.reuse("a/index.html", key, false).unwrap().1.is_none());
+        assert!(
+            memo.reuse("a/index.html", key, None, false, Vec::new())
+                .unwrap()
+                .1
+                .is_none()
+        );
         // A page edited in the output, or gone, is rendered again.
         std::fs::write(out.join("a/index.html"), "<p>edited</p>").unwrap();
-        assert!(memo.reuse("a/index.html", key, true).is_none());
+        assert!(
+            memo.reuse("a/index.html", key, None, true, Vec::new())
+                .is_none()
+        );
         std::fs::remove_file(out.join("a/index.html")).unwrap();
-        assert!(memo.reuse("a/index.html", key, true).is_none());
+        assert!(
+            memo.reuse("a/index.html", key, None, true, Vec::new())
+                .is_none()
+        );
     }
 
     #[test]
@@ -515,9 +707,9 @@ mod tests {
         let out = dir.path().join("site");
         std::fs::create_dir_all(&out).unwrap();
         std::fs::write(out.join("p.html"), "<p id=a>x</p>").unwrap();
-        let memo = Memo::open(&out, &[0; 32]);
+        let memo = Memo::open(&out, &[0; 32], [0; 16]);
         let key = memo.key(&memo.scope(&json!({})), "t.html", &json!({}));
-        memo.keep("p.html", key, b"<p id=a>x</p>", true);
+        memo.keep("p.html", key, None, b"<p id=a>x</p>", true, Vec::new());
         memo.save(&BTreeMap::from([(
             "p.html".to_owned(),
             scan_of("<p id=a>x</p>"),
@@ -525,8 +717,8 @@ mod tests {
         let file = dir.path().join(".site.memo");
         let good = std::fs::read(&file).unwrap();
         assert!(
-            Memo::open(&out, &[0; 32])
-                .reuse("p.html", key, true)
+            Memo::open(&out, &[0; 32], [0; 16])
+                .reuse("p.html", key, None, true, Vec::new())
                 .is_some()
         );
         // Cut short, one byte changed anywhere, a byte too many, or another file.
@@ -540,10 +732,70 @@ mod tests {
         for bytes in damaged {
             std::fs::write(&file, &bytes).unwrap();
             assert!(
-                Memo::open(&out, &[0; 32])
-                    .reuse("p.html", key, true)
+                Memo::open(&out, &[0; 32], [0; 16])
+                    .reuse("p.html", key, None, true, Vec::new())
                     .is_none()
             );
         }
+    }
+
+    #[test]
+    fn a_page_is_taken_whole_only_while_its_inputs_and_every_file_it_wrote_are_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        std::fs::create_dir_all(out.join("m")).unwrap();
+        let page = r#"<table data-src="/m/t"></table><a href="/x/">x</a>"#;
+        let rows = r#"<tr id="r1"><td><a href="/runs/a/">a</a></td></tr>"#;
+        std::fs::write(out.join("m/index.html"), page).unwrap();
+        std::fs::write(out.join("m/t.1.rows.json"), rows).unwrap();
+        let data = [7; 16];
+        let memo = Memo::open(&out, &[0; 32], data);
+        let scope = memo.scope(&json!({}));
+        let inputs = memo.inputs_key(&scope, "m.html", "m/", &json!(["", null, null]));
+        let key = memo.key(&scope, "m.html", &json!({"rows": 1}));
+        let files = vec![("m/t.1.rows.json".to_owned(), of_file(rows.as_bytes()))];
+        memo.keep(
+            "m/index.html",
+            key,
+            Some(inputs),
+            page.as_bytes(),
+            false,
+            files,
+        );
+        // The page's scan with its rows' ids and links.
+        let mut read = super::super::html::read(page.as_bytes(), false);
+        let scan = Scan::take(&mut read)
+            .with_readings(vec![super::super::html::read(rows.as_bytes(), false)]);
+        memo.save(&BTreeMap::from([("m/index.html".to_owned(), scan)]));
+
+        let memo = Memo::open(&out, &[0; 32], data);
+        assert!(
+            memo.take("m/index.html", inputs + 1).is_none(),
+            "other inputs"
+        );
+        let taken = memo.take("m/index.html", inputs).expect("taken whole");
+        assert_eq!(taken.bytes, page.as_bytes());
+        assert_eq!(
+            taken.files,
+            vec![("m/t.1.rows.json".to_owned(), Bytes::from(rows))]
+        );
+        assert!(taken.scan.has_id("r1"), "the rows' ids are in the scan");
+        assert_eq!(memo.reused(), 1);
+        // Its key is kept, and the page's scan is not its own: a page of the same context
+        // takes its bytes, not that scan.
+        memo.save(&BTreeMap::from([("m/index.html".to_owned(), taken.scan)]));
+        let memo = Memo::open(&out, &[0; 32], data);
+        let (_, scan) = memo
+            .reuse("m/index.html", key, None, false, Vec::new())
+            .unwrap();
+        assert!(scan.is_none());
+        // Other data, or a data file changed in the output: not taken.
+        let other = Memo::open(&out, &[0; 32], [8; 16]);
+        let scope = other.scope(&json!({}));
+        let moved = other.inputs_key(&scope, "m.html", "m/", &json!(["", null, null]));
+        assert_ne!(moved, inputs);
+        assert!(other.take("m/index.html", moved).is_none());
+        std::fs::write(out.join("m/t.1.rows.json"), "[]").unwrap();
+        assert!(memo.take("m/index.html", inputs).is_none());
     }
 }

@@ -13,7 +13,7 @@ use super::assets::{ECHARTS, ECHARTS_LICENSE, ECHARTS_NOTICE};
 use super::catalog::{Baseline, Catalog};
 use super::content::{Content, Place, Source};
 use super::error::{SiteError, many};
-use super::memo::Memo;
+use super::memo::{self, Memo};
 use super::output::{PageFile, Site};
 use super::pages::{self, Page};
 use super::paging;
@@ -32,8 +32,26 @@ use crate::project::{Documents, Download, ProjectError};
 struct Rendered {
     page: PageFile,
     spilled: usize,
-    /// The page's own scan, when it was taken unchanged from the last build with it.
+    /// The page's scan, when it was taken unchanged from the last build with it: its own, or
+    /// with its data files' rows when the page was taken whole.
     scan: Option<links::Scan>,
+    /// The data files of a page taken whole, by their paths in the site.
+    taken: Vec<(String, Bytes)>,
+}
+
+/// What the author's Markdown tells of a page ([`Renderer::told`]).
+struct Told<'s> {
+    narrative: String,
+    source: Option<&'s Source>,
+}
+
+/// A page being rendered, as the memo notes it: its file, its inputs' key, whether its scan
+/// is its own (it has no data files) and its data files.
+struct Made {
+    file: String,
+    inputs: Option<memo::Hash>,
+    own_scan: bool,
+    files: memo::Files,
 }
 
 /// Takes one rendered file: its path inside the site, its bytes, and the scan of its ids and
@@ -491,10 +509,16 @@ impl<'a> Renderer<'a> {
                 page: (path, bytes),
                 spilled,
                 scan: kept,
+                taken,
             } = match sample {
                 Some(sample) if job.route.is_index() => sample.render_job(job, narrative, &sink),
                 _ => self.render_job(job, narrative, &sink),
             }?;
+            // A page taken whole brings its data files, and a scan that has their rows.
+            let whole = !taken.is_empty();
+            for (path, bytes) in taken {
+                emit(path, bytes, None)?;
+            }
             let rows = rows.into_inner();
             let scan = if let (Some(indexer), Ok(rank), Pages::PerRecord { noun }) =
                 (&indexer, searched.binary_search(&path), &job.route.pages)
@@ -502,9 +526,12 @@ impl<'a> Renderer<'a> {
                 // A page taken unchanged has the record the last index read from it.
                 match kept {
                     Some(scan) if indexer.add_kept(rank, &path) => Some(scan.with_readings(rows)),
-                    _ => {
+                    kept => {
                         let mut read = html::read(&bytes, true);
-                        let scan = links::Scan::take(&mut read).with_readings(rows);
+                        let scan = match kept.filter(|_| whole) {
+                            Some(scan) => scan,
+                            None => links::Scan::take(&mut read).with_readings(rows),
+                        };
                         indexer.add(rank, search::Record::read(&path, noun, read));
                         Some(scan)
                     }
@@ -645,13 +672,29 @@ impl<'a> Renderer<'a> {
     }
 
     /// Renders one page of the site: its path and bytes, and its tables' data files. Its kind
-    /// makes its view; the view goes through the kind's template with the page's narrative, machine and metadata.
+    /// makes its view; the view goes through the kind's template with the page's narrative,
+    /// machine and metadata. A page whose inputs the memo has is taken from the last build
+    /// whole, its view not computed.
     fn render_job<'s>(
         &self,
         job: &Job<'s>,
         narrative: &Narratives<'s>,
         sink: &paging::Sink<'_>,
     ) -> Result<Rendered, SiteError> {
+        let folder = job.path();
+        let file = format!("{folder}index.html");
+        let told = self.told(job, narrative);
+        let inputs = self.inputs_key(job, &told);
+        if let (Some((memo, _)), Some(inputs)) = (&self.memo, inputs)
+            && let Some(taken) = memo.take(&file, inputs)
+        {
+            return Ok(Rendered {
+                page: (file, taken.bytes),
+                spilled: taken.files.len(),
+                scan: Some(taken.scan),
+                taken: taken.files,
+            });
+        }
         let kind = pages::kind(job.route);
         let page = Page::new(
             &self.catalog,
@@ -660,30 +703,36 @@ impl<'a> Renderer<'a> {
             &self.config.title,
             job.source,
         );
-        let folder = job.path();
+        // The data files' paths and hashes, for the memo.
+        let files = std::cell::RefCell::new(memo::Files::new());
+        let noting = |data: paging::DataFile| {
+            if self.memo.is_some() {
+                let path = format!("{folder}{}", data.name);
+                files.borrow_mut().push((path, memo::of_file(&data.bytes)));
+            }
+            sink(data)
+        };
         let (view, spilled) =
-            paging::spilling(&self.urls.page(&folder), sink, || (kind.view)(&page));
+            paging::spilling(&self.urls.page(&folder), &noting, || (kind.view)(&page));
         let spilled = spilled?;
-        let (page, scan) = self.render_view(job, narrative, view?, spilled == 0)?;
+        let made = Made {
+            file,
+            inputs,
+            own_scan: spilled == 0,
+            files: files.into_inner(),
+        };
+        let (page, scan) = self.render_view(job, told, view?, made)?;
         Ok(Rendered {
             page,
             spilled,
             scan,
+            taken: Vec::new(),
         })
     }
 
-    /// A page's view through its kind's template; the narrative's front matter overrides the
-    /// view's title and description, and the view's description the site's. A page the memo
-    /// has is taken from the last build, with its scan when `own_scan` (it has no paged
-    /// tables) and the memo kept it.
-    fn render_view<'s>(
-        &self,
-        job: &Job<'s>,
-        narrative: &Narratives<'s>,
-        view: pages::View,
-        own_scan: bool,
-    ) -> Result<(PageFile, Option<links::Scan>), SiteError> {
-        let path = job.path();
+    /// What the author's Markdown tells of a page: the narrative at its place, and the source
+    /// whose front matter may set its title and description.
+    fn told<'s>(&self, job: &Job<'s>, narrative: &Narratives<'s>) -> Told<'s> {
         let place = match &job.route.pages {
             Pages::PerRecord { .. } => Some(Place::Record(job.route.folder, job.key.clone())),
             Pages::Free => Some(Place::Free(job.key.clone())),
@@ -694,12 +743,45 @@ impl<'a> Renderer<'a> {
             Some(place) => narrative(place),
             None => (String::new(), None),
         };
+        Told {
+            narrative,
+            source: source.or(job.source),
+        }
+    }
+
+    /// The memo's key of a page's inputs: none for a free page (its view reads its Markdown)
+    /// or without a memo.
+    fn inputs_key(&self, job: &Job<'_>, told: &Told<'_>) -> Option<memo::Hash> {
+        let (memo, scope) = self.memo.as_ref()?;
+        if job.source.is_some() {
+            return None;
+        }
+        let front = told.source.map(|s| &s.front);
+        let rest = serde_json::json!([
+            told.narrative,
+            front.and_then(|f| f.title.as_deref()),
+            front.and_then(|f| f.description.as_deref()),
+        ]);
+        Some(memo.inputs_key(scope, job.route.template, &job.path(), &rest))
+    }
+
+    /// A page's view through its kind's template; the narrative's front matter overrides the
+    /// view's title and description, and the view's description the site's. A page the memo
+    /// has is taken from the last build, with its scan when it has no paged tables and the
+    /// memo kept it.
+    fn render_view<'s>(
+        &self,
+        job: &Job<'s>,
+        told: Told<'s>,
+        view: pages::View,
+        made: Made,
+    ) -> Result<(PageFile, Option<links::Scan>), SiteError> {
+        let path = job.path();
         let machine = match &job.route.pages {
             Pages::PerRecord { .. } => (pages::kind(job.route).machine)(&self.catalog, job.index),
             _ => None,
         };
-        let source = source.or(job.source);
-        let front = source.map(|s| &s.front);
+        let front = told.source.map(|s| &s.front);
         let title = front.and_then(|f| f.title.clone()).unwrap_or(view.title);
         let description = front
             .and_then(|f| f.description.clone())
@@ -711,21 +793,26 @@ impl<'a> Renderer<'a> {
             path: path.clone(),
             url: self.urls.page(&path),
             canonical: self.urls.absolute(&path),
-            narrative,
+            narrative: told.narrative,
             machine,
         }
         .with(view.content);
-        let file = format!("{path}index.html");
+        let Made {
+            file,
+            inputs,
+            own_scan,
+            files,
+        } = made;
         let template = job.route.template;
         let Some((memo, scope)) = &self.memo else {
             return Ok(((file, self.render_template(template, page)?.into()), None));
         };
         let key = memo.key(scope, template, &page);
-        if let Some((bytes, scan)) = memo.reuse(&file, key, own_scan) {
+        if let Some((bytes, scan)) = memo.reuse(&file, key, inputs, own_scan, files.clone()) {
             return Ok(((file, bytes), scan));
         }
         let html = self.render_template(template, page)?;
-        memo.keep(&file, key, html.as_bytes(), own_scan);
+        memo.keep(&file, key, inputs, html.as_bytes(), own_scan, files);
         Ok(((file, html.into()), None))
     }
 
