@@ -24,10 +24,11 @@
 //! context key, inputs key (0 when it has none) and bytes hash, a byte of flags (inputs key,
 //! scan, own scan), the scan's length as a `u32` and the scan ([`Scan::write_to`]) when there
 //! is one, the count of its data files as a `u32` and each one's path (a `u32` length and the
-//! bytes) and hash; then the XXH3-128 of everything before it. A file that does not read so is
-//! ignored whole. Opening it reads it through once, keeping each scan's place, not the scan: a
-//! reused page's scan is read when it is taken, so a large report's scans are not all in memory
-//! while its pages render.
+//! bytes) and hash; the count of file sets made beside the pages (the CSV downloads) as a
+//! `u64`, each one's inputs key and files as a page's; then the XXH3-128 of everything before
+//! it. A file that does not read so is ignored whole. Opening it reads it through once,
+//! keeping each scan's place, not the scan: a reused page's scan is read when it is taken, so
+//! a large report's scans are not all in memory while its pages render.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -241,6 +242,38 @@ fn read_u32(input: &mut impl Read) -> std::io::Result<u32> {
     Ok(u32::from_le_bytes(bytes))
 }
 
+/// A list of files as [`write_files`] wrote it.
+fn read_files(input: &mut impl Read) -> std::io::Result<Files> {
+    let invalid = || std::io::Error::from(std::io::ErrorKind::InvalidData);
+    let count = read_u32(input)?;
+    let mut files = Vec::with_capacity(count.min(1 << 16) as usize);
+    for _ in 0..count {
+        let length = read_u32(input)?;
+        let mut name = Vec::with_capacity(length.min(1 << 16) as usize);
+        if Read::take(&mut *input, u64::from(length)).read_to_end(&mut name)? != length as usize {
+            return Err(invalid());
+        }
+        let name = String::from_utf8(name).map_err(|_| invalid())?;
+        files.push((name, read_u128(input)?));
+    }
+    Ok(files)
+}
+
+/// `files`: their count as a `u32`, and each one's path (a `u32` length and the bytes) and
+/// hash.
+fn write_files(out: &mut impl Write, files: &Files) -> std::io::Result<()> {
+    let invalid = || std::io::Error::from(std::io::ErrorKind::InvalidData);
+    let count = u32::try_from(files.len()).map_err(|_| invalid())?;
+    out.write_all(&count.to_le_bytes())?;
+    for (path, hash) in files {
+        let length = u32::try_from(path.len()).map_err(|_| invalid())?;
+        out.write_all(&length.to_le_bytes())?;
+        out.write_all(path.as_bytes())?;
+        out.write_all(&hash.to_le_bytes())?;
+    }
+    Ok(())
+}
+
 /// One page as the file has it, the scan skipped; `at` is where the reader is.
 fn read_page(input: &mut Hashing<impl Read>) -> std::io::Result<Kept> {
     let invalid = || std::io::Error::from(std::io::ErrorKind::InvalidData);
@@ -267,17 +300,7 @@ fn read_page(input: &mut Hashing<impl Read>) -> std::io::Result<Kept> {
     } else {
         None
     };
-    let count = read_u32(input)?;
-    let mut files = Vec::with_capacity(count.min(1 << 16) as usize);
-    for _ in 0..count {
-        let length = read_u32(input)?;
-        let mut name = Vec::with_capacity(length.min(1 << 16) as usize);
-        if Read::take(&mut *input, u64::from(length)).read_to_end(&mut name)? != length as usize {
-            return Err(invalid());
-        }
-        let name = String::from_utf8(name).map_err(|_| invalid())?;
-        files.push((name, read_u128(input)?));
-    }
+    let files = read_files(input)?;
     Ok(Kept {
         key,
         inputs: (flags & HAS_INPUTS != 0).then_some(inputs),
@@ -288,8 +311,15 @@ fn read_page(input: &mut Hashing<impl Read>) -> std::io::Result<Kept> {
     })
 }
 
+/// What the last build's memo holds: its pages, and the files beside them by their inputs
+/// key ([`Memo::take_beside`]).
+struct Last {
+    pages: Vec<Kept>,
+    beside: HashMap<Hash, Files>,
+}
+
 /// The memo's pages as the file at `path` has them.
-fn read(path: &Path) -> std::io::Result<(Vec<Kept>, std::fs::File)> {
+fn read(path: &Path) -> std::io::Result<(Last, std::fs::File)> {
     let invalid = || std::io::Error::from(std::io::ErrorKind::InvalidData);
     let file = std::fs::File::open(path)?;
     let mut input = Hashing {
@@ -309,12 +339,26 @@ fn read(path: &Path) -> std::io::Result<(Vec<Kept>, std::fs::File)> {
     for _ in 0..count {
         kept.push(read_page(&mut input)?);
     }
+    let mut count = [0; 8];
+    input.read_exact(&mut count)?;
+    let count = u64::from_le_bytes(count) as usize;
+    let mut beside = HashMap::with_capacity(count.min(1 << 10));
+    for _ in 0..count {
+        let inputs = read_u128(&mut input)?;
+        beside.insert(inputs, read_files(&mut input)?);
+    }
     let computed = input.hash.digest128();
     let mut rest = input.inner;
     if read_u128(&mut rest)? != computed || rest.read(&mut [0])? != 0 {
         return Err(invalid());
     }
-    Ok((kept, file))
+    Ok((
+        Last {
+            pages: kept,
+            beside,
+        },
+        file,
+    ))
 }
 
 /// One page of this build: its file, its keys and bytes' hash, whether its scan is its own
@@ -358,6 +402,9 @@ pub struct Memo {
     scans: Option<Mutex<std::fs::File>>,
     /// This build's, reused or rendered.
     made: Mutex<Vec<Made>>,
+    /// The last build's files beside the pages, by inputs key, and this build's.
+    beside: HashMap<Hash, Files>,
+    made_beside: Mutex<Vec<(Hash, Files)>>,
     /// Pages this build took from the last.
     reused: AtomicUsize,
 }
@@ -370,9 +417,21 @@ impl Memo {
         let file = path_beside(out);
         let program = program();
         let salt = xxh3_128(&[program.as_deref().unwrap_or_default(), templates].concat());
-        let (kept, scans) = match program.is_some().then(|| read(&file)) {
-            Some(Ok((kept, scans))) => (kept, Some(Mutex::new(scans))),
-            _ => (Vec::new(), None),
+        let (
+            Last {
+                pages: kept,
+                beside,
+            },
+            scans,
+        ) = match program.is_some().then(|| read(&file)) {
+            Some(Ok((last, scans))) => (last, Some(Mutex::new(scans))),
+            _ => (
+                Last {
+                    pages: Vec::new(),
+                    beside: HashMap::new(),
+                },
+                None,
+            ),
         };
         let by_key = kept.iter().enumerate().map(|(i, k)| (k.key, i)).collect();
         let by_inputs = kept
@@ -390,6 +449,8 @@ impl Memo {
             salt: salt.to_le_bytes(),
             data,
             made: Mutex::new(Vec::new()),
+            beside,
+            made_beside: Mutex::new(Vec::new()),
             reused: AtomicUsize::new(0),
         }
     }
@@ -421,16 +482,20 @@ impl Memo {
         (of_bytes(&bytes) == hash).then(|| bytes.into())
     }
 
+    /// Each of `files` as the last build's site holds it, when all are as the memo has them.
+    fn read_all(&self, files: &Files) -> Option<Vec<(String, Bytes)>> {
+        files
+            .iter()
+            .map(|(path, hash)| Some((path.clone(), self.read_as(path, *hash)?)))
+            .collect()
+    }
+
     /// The page the last build rendered into `file` from inputs of key `inputs`, with its
     /// data files and scan, when the last build's site still holds all of them as rendered.
     pub fn take(&self, file: &str, inputs: Hash) -> Option<Taken> {
         let kept = &self.kept[*self.by_inputs.get(&inputs)?];
         let bytes = self.read_as(file, kept.bytes)?;
-        let files = kept
-            .files
-            .iter()
-            .map(|(path, hash)| Some((path.clone(), self.read_as(path, *hash)?)))
-            .collect::<Option<Vec<_>>>()?;
+        let files = self.read_all(&kept.files)?;
         let scan = self.scan_at(kept.scan?)?;
         self.reused.fetch_add(1, Ordering::Relaxed);
         self.note(Made {
@@ -442,6 +507,23 @@ impl Memo {
             files: kept.files.clone(),
         });
         Some(Taken { bytes, files, scan })
+    }
+
+    /// The files beside the pages (not a page's own) that the last build made from inputs of
+    /// key `inputs`, when its site still holds them as made; kept for the next build.
+    pub fn take_beside(&self, inputs: Hash) -> Option<Vec<(String, Bytes)>> {
+        let files = self.beside.get(&inputs)?;
+        let taken = self.read_all(files)?;
+        self.keep_beside(inputs, files.clone());
+        Some(taken)
+    }
+
+    /// Notes that inputs of key `inputs` made `files` beside the pages.
+    pub fn keep_beside(&self, inputs: Hash, files: Files) {
+        self.made_beside
+            .lock()
+            .expect("no panic holds the lock")
+            .push((inputs, files));
     }
 
     /// The bytes the last build rendered for `key`, read from its site's `file` when they are
@@ -531,6 +613,10 @@ impl Memo {
     /// only removes the old one.
     pub fn save(self, scans: &BTreeMap<String, Scan>) {
         let made = self.made.into_inner().expect("no panic holds the lock");
+        let beside = self
+            .made_beside
+            .into_inner()
+            .expect("no panic holds the lock");
         let parent = self.file.parent().unwrap_or(Path::new("."));
         let invalid = || std::io::Error::from(std::io::ErrorKind::InvalidData);
         let written = tempfile::NamedTempFile::new_in(parent).and_then(|temp| {
@@ -557,14 +643,12 @@ impl Memo {
                     out.write_all(&length.to_le_bytes())?;
                     out.write_all(&buffer)?;
                 }
-                let count = u32::try_from(page.files.len()).map_err(|_| invalid())?;
-                out.write_all(&count.to_le_bytes())?;
-                for (path, hash) in &page.files {
-                    let length = u32::try_from(path.len()).map_err(|_| invalid())?;
-                    out.write_all(&length.to_le_bytes())?;
-                    out.write_all(path.as_bytes())?;
-                    out.write_all(&hash.to_le_bytes())?;
-                }
+                write_files(&mut out, &page.files)?;
+            }
+            out.write_all(&(beside.len() as u64).to_le_bytes())?;
+            for (inputs, files) in &beside {
+                out.write_all(&inputs.to_le_bytes())?;
+                write_files(&mut out, files)?;
             }
             let digest = out.hash.digest128();
             let mut inner = out.inner;

@@ -594,13 +594,38 @@ impl<'a> Renderer<'a> {
                 .map_err(|e| SiteError::Project(vec![ProjectError::Data(e)]))?;
             put(downloads::results_path(machine), bytes.into())?;
         }
-        for (name, csv) in downloads::csv_files(self.catalog.machines, self.catalog.doc) {
-            put(downloads::path(name), csv.into())?;
-        }
+        self.put_tables(put)?;
         for (path, bytes) in self.logs {
             put(downloads::log_path(path), Bytes::copy_from_slice(bytes))?;
         }
         put(".nojekyll".into(), Bytes::new())
+    }
+
+    /// The CSV downloads of the records' tables, taken from the last build when the memo has
+    /// them for the same inputs.
+    fn put_tables(&self, put: &Put<'_>) -> Result<(), SiteError> {
+        let memo = self.memo.as_ref().map(|(memo, scope)| {
+            let inputs = memo.inputs_key(scope, "", &downloads::path(""), &serde_json::Value::Null);
+            (memo, inputs)
+        });
+        if let Some(taken) = memo.and_then(|(memo, inputs)| memo.take_beside(inputs)) {
+            for (path, bytes) in taken {
+                put(path, bytes)?;
+            }
+            return Ok(());
+        }
+        let mut files = memo::Files::new();
+        for (name, csv) in downloads::csv_files(self.catalog.machines, self.catalog.doc) {
+            let path = downloads::path(name);
+            if memo.is_some() {
+                files.push((path.clone(), memo::of_file(csv.as_bytes())));
+            }
+            put(path, csv.into())?;
+        }
+        if let Some((memo, inputs)) = memo {
+            memo.keep_beside(inputs, files);
+        }
+        Ok(())
     }
 
     /// Renders the one page whose narrative is `source`: its path and bytes, and the site
