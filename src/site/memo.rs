@@ -399,7 +399,7 @@ pub struct Memo {
     by_key: HashMap<Hash, usize>,
     by_inputs: HashMap<Hash, usize>,
     /// The last build's memo, where the scans are.
-    scans: Option<Mutex<std::fs::File>>,
+    scans: Option<std::fs::File>,
     /// This build's, reused or rendered.
     made: Mutex<Vec<Made>>,
     /// The last build's files beside the pages, by inputs key, and this build's.
@@ -424,7 +424,7 @@ impl Memo {
             },
             scans,
         ) = match program.is_some().then(|| read(&file)) {
-            Some(Ok((last, scans))) => (last, Some(Mutex::new(scans))),
+            Some(Ok((last, scans))) => (last, Some(scans)),
             _ => (
                 Last {
                     pages: Vec::new(),
@@ -557,17 +557,13 @@ impl Memo {
 
     /// The scan at `offset` of the last build's memo, `length` bytes long.
     fn scan_at(&self, (offset, length): (u64, u32)) -> Option<Scan> {
-        use std::io::Seek;
+        use std::os::unix::fs::FileExt;
         let mut bytes = vec![0; length as usize];
-        {
-            let mut file = self
-                .scans
-                .as_ref()?
-                .lock()
-                .expect("no panic holds the lock");
-            file.seek(std::io::SeekFrom::Start(offset)).ok()?;
-            file.read_exact(&mut bytes).ok()?;
-        }
+        // At an offset, so that pages taken on every core do not wait on one another.
+        self.scans
+            .as_ref()?
+            .read_exact_at(&mut bytes, offset)
+            .ok()?;
         let mut rest = bytes.as_slice();
         let scan = Scan::read_from(&mut rest).ok()?;
         rest.is_empty().then_some(scan)
