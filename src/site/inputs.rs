@@ -302,10 +302,14 @@ impl Inputs {
         let has_id = |file: &str, id: &str| scans.get(file).is_some_and(|scan| scan.has_id(id));
         links::check_content_links_in(&has, &has_id, renderer.urls(), &content_links)?;
         let scans = links::Scans::from_pages(scans);
-        scans.check_in(&has, renderer.urls())?;
+        // The last build's check passed on exactly these files and links.
+        let digest = memo.links_digest(&renderer.urls().base_path, &files, scans.pages());
+        if !memo.links_checked(digest) {
+            scans.check_in(&has, renderer.urls())?;
+        }
         staging.commit()?;
         let reused = memo.reused();
-        memo.save(scans.pages());
+        memo.save(scans.pages(), digest);
         Ok(Built {
             pages: pages.into_inner(),
             reused,

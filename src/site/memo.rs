@@ -25,10 +25,12 @@
 //! scan, own scan), the scan's length as a `u32` and the scan ([`Scan::write_to`]) when there
 //! is one, the count of its data files as a `u32` and each one's path (a `u32` length and the
 //! bytes) and hash; the count of file sets made beside the pages (the CSV downloads) as a
-//! `u64`, each one's inputs key and files as a page's; then the XXH3-128 of everything before
-//! it. A file that does not read so is ignored whole. Opening it reads it through once,
-//! keeping each scan's place, not the scan: a reused page's scan is read when it is taken, so
-//! a large report's scans are not all in memory while its pages render.
+//! `u64`, each one's inputs key and files as a page's; the digest of what the build's link
+//! check read ([`Memo::links_digest`]), so that a site of the same files and links is not
+//! checked again; then the XXH3-128 of everything before it. A file that does not read so is
+//! ignored whole. Opening it reads it through once, keeping each scan's place, not the scan: a
+//! reused page's scan is read when it is taken, so a large report's scans are not all in
+//! memory while its pages render.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -316,6 +318,8 @@ fn read_page(input: &mut Hashing<impl Read>) -> std::io::Result<Kept> {
 struct Last {
     pages: Vec<Kept>,
     beside: HashMap<Hash, Files>,
+    /// What its link check read ([`Memo::links_digest`]).
+    links: Hash,
 }
 
 /// The memo's pages as the file at `path` has them.
@@ -347,6 +351,7 @@ fn read(path: &Path) -> std::io::Result<(Last, std::fs::File)> {
         let inputs = read_u128(&mut input)?;
         beside.insert(inputs, read_files(&mut input)?);
     }
+    let links = read_u128(&mut input)?;
     let computed = input.hash.digest128();
     let mut rest = input.inner;
     if read_u128(&mut rest)? != computed || rest.read(&mut [0])? != 0 {
@@ -356,6 +361,7 @@ fn read(path: &Path) -> std::io::Result<(Last, std::fs::File)> {
         Last {
             pages: kept,
             beside,
+            links,
         },
         file,
     ))
@@ -405,6 +411,8 @@ pub struct Memo {
     /// The last build's files beside the pages, by inputs key, and this build's.
     beside: HashMap<Hash, Files>,
     made_beside: Mutex<Vec<(Hash, Files)>>,
+    /// The digest of what the last build's link check read (0 without a memo).
+    links: Hash,
     /// Pages this build took from the last.
     reused: AtomicUsize,
 }
@@ -421,6 +429,7 @@ impl Memo {
             Last {
                 pages: kept,
                 beside,
+                links,
             },
             scans,
         ) = match program.is_some().then(|| read(&file)) {
@@ -429,6 +438,7 @@ impl Memo {
                 Last {
                     pages: Vec::new(),
                     beside: HashMap::new(),
+                    links: 0,
                 },
                 None,
             ),
@@ -451,6 +461,7 @@ impl Memo {
             made: Mutex::new(Vec::new()),
             beside,
             made_beside: Mutex::new(Vec::new()),
+            links,
             reused: AtomicUsize::new(0),
         }
     }
@@ -598,16 +609,59 @@ impl Memo {
             .push(made);
     }
 
+    /// A digest of everything the link check reads: the program (its checker), the site's
+    /// base path, every file's path and every page's scan. A site of the digest the last
+    /// build's check passed on passes again, unchecked ([`Memo::links_checked`]).
+    pub fn links_digest(
+        &self,
+        base: &str,
+        files: &std::collections::HashSet<String>,
+        scans: &BTreeMap<String, Scan>,
+    ) -> Hash {
+        use rayon::prelude::*;
+        let mut files: Vec<&str> = files.iter().map(String::as_str).collect();
+        files.par_sort_unstable();
+        let pages: Vec<Hash> = scans
+            .par_iter()
+            .map(|(path, scan)| {
+                let mut bytes = path.as_bytes().to_vec();
+                bytes.push(0);
+                scan.write_to(&mut bytes).expect("writing to memory");
+                of_bytes(&bytes)
+            })
+            .collect();
+        let mut feed = Feed::new();
+        feed.bytes(&self.salt);
+        feed.length(base.len());
+        feed.bytes(base.as_bytes());
+        feed.length(files.len());
+        for file in files {
+            feed.length(file.len());
+            feed.bytes(file.as_bytes());
+        }
+        feed.length(pages.len());
+        for page in pages {
+            feed.bytes(&page.to_le_bytes());
+        }
+        feed.finish()
+    }
+
+    /// Whether the last build's link check passed on a site of this digest.
+    pub fn links_checked(&self, digest: Hash) -> bool {
+        self.links != 0 && self.links == digest
+    }
+
     /// How many pages this build took from the last.
     pub fn reused(&self) -> usize {
         self.reused.load(Ordering::Relaxed)
     }
 
     /// Writes this build's memo beside the output it describes, atomically, with the scans
-    /// of its pages in `scans` (each page's, by file, with its data files' rows). A memo that
+    /// of its pages in `scans` (each page's, by file, with its data files' rows) and the
+    /// digest of what its link check read, which passed. A memo that
     /// cannot be written costs the next build its reuse, not its correctness, so a failure
     /// only removes the old one.
-    pub fn save(self, scans: &BTreeMap<String, Scan>) {
+    pub fn save(self, scans: &BTreeMap<String, Scan>, links: Hash) {
         let made = self.made.into_inner().expect("no panic holds the lock");
         let beside = self
             .made_beside
@@ -646,6 +700,7 @@ impl Memo {
                 out.write_all(&inputs.to_le_bytes())?;
                 write_files(&mut out, files)?;
             }
+            out.write_all(&links.to_le_bytes())?;
             let digest = out.hash.digest128();
             let mut inner = out.inner;
             inner.write_all(&digest.to_le_bytes())?;
@@ -736,7 +791,7 @@ mod tests {
         );
         memo.keep("a/index.html", key, None, page.as_bytes(), true, Vec::new());
         let scans = BTreeMap::from([("a/index.html".to_owned(), scan_of(page))]);
-        memo.save(&scans);
+        memo.save(&scans, 0);
         assert!(dir.path().join(".site.memo").is_file());
 
         let memo = Memo::open(&out, &[0; 32], [0; 16]);
@@ -753,7 +808,7 @@ mod tests {
         );
         assert_eq!(memo.reused(), 1);
         // Saved again with the scan it took, the next build has it.
-        memo.save(&BTreeMap::from([("a/index.html".to_owned(), scan)]));
+        memo.save(&BTreeMap::from([("a/index.html".to_owned(), scan)]), 0);
         let memo = Memo::open(&out, &[0; 32], [0; 16]);
         assert!(
             memo.reuse("a/index.html", key, None, true, Vec::new())
@@ -790,10 +845,10 @@ mod tests {
         let memo = Memo::open(&out, &[0; 32], [0; 16]);
         let key = memo.key(&memo.scope(&json!({})), "t.html", &json!({}));
         memo.keep("p.html", key, None, b"<p id=a>x</p>", true, Vec::new());
-        memo.save(&BTreeMap::from([(
-            "p.html".to_owned(),
-            scan_of("<p id=a>x</p>"),
-        )]));
+        memo.save(
+            &BTreeMap::from([("p.html".to_owned(), scan_of("<p id=a>x</p>"))]),
+            0,
+        );
         let file = dir.path().join(".site.memo");
         let good = std::fs::read(&file).unwrap();
         assert!(
@@ -846,7 +901,7 @@ mod tests {
         let mut read = super::super::html::read(page.as_bytes(), false);
         let scan = Scan::take(&mut read)
             .with_readings(vec![super::super::html::read(rows.as_bytes(), false)]);
-        memo.save(&BTreeMap::from([("m/index.html".to_owned(), scan)]));
+        memo.save(&BTreeMap::from([("m/index.html".to_owned(), scan)]), 0);
 
         let memo = Memo::open(&out, &[0; 32], data);
         assert!(
@@ -863,7 +918,10 @@ mod tests {
         assert_eq!(memo.reused(), 1);
         // Its key is kept, and the page's scan is not its own: a page of the same context
         // takes its bytes, not that scan.
-        memo.save(&BTreeMap::from([("m/index.html".to_owned(), taken.scan)]));
+        memo.save(
+            &BTreeMap::from([("m/index.html".to_owned(), taken.scan)]),
+            0,
+        );
         let memo = Memo::open(&out, &[0; 32], data);
         let (_, scan) = memo
             .reuse("m/index.html", key, None, false, Vec::new())
@@ -877,5 +935,42 @@ mod tests {
         assert!(other.take("m/index.html", moved).is_none());
         std::fs::write(out.join("m/t.1.rows.json"), "[]").unwrap();
         assert!(memo.take("m/index.html", inputs).is_none());
+    }
+
+    #[test]
+    fn a_site_is_unchecked_only_when_its_files_and_links_are_those_the_last_check_passed() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("site");
+        let files = |paths: &[&str]| -> std::collections::HashSet<String> {
+            paths.iter().map(|p| p.to_string()).collect()
+        };
+        let scans = |html: &str| BTreeMap::from([("a/index.html".to_owned(), scan_of(html))]);
+        let memo = Memo::open(&out, &[0; 32], [0; 16]);
+        let site = files(&["a/index.html", "b/index.html"]);
+        let page = r##"<p id="x"><a href="/b/">b</a></p>"##;
+        let digest = memo.links_digest("/", &site, &scans(page));
+        assert!(!memo.links_checked(digest), "nothing was checked");
+        assert_eq!(digest, memo.links_digest("/", &site, &scans(page)));
+        // Another base path, another file, a link or an id changed: another digest.
+        for other in [
+            memo.links_digest("/r/", &site, &scans(page)),
+            memo.links_digest("/", &files(&["a/index.html"]), &scans(page)),
+            memo.links_digest(
+                "/",
+                &files(&["a/index.html", "b/index.html", "c.csv"]),
+                &scans(page),
+            ),
+            memo.links_digest("/", &site, &scans(r##"<p id="x"><a href="/c/">b</a></p>"##)),
+            memo.links_digest("/", &site, &scans(r##"<p id="y"><a href="/b/">b</a></p>"##)),
+        ] {
+            assert_ne!(other, digest);
+        }
+        memo.save(&scans(page), digest);
+        let memo = Memo::open(&out, &[0; 32], [0; 16]);
+        assert!(memo.links_checked(digest));
+        assert!(!memo.links_checked(digest + 1));
+        // Another program or template set checks again.
+        let other = Memo::open(&out, &[1; 32], [0; 16]);
+        assert!(!other.links_checked(other.links_digest("/", &site, &scans(page))));
     }
 }
