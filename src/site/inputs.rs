@@ -307,9 +307,11 @@ impl Inputs {
         if !memo.links_checked(digest) {
             scans.check_in(&has, renderer.urls())?;
         }
-        staging.commit()?;
         let reused = memo.reused();
-        memo.save(scans.pages(), digest);
+        // The memo is written while the site is swapped in: should the swap fail, the memo
+        // describes pages the output does not hold, and those are rendered again.
+        let (committed, ()) = rayon::join(|| staging.commit(), || memo.save(scans.pages(), digest));
+        committed?;
         Ok(Built {
             pages: pages.into_inner(),
             reused,

@@ -588,12 +588,17 @@ impl<'a> Renderer<'a> {
         for asset in &self.content.assets {
             put(asset.site_path.clone(), asset.bytes.clone().into())?;
         }
-        for (machine, download) in self.catalog.machines.machines.iter().zip(self.downloads) {
-            let bytes = download
-                .read()
-                .map_err(|e| SiteError::Project(vec![ProjectError::Data(e)]))?;
-            put(downloads::results_path(machine), bytes.into())?;
-        }
+        // Each machine's document read, checked against its hash and put on its own core.
+        let machines = &self.catalog.machines.machines;
+        machines
+            .par_iter()
+            .zip(self.downloads)
+            .try_for_each(|(machine, download)| {
+                let bytes = download
+                    .read()
+                    .map_err(|e| SiteError::Project(vec![ProjectError::Data(e)]))?;
+                put(downloads::results_path(machine), bytes.into())
+            })?;
         self.put_tables(put)?;
         for (path, bytes) in self.logs {
             put(downloads::log_path(path), Bytes::copy_from_slice(bytes))?;
