@@ -304,13 +304,14 @@ impl Inputs {
         let scans = links::Scans::from_pages(scans);
         // The last build's check passed on exactly these files and links.
         let digest = memo.links_digest(&renderer.urls().base_path, &files, scans.pages());
-        if !memo.links_checked(digest) {
+        if !memo.links_checked(&digest) {
             scans.check_in(&has, renderer.urls())?;
         }
         let reused = memo.reused();
         // The memo is written while the site is swapped in: should the swap fail, the memo
         // describes pages the output does not hold, and those are rendered again.
-        let (committed, ()) = rayon::join(|| staging.commit(), || memo.save(scans.pages(), digest));
+        let (committed, ()) =
+            rayon::join(|| staging.commit(), || memo.save(scans.pages(), &digest));
         committed?;
         Ok(Built {
             pages: pages.into_inner(),

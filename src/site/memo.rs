@@ -25,9 +25,9 @@
 //! scan, own scan), the scan's length as a `u32` and the scan ([`Scan::write_to`]) when there
 //! is one, the count of its data files as a `u32` and each one's path (a `u32` length and the
 //! bytes) and hash; the count of file sets made beside the pages (the CSV downloads) as a
-//! `u64`, each one's inputs key and files as a page's; the digest of what the build's link
-//! check read ([`Memo::links_digest`]), so that a site of the same files and links is not
-//! checked again; then the XXH3-128 of everything before it. A file that does not read so is
+//! `u64`, each one's inputs key and files as a page's; what the build's link check read
+//! ([`Memo::links_digest`]: its pages' digest, the count of its files as a `u64` and their
+//! paths' hashes, sorted), so that a site of the same links is not checked again; then the XXH3-128 of everything before it. A file that does not read so is
 //! ignored whole. Opening it reads it through once, keeping each scan's place, not the scan: a
 //! reused page's scan is read when it is taken, so a large report's scans are not all in
 //! memory while its pages render.
@@ -319,7 +319,15 @@ struct Last {
     pages: Vec<Kept>,
     beside: HashMap<Hash, Files>,
     /// What its link check read ([`Memo::links_digest`]).
-    links: Hash,
+    links: Option<Links>,
+}
+
+/// What a link check read ([`Memo::links_digest`]): its pages' digest, and its files' path
+/// hashes, sorted.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Links {
+    pages: Hash,
+    files: Vec<Hash>,
 }
 
 /// The memo's pages as the file at `path` has them.
@@ -351,7 +359,18 @@ fn read(path: &Path) -> std::io::Result<(Last, std::fs::File)> {
         let inputs = read_u128(&mut input)?;
         beside.insert(inputs, read_files(&mut input)?);
     }
-    let links = read_u128(&mut input)?;
+    let pages = read_u128(&mut input)?;
+    let mut count = [0; 8];
+    input.read_exact(&mut count)?;
+    let count = u64::from_le_bytes(count) as usize;
+    let mut files = Vec::with_capacity(count.min(1 << 20));
+    for _ in 0..count {
+        files.push(read_u128(&mut input)?);
+    }
+    if !files.is_sorted() {
+        return Err(invalid());
+    }
+    let links = (count > 0).then_some(Links { pages, files });
     let computed = input.hash.digest128();
     let mut rest = input.inner;
     if read_u128(&mut rest)? != computed || rest.read(&mut [0])? != 0 {
@@ -411,8 +430,8 @@ pub struct Memo {
     /// The last build's files beside the pages, by inputs key, and this build's.
     beside: HashMap<Hash, Files>,
     made_beside: Mutex<Vec<(Hash, Files)>>,
-    /// The digest of what the last build's link check read (0 without a memo).
-    links: Hash,
+    /// What the last build's link check read.
+    links: Option<Links>,
     /// Pages this build took from the last.
     reused: AtomicUsize,
 }
@@ -438,7 +457,7 @@ impl Memo {
                 Last {
                     pages: Vec::new(),
                     beside: HashMap::new(),
-                    links: 0,
+                    links: None,
                 },
                 None,
             ),
@@ -609,19 +628,20 @@ impl Memo {
             .push(made);
     }
 
-    /// A digest of everything the link check reads: the program (its checker), the site's
-    /// base path, every file's path and every page's scan. A site of the digest the last
-    /// build's check passed on passes again, unchecked ([`Memo::links_checked`]).
+    /// What the link check reads, hashed: the program (its checker), the site's base path
+    /// and every page's scan, and each file's path. A site whose pages hash the same as the
+    /// one the last build's check passed on, and which still has every file that one had,
+    /// passes again unchecked ([`Memo::links_checked`]): a file added breaks no link.
     pub fn links_digest(
         &self,
         base: &str,
         files: &std::collections::HashSet<String>,
         scans: &BTreeMap<String, Scan>,
-    ) -> Hash {
+    ) -> Links {
         use rayon::prelude::*;
-        let mut files: Vec<&str> = files.iter().map(String::as_str).collect();
+        let mut files: Vec<Hash> = files.par_iter().map(|f| of_bytes(f.as_bytes())).collect();
         files.par_sort_unstable();
-        let pages: Vec<Hash> = scans
+        let each: Vec<Hash> = scans
             .par_iter()
             .map(|(path, scan)| {
                 let mut bytes = path.as_bytes().to_vec();
@@ -634,21 +654,29 @@ impl Memo {
         feed.bytes(&self.salt);
         feed.length(base.len());
         feed.bytes(base.as_bytes());
-        feed.length(files.len());
-        for file in files {
-            feed.length(file.len());
-            feed.bytes(file.as_bytes());
-        }
-        feed.length(pages.len());
-        for page in pages {
+        feed.length(each.len());
+        for page in each {
             feed.bytes(&page.to_le_bytes());
         }
-        feed.finish()
+        Links {
+            pages: feed.finish(),
+            files,
+        }
     }
 
-    /// Whether the last build's link check passed on a site of this digest.
-    pub fn links_checked(&self, digest: Hash) -> bool {
-        self.links != 0 && self.links == digest
+    /// Whether the last build's link check passed on pages of these links, with no file this
+    /// site lacks.
+    pub fn links_checked(&self, links: &Links) -> bool {
+        let Some(last) = &self.links else {
+            return false;
+        };
+        // Both sorted: walk the new files once.
+        let mut now = links.files.iter().peekable();
+        last.pages == links.pages
+            && last.files.iter().all(|file| {
+                while now.next_if(|f| *f < file).is_some() {}
+                now.next_if_eq(&file).is_some()
+            })
     }
 
     /// How many pages this build took from the last.
@@ -661,7 +689,7 @@ impl Memo {
     /// digest of what its link check read, which passed. A memo that
     /// cannot be written costs the next build its reuse, not its correctness, so a failure
     /// only removes the old one.
-    pub fn save(self, scans: &BTreeMap<String, Scan>, links: Hash) {
+    pub fn save(self, scans: &BTreeMap<String, Scan>, links: &Links) {
         let made = self.made.into_inner().expect("no panic holds the lock");
         let beside = self
             .made_beside
@@ -700,7 +728,11 @@ impl Memo {
                 out.write_all(&inputs.to_le_bytes())?;
                 write_files(&mut out, files)?;
             }
-            out.write_all(&links.to_le_bytes())?;
+            out.write_all(&links.pages.to_le_bytes())?;
+            out.write_all(&(links.files.len() as u64).to_le_bytes())?;
+            for file in &links.files {
+                out.write_all(&file.to_le_bytes())?;
+            }
             let digest = out.hash.digest128();
             let mut inner = out.inner;
             inner.write_all(&digest.to_le_bytes())?;
@@ -791,7 +823,7 @@ mod tests {
         );
         memo.keep("a/index.html", key, None, page.as_bytes(), true, Vec::new());
         let scans = BTreeMap::from([("a/index.html".to_owned(), scan_of(page))]);
-        memo.save(&scans, 0);
+        memo.save(&scans, &Links::default());
         assert!(dir.path().join(".site.memo").is_file());
 
         let memo = Memo::open(&out, &[0; 32], [0; 16]);
@@ -808,7 +840,10 @@ mod tests {
         );
         assert_eq!(memo.reused(), 1);
         // Saved again with the scan it took, the next build has it.
-        memo.save(&BTreeMap::from([("a/index.html".to_owned(), scan)]), 0);
+        memo.save(
+            &BTreeMap::from([("a/index.html".to_owned(), scan)]),
+            &Links::default(),
+        );
         let memo = Memo::open(&out, &[0; 32], [0; 16]);
         assert!(
             memo.reuse("a/index.html", key, None, true, Vec::new())
@@ -847,7 +882,7 @@ mod tests {
         memo.keep("p.html", key, None, b"<p id=a>x</p>", true, Vec::new());
         memo.save(
             &BTreeMap::from([("p.html".to_owned(), scan_of("<p id=a>x</p>"))]),
-            0,
+            &Links::default(),
         );
         let file = dir.path().join(".site.memo");
         let good = std::fs::read(&file).unwrap();
@@ -901,7 +936,10 @@ mod tests {
         let mut read = super::super::html::read(page.as_bytes(), false);
         let scan = Scan::take(&mut read)
             .with_readings(vec![super::super::html::read(rows.as_bytes(), false)]);
-        memo.save(&BTreeMap::from([("m/index.html".to_owned(), scan)]), 0);
+        memo.save(
+            &BTreeMap::from([("m/index.html".to_owned(), scan)]),
+            &Links::default(),
+        );
 
         let memo = Memo::open(&out, &[0; 32], data);
         assert!(
@@ -920,7 +958,7 @@ mod tests {
         // takes its bytes, not that scan.
         memo.save(
             &BTreeMap::from([("m/index.html".to_owned(), taken.scan)]),
-            0,
+            &Links::default(),
         );
         let memo = Memo::open(&out, &[0; 32], data);
         let (_, scan) = memo
@@ -938,7 +976,7 @@ mod tests {
     }
 
     #[test]
-    fn a_site_is_unchecked_only_when_its_files_and_links_are_those_the_last_check_passed() {
+    fn a_site_is_unchecked_only_when_its_links_are_those_the_last_check_passed_on() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("site");
         let files = |paths: &[&str]| -> std::collections::HashSet<String> {
@@ -946,31 +984,33 @@ mod tests {
         };
         let scans = |html: &str| BTreeMap::from([("a/index.html".to_owned(), scan_of(html))]);
         let memo = Memo::open(&out, &[0; 32], [0; 16]);
-        let site = files(&["a/index.html", "b/index.html"]);
+        let site = files(&["a/index.html", "b/index.html", "b/t.csv"]);
         let page = r##"<p id="x"><a href="/b/">b</a></p>"##;
-        let digest = memo.links_digest("/", &site, &scans(page));
-        assert!(!memo.links_checked(digest), "nothing was checked");
-        assert_eq!(digest, memo.links_digest("/", &site, &scans(page)));
-        // Another base path, another file, a link or an id changed: another digest.
+        let links = memo.links_digest("/", &site, &scans(page));
+        assert!(!memo.links_checked(&links), "nothing was checked");
+        assert_eq!(links, memo.links_digest("/", &site, &scans(page)));
+        memo.save(&scans(page), &links);
+        let memo = Memo::open(&out, &[0; 32], [0; 16]);
+        assert!(memo.links_checked(&links));
+        // A file added breaks no link.
+        let more = files(&["a/index.html", "b/index.html", "b/t.csv", "c.csv"]);
+        assert!(memo.links_checked(&memo.links_digest("/", &more, &scans(page))));
+        // A file gone, another base path, a link or an id changed: checked again.
         for other in [
-            memo.links_digest("/r/", &site, &scans(page)),
-            memo.links_digest("/", &files(&["a/index.html"]), &scans(page)),
+            memo.links_digest("/", &files(&["a/index.html", "b/index.html"]), &scans(page)),
             memo.links_digest(
                 "/",
-                &files(&["a/index.html", "b/index.html", "c.csv"]),
+                &files(&["a/index.html", "b/t.csv", "c.csv"]),
                 &scans(page),
             ),
+            memo.links_digest("/r/", &site, &scans(page)),
             memo.links_digest("/", &site, &scans(r##"<p id="x"><a href="/c/">b</a></p>"##)),
             memo.links_digest("/", &site, &scans(r##"<p id="y"><a href="/b/">b</a></p>"##)),
         ] {
-            assert_ne!(other, digest);
+            assert!(!memo.links_checked(&other), "{other:?}");
         }
-        memo.save(&scans(page), digest);
-        let memo = Memo::open(&out, &[0; 32], [0; 16]);
-        assert!(memo.links_checked(digest));
-        assert!(!memo.links_checked(digest + 1));
         // Another program or template set checks again.
         let other = Memo::open(&out, &[1; 32], [0; 16]);
-        assert!(!other.links_checked(other.links_digest("/", &site, &scans(page))));
+        assert!(!other.links_checked(&other.links_digest("/", &site, &scans(page))));
     }
 }
