@@ -313,8 +313,9 @@ fn read_page(input: &mut Hashing<impl Read>) -> std::io::Result<Kept> {
     })
 }
 
-/// What the last build's memo holds: its pages, and the files beside them by their inputs
-/// key ([`Memo::take_beside`]).
+/// What the last build's memo holds: its pages, the files beside them by their inputs key
+/// ([`Memo::take_beside`]), and what its link check read.
+#[derive(Default)]
 struct Last {
     pages: Vec<Kept>,
     beside: HashMap<Hash, Files>,
@@ -444,24 +445,15 @@ impl Memo {
         let file = path_beside(out);
         let program = program();
         let salt = xxh3_128(&[program.as_deref().unwrap_or_default(), templates].concat());
-        let (
-            Last {
-                pages: kept,
-                beside,
-                links,
-            },
-            scans,
-        ) = match program.is_some().then(|| read(&file)) {
+        let (last, scans) = match program.is_some().then(|| read(&file)) {
             Some(Ok((last, scans))) => (last, Some(scans)),
-            _ => (
-                Last {
-                    pages: Vec::new(),
-                    beside: HashMap::new(),
-                    links: None,
-                },
-                None,
-            ),
+            _ => (Last::default(), None),
         };
+        let Last {
+            pages: kept,
+            beside,
+            links,
+        } = last;
         let by_key = kept.iter().enumerate().map(|(i, k)| (k.key, i)).collect();
         let by_inputs = kept
             .iter()
