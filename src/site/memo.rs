@@ -238,6 +238,14 @@ const HAS_INPUTS: u8 = 1;
 const HAS_SCAN: u8 = 2;
 const OWN_SCAN: u8 = 4;
 
+/// A count written as a little-endian `u64`.
+fn read_count(input: &mut impl Read) -> std::io::Result<usize> {
+    let mut bytes = [0; 8];
+    input.read_exact(&mut bytes)?;
+    usize::try_from(u64::from_le_bytes(bytes))
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidData))
+}
+
 fn read_u32(input: &mut impl Read) -> std::io::Result<u32> {
     let mut bytes = [0; 4];
     input.read_exact(&mut bytes)?;
@@ -345,25 +353,19 @@ fn read(path: &Path) -> std::io::Result<(Last, std::fs::File)> {
     if magic != MAGIC {
         return Err(invalid());
     }
-    let mut count = [0; 8];
-    input.read_exact(&mut count)?;
-    let count = u64::from_le_bytes(count) as usize;
+    let count = read_count(&mut input)?;
     let mut kept = Vec::with_capacity(count.min(1 << 20));
     for _ in 0..count {
         kept.push(read_page(&mut input)?);
     }
-    let mut count = [0; 8];
-    input.read_exact(&mut count)?;
-    let count = u64::from_le_bytes(count) as usize;
+    let count = read_count(&mut input)?;
     let mut beside = HashMap::with_capacity(count.min(1 << 10));
     for _ in 0..count {
         let inputs = read_u128(&mut input)?;
         beside.insert(inputs, read_files(&mut input)?);
     }
     let pages = read_u128(&mut input)?;
-    let mut count = [0; 8];
-    input.read_exact(&mut count)?;
-    let count = u64::from_le_bytes(count) as usize;
+    let count = read_count(&mut input)?;
     let mut files = Vec::with_capacity(count.min(1 << 20));
     for _ in 0..count {
         files.push(read_u128(&mut input)?);
