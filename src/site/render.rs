@@ -13,11 +13,12 @@ use super::assets::{ECHARTS, ECHARTS_LICENSE, ECHARTS_NOTICE};
 use super::catalog::{Baseline, Catalog};
 use super::content::{Content, Place, Source};
 use super::error::{SiteError, many};
+use super::jobs::{Job, Narrated, Narratives, Told, jobs};
 use super::memo::{self, Memo};
 use super::output::{PageFile, Site};
 use super::pages::{self, Page};
 use super::paging;
-use super::routes::{self, Pages, Route};
+use super::routes::{self, Pages};
 use super::search;
 use super::shortcodes::View;
 use super::urls::Urls;
@@ -37,12 +38,6 @@ struct Rendered {
     scan: Option<links::Scan>,
     /// The data files of a page taken whole, by their paths in the site.
     taken: Vec<(String, Bytes)>,
-}
-
-/// What the author's Markdown tells of a page ([`Renderer::told`]).
-struct Told<'s> {
-    narrative: String,
-    source: Option<&'s Source>,
 }
 
 /// A page being rendered, as the memo notes it: its file, its inputs' key, whether its scan
@@ -110,75 +105,6 @@ impl PageContext {
         page
     }
 }
-
-/// One page to render: its kind, the record's index and key, or the free page's source.
-struct Job<'s> {
-    /// The kind.
-    route: &'static Route,
-    /// The record's index in its array (0 for single pages).
-    index: usize,
-    /// The record's key, or the free page's name (empty for single pages).
-    key: String,
-    /// The free page's Markdown.
-    source: Option<&'s Source>,
-}
-
-impl Job<'_> {
-    /// The page's path inside the site.
-    fn path(&self) -> String {
-        self.route.path(&self.key)
-    }
-}
-
-/// Every page of the site, in route-table order: each shown single page, a page per record,
-/// and the free pages.
-fn jobs<'s>(catalog: &Catalog, free: impl Iterator<Item = (&'s str, &'s Source)>) -> Vec<Job<'s>> {
-    let mut jobs = Vec::new();
-    let mut free: Vec<_> = free.collect();
-    for route in routes::ROUTES {
-        let kind = pages::kind(route);
-        match &route.pages {
-            Pages::One => {
-                if (kind.shown)(catalog) {
-                    jobs.push(Job {
-                        route,
-                        index: 0,
-                        key: String::new(),
-                        source: None,
-                    });
-                }
-            }
-            Pages::PerRecord { .. } => {
-                jobs.extend(
-                    (kind.keys)(catalog)
-                        .into_iter()
-                        .enumerate()
-                        .map(|(index, key)| Job {
-                            route,
-                            index,
-                            key,
-                            source: None,
-                        }),
-                );
-            }
-            Pages::Free => {
-                jobs.extend(free.drain(..).map(|(name, source)| Job {
-                    route,
-                    index: 0,
-                    key: name.to_owned(),
-                    source: Some(source),
-                }));
-            }
-        }
-    }
-    jobs
-}
-
-/// Each content file's rendered Markdown, by its place.
-type Narrated<'s> = BTreeMap<Place, (String, &'s Source)>;
-
-/// The narrative HTML of a place and its source, or nothing.
-type Narratives<'s> = dyn Fn(&Place) -> (String, Option<&'s Source>) + Sync + 's;
 
 /// Renders the pages of one document.
 pub struct Renderer<'a> {
@@ -713,7 +639,7 @@ impl<'a> Renderer<'a> {
     ) -> Result<Rendered, SiteError> {
         let folder = job.path();
         let file = format!("{folder}index.html");
-        let told = self.told(job, narrative);
+        let told = job.told(narrative);
         let inputs = self.inputs_key(job, &told);
         if let (Some((memo, _)), Some(inputs)) = (&self.memo, inputs)
             && let Some(taken) = memo.take(&file, inputs)
@@ -758,25 +684,6 @@ impl<'a> Renderer<'a> {
             scan,
             taken: Vec::new(),
         })
-    }
-
-    /// What the author's Markdown tells of a page: the narrative at its place, and the source
-    /// whose front matter may set its title and description.
-    fn told<'s>(&self, job: &Job<'s>, narrative: &Narratives<'s>) -> Told<'s> {
-        let place = match &job.route.pages {
-            Pages::PerRecord { .. } => Some(Place::Record(job.route.folder, job.key.clone())),
-            Pages::Free => Some(Place::Free(job.key.clone())),
-            Pages::One if std::ptr::eq(job.route, &routes::HOME) => Some(Place::Home),
-            Pages::One => None,
-        };
-        let (narrative, source) = match &place {
-            Some(place) => narrative(place),
-            None => (String::new(), None),
-        };
-        Told {
-            narrative,
-            source: source.or(job.source),
-        }
     }
 
     /// The memo's key of a page's inputs: none for a free page (its view reads its Markdown)
