@@ -174,6 +174,9 @@ fn open_loop_sweep(root: &std::path::Path, results: &mut benchsite::data::Result
                 chunks: None,
                 gap_p50_ms: None,
                 gap_max_ms: None,
+                finish_reason: None,
+                bursts: None,
+                short: None,
                 error: None,
             });
         }
@@ -191,6 +194,9 @@ fn open_loop_sweep(root: &std::path::Path, results: &mut benchsite::data::Result
         chunks: None,
         gap_p50_ms: None,
         gap_max_ms: None,
+        finish_reason: None,
+        bursts: None,
+        short: None,
         error: Some("HTTP 500".into()),
     });
     let path = benchsite::data::request_log_path(&sweep.slug());

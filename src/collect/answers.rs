@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
+use super::delivery::Found;
 use super::level::{Request, counted, figures};
 use super::sending::Level;
 use super::target::Target;
@@ -53,8 +54,17 @@ impl Level {
 
     /// The level as the results document records it: at `load`, of `requests` requests (in
     /// an open loop, those sent). An open-loop answer's TTFT and latency run from when it was
-    /// due, its wait in the client included.
-    pub fn summary(&self, load: Load, requests: u64) -> SweepLevel {
+    /// due, its wait in the client included. Its answers are checked (`delivery`): with
+    /// `ignore_eos`, `asked` gives the tokens the request numbered n asked for, `context` is
+    /// the server's context per sequence where known; what the checks found of each answer
+    /// is returned beside it, for [`Level::lines`].
+    pub fn summary(
+        &self,
+        load: Load,
+        requests: u64,
+        asked: Option<&dyn Fn(u64) -> u64>,
+        context: Option<u64>,
+    ) -> (SweepLevel, Found) {
         let answered: Vec<Request> = self
             .timings
             .iter()
@@ -90,12 +100,24 @@ impl Level {
             .then(|| stats::round((total_prompt + total_output) / wall, 1));
         (level.power_w, level.joules_per_token) = super::decode::energy(self.power, total_output);
         super::watch::summarise(&self.scrapes, &mut level);
-        level
+        let mut engine = super::watch::engine_view(&self.scrapes);
+        let timings: Vec<&super::stream::Timing> = self.timings.iter().collect();
+        let asked: Vec<Option<u64>> = self
+            .sent
+            .iter()
+            .map(|sent| asked.map(|asked| asked(sent.n)))
+            .collect();
+        let found = super::delivery::check(&timings, &asked, context, engine.as_mut());
+        super::level::per_stream(&mut level, &found.delivery, engine.as_ref());
+        level.delivery = Some(found.delivery.clone());
+        level.engine_view = engine;
+        (level, found)
     }
 
     /// Each request of the level, level `index` of its sweep, as its per-request data keeps
-    /// it: the answers in the order they finished, then the failures.
-    pub fn lines(&self, index: usize) -> Vec<data::RequestLine> {
+    /// it: the answers in the order they finished, with what the checks `found` of each, then
+    /// the failures.
+    pub fn lines(&self, index: usize, found: &Found) -> Vec<data::RequestLine> {
         let seconds = |d: Duration| stats::round(d.as_secs_f64(), 6);
         let line = |sent: &super::sending::Sent| data::RequestLine {
             level: index,
@@ -110,9 +132,14 @@ impl Level {
             chunks: None,
             gap_p50_ms: None,
             gap_max_ms: None,
+            finish_reason: None,
+            bursts: None,
+            short: None,
             error: None,
         };
-        let answered = self.timings.iter().zip(&self.sent).map(|(t, sent)| {
+        let checked = found.bursts.iter().zip(&found.short);
+        let answered = self.timings.iter().zip(&self.sent).zip(checked);
+        let answered = answered.map(|((t, sent), (&bursts, &short))| {
             let gaps: Vec<f64> = t.gaps.iter().map(|&g| f64::from(g) * 1e3).collect();
             data::RequestLine {
                 ttft_s: Some(seconds(t.ttft)),
@@ -126,6 +153,9 @@ impl Level {
                     .copied()
                     .reduce(f64::max)
                     .map(|g| stats::round(g, 3)),
+                finish_reason: t.finish_reason.clone(),
+                bursts: Some(bursts),
+                short,
                 ..line(sent)
             }
         });

@@ -1,8 +1,12 @@
 //! When an open-loop level's requests are due: gamma-distributed gaps with shape
 //! `burstiness` and scale 1 / (rate × burstiness), so the mean gap is 1 / rate and a
 //! burstiness of 1 is a Poisson process (`vllm bench serve`'s arrivals). The first request
-//! is due at 0. Unlike vLLM, the gaps are never rescaled to make the total come out at
-//! requests / rate: that rescaling changes the distribution a reader was told.
+//! is due at 0. As `vllm bench serve` does, the level's N drawn gaps are scaled together so
+//! that they sum to N / rate: the N arrivals and the gap after the last span exactly N / rate,
+//! so the rate a level is labelled with is the rate its arrivals had. Unscaled, 40 draws
+//! at 2 req/s spanned 23.1 s, an offered 1.69 req/s, half of the way to the over-saturation
+//! rule before the server did anything. Scaling every gap by one factor keeps the shape of
+//! their distribution (a gamma's scale changes, its shape does not).
 
 use std::time::Duration;
 
@@ -13,16 +17,25 @@ use rand_distr::{Distribution, Gamma};
 use crate::data::{Arrivals, Process};
 
 /// The due times of a level at `rate` requests per second, from its start: at most
-/// `arrivals.requests`, and only those before `arrivals.duration_s` when it is set. The same
-/// seed gives every rate the same draws, scaled, so levels differ only in their rate.
+/// `arrivals.requests`, their gaps scaled to sum to `requests / rate`, and only those before
+/// `arrivals.duration_s` when it is set. The same seed gives every rate the same draws,
+/// scaled, so levels differ only in their rate.
 pub fn schedule(rate: f64, arrivals: &Arrivals) -> Vec<Duration> {
-    let gaps: Box<dyn Iterator<Item = f64>> = match arrivals.process {
-        Process::Gamma => Box::new(gaps(rate, arrivals.burstiness, arrivals.seed.unwrap_or(0))),
-        Process::Constant => Box::new(std::iter::repeat(1.0 / rate)),
+    let n = arrivals.requests as usize;
+    let drawn: Vec<f64> = match arrivals.process {
+        Process::Gamma => gaps(rate, arrivals.burstiness, arrivals.seed.unwrap_or(0))
+            .take(n)
+            .collect(),
+        Process::Constant => vec![1.0 / rate; n],
+    };
+    let total: f64 = drawn.iter().sum();
+    let scale = match total > 0.0 {
+        true => n as f64 / rate / total,
+        false => 1.0,
     };
     let mut due = Vec::new();
     let mut at = 0.0;
-    for gap in gaps.take(arrivals.requests as usize) {
+    for gap in drawn.into_iter().map(|gap| gap * scale) {
         if arrivals.duration_s.is_some_and(|limit| at >= limit) {
             break;
         }
@@ -112,9 +125,9 @@ mod tests {
         assert_eq!(due.len(), 500);
         assert_eq!(due[0], Duration::ZERO);
         assert!(due.windows(2).all(|w| w[0] <= w[1]));
-        // 499 gaps of mean 0.1 s: about 50 s (σ ≈ 2.2 s).
+        // 499 gaps of mean 0.1 s: about 50 s, the last gap short of exactly 50 s.
         let span = due[499].as_secs_f64();
-        assert!((40.0..60.0).contains(&span), "{span}");
+        assert!((48.0..50.0).contains(&span), "{span}");
         // The same seed at twice the rate: the same draws, at half the times.
         let faster = schedule(20.0, &arrivals);
         for (a, b) in due.iter().zip(&faster) {
@@ -125,5 +138,36 @@ mod tests {
         assert!(timed.iter().all(|t| t.as_secs_f64() < 5.0));
         assert_eq!(timed[..], due[..timed.len()]);
         assert!(due[timed.len()].as_secs_f64() >= 5.0);
+    }
+
+    /// 40 arrivals at 2 req/s, by hand from the 40 gaps `gaps` draws (their sum T): arrival k
+    /// is due at the sum of the first k draws × 20 / T, so the 40 arrivals and the gap after
+    /// the last span exactly 40 / 2 = 20 s, and the level offers the 2 req/s it is labelled
+    /// with.
+    #[test]
+    fn forty_arrivals_offer_the_rate_they_are_labelled_with() {
+        let arrivals = Arrivals {
+            process: crate::data::Process::Gamma,
+            burstiness: 1.0,
+            seed: Some(0),
+            max_concurrency: None,
+            requests: 40,
+            duration_s: None,
+        };
+        let drawn: Vec<f64> = gaps(2.0, 1.0, 0).take(40).collect();
+        let total: f64 = drawn.iter().sum();
+        let due = schedule(2.0, &arrivals);
+        assert_eq!(due.len(), 40);
+        let mut at = 0.0;
+        for (k, due) in due.iter().enumerate() {
+            assert!(
+                (due.as_secs_f64() - at * 20.0 / total).abs() < 1e-9,
+                "arrival {k}"
+            );
+            at += drawn[k];
+        }
+        let window = due[39].as_secs_f64() + drawn[39] * 20.0 / total;
+        assert!((window - 20.0).abs() < 1e-9, "{window}");
+        assert!((40.0 / window - 2.0).abs() < 1e-9);
     }
 }

@@ -6,11 +6,12 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::acceptance::{Spread, acceptance, metrics_gap, over_prompt_set, scrape};
+use super::acceptance::{Spread, acceptance, metrics_gap, over_prompt_set};
 use super::client::Endpoint;
+use super::engine_view::{self, Counters};
 use super::error::CollectError;
 use super::launch::{self, LaunchOptions, Phase};
-use super::metrics::{KvSource, Metrics};
+use super::metrics::{self, KvSource, Metrics};
 use super::outcome::Outcome;
 use super::power::{self, Drawn, Sampler};
 use super::progress::Progress;
@@ -174,6 +175,7 @@ async fn record(
         forced,
         spread,
         slots,
+        engine,
     } = measured;
     let effective = &plan.effective;
     let mut warnings = Vec::new();
@@ -186,7 +188,35 @@ async fn record(
             samples.len() - 1
         ));
     }
-    let (cold, measured, decode) = rates(&samples)?;
+    let (cold, mut measured, mut decode) = rates(&samples)?;
+    let mut engine_view = engine.0.until(&engine.1);
+    let sampled: Vec<&Timing> = samples[1..].iter().collect();
+    let context = slots
+        .map(|(sum, n)| sum / n as u64)
+        .or(target.max_model_len);
+    let asked = vec![Some(options.params.max_tokens); sampled.len()];
+    let found = super::delivery::check(&sampled, &asked, context, engine_view.as_mut());
+    let delivery = found.delivery;
+    if let Some(cause) = &delivery.cause {
+        let Some(rate) = engine_view.as_ref().and_then(|e| e.decode_tok_s_per_stream) else {
+            return Err(CollectError::Request(format!(
+                "the samples' decode speed cannot be recorded: {cause}, and the server keeps no figures of its own (/metrics) to take it from; measure it without the proxy, or on a server that is not starved of CPU"
+            )));
+        };
+        (measured, decode) = (Vec::new(), rate);
+        gaps.push(format!(
+            "{cause}: decode_tok_s is the engine's own per-stream rate ({}, from its /metrics over the samples), not the client's, and the samples' client rates are not kept",
+            engine_view.as_ref().map_or("", |e| e.source.as_str())
+        ));
+    }
+    if let Some(short) = &delivery.short_cause {
+        gaps.push(format!(
+            "short samples: {short}; the decode speed is over the tokens they returned"
+        ));
+    }
+    if delivery.usage_below_stream.is_some_and(|n| n > 0) {
+        gaps.push("a sample's usage report counted fewer tokens than the chunks that carried text, which is impossible for a true count".into());
+    }
     let max_model_len = target
         .max_model_len
         .or_else(|| effective.number("MAX_MODEL_LEN"))
@@ -241,6 +271,8 @@ async fn record(
         spec_acceptance_per_position: acceptance.map(|a| a.per_position).unwrap_or_default(),
         spec_acceptance_over: acceptance_over,
         notes: (!notes.is_empty()).then(|| notes.join(" ")),
+        delivery: Some(delivery),
+        engine_view,
         quality: kept_quality(doc, &options.id),
         power_w,
         joules_per_token,
@@ -361,6 +393,17 @@ struct Measured {
     /// llama-server's `/slots` after the samples, asked while the server (a launched one
     /// stops before the record is made) still answers: their context summed, and how many.
     slots: Option<(u64, usize)>,
+    /// The engine's own timing at the scrapes before and after the samples.
+    engine: (Counters, Counters),
+}
+
+/// One scrape of `/metrics`: what the KV pool and the acceptance read, and the engine's own
+/// timing.
+async fn scrape(target: &Target) -> (Result<Metrics, String>, Counters) {
+    match target.client.metrics().await {
+        Ok(text) => (Ok(metrics::parse(&text)), engine_view::read(&text)),
+        Err(why) => (Err(why), Counters::default()),
+    }
 }
 
 /// The cold request and the samples, with the metrics scraped around the samples.
@@ -379,7 +422,7 @@ async fn measure(
     let mut samples = Vec::with_capacity(options.params.samples + 1);
     let mut failed = Vec::new();
     let mut counted = Vec::new();
-    let mut before = Err("not scraped".to_owned());
+    let mut before = (Err("not scraped".to_owned()), Counters::default());
     let mut sampler = None;
     for index in 0..=options.params.samples {
         if index == 1 {
@@ -427,14 +470,15 @@ async fn measure(
     let after = scrape(&target).await;
     let slots = target.client.slots_context().await;
     Ok(Measured {
+        engine: (before.1, after.1),
+        before: before.0,
+        after: after.0,
         slots,
         failed,
         mismatch,
         forced,
         target,
-        before,
         samples,
-        after,
         power,
         counted,
         spread: None,

@@ -30,8 +30,11 @@ pub const SWEEP_WARMUP: u64 = 1;
 /// The version of the measurement definitions new records are measured by: bumped whenever
 /// one changes. 1 is everything before records said; 2 ends latency at the finish reason,
 /// fails `abort` and `error` finishes, warms up each sweep level, sends at least
-/// [`SWEEP_MIN_REQUESTS`] per level and isolates sweeps from the prefix cache with a nonce.
-pub const METHOD_VERSION: u64 = 2;
+/// [`SWEEP_MIN_REQUESTS`] per level and isolates sweeps from the prefix cache with a nonce;
+/// 3 checks every answer before it counts (bursts, short answers, usage, the engine's own
+/// figures beside the client's) and scales an open loop's drawn gaps so that its N arrivals
+/// span N / rate.
+pub const METHOD_VERSION: u64 = 3;
 /// What a record measured by this program names as its client.
 pub const CLIENT: &str = concat!("benchsite ", env!("CARGO_PKG_VERSION"));
 /// `collect capture`: tokens generated per prompt.

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use crate::data::figures::level;
-use crate::data::{LevelStatus, Load, SweepLevel};
+use crate::data::{Delivery, EngineView, LevelStatus, Load, PerStream, SweepLevel};
 use crate::stats;
 
 /// One request that succeeded, as a level's figures read it: seconds and tokens.
@@ -60,6 +60,8 @@ pub(super) fn counted(load: Load, succeeded: u64, failed: u64) -> SweepLevel {
         itl_gaps: None,
         tokens_per_chunk: None,
         bunched_share: None,
+        delivery: None,
+        engine_view: None,
         source: None,
         power_w: None,
         joules_per_token: None,
@@ -175,17 +177,94 @@ fn inter_token(level: &mut SweepLevel, answered: &[Request]) {
     level.tokens_per_chunk = (chunks > 0.0).then(|| stats::round(tokens / chunks, 2));
 }
 
-/// The share of gaps at or above which a level's stream came in bursts.
-const BUNCHED: f64 = 0.5;
+/// A level's per-stream figures as its `delivery` allows: the client's when its answers were
+/// streamed; else the engine's per-stream rate (its percentiles unknown), or nothing. The
+/// inter-token figures are the bursts' and go either way.
+pub(super) fn per_stream(level: &mut SweepLevel, delivery: &Delivery, engine: Option<&EngineView>) {
+    if delivery.per_stream == PerStream::Client {
+        return;
+    }
+    level.decode_tok_s_per_stream = engine
+        .and_then(|e| e.decode_tok_s_per_stream)
+        .filter(|_| delivery.per_stream == PerStream::Engine);
+    (level.tpot_p50_ms, level.tpot_p95_ms) = (None, None);
+    (level.itl_p50_ms, level.itl_p95_ms, level.itl_p99_ms) = (None, None, None);
+    (level.max_stall_ms, level.itl_gaps) = (None, None);
+    level.ci95.retain(|key, _| !key.starts_with("tpot_"));
+}
 
-/// What a level whose stream came in bursts says on the terminal and in the record's notes.
-pub(super) fn bunched(level: &SweepLevel) -> Option<String> {
-    let share = level.bunched_share.filter(|&share| share >= BUNCHED)?;
-    Some(format!(
-        "at {}, {:.0}% of the chunks after an answer's first came in the same read as the one before: the stream arrived in bursts (a proxy that buffers it, or tokens faster than this client reads them), so the per-stream decode rate and the inter-token latencies are the bursts', not the server's",
-        level.load().words(),
-        share * 100.0
-    ))
+/// An imported level's per-stream rate by its tool's definition (`vllm bench serve`'s and
+/// SGLang's: 1000 / the mean of the per-request times per output token, (latency − TTFT) /
+/// (output − 1)), its answers checked for bursts by the measured levels' rule where the file
+/// keeps their gaps. A tool's file holds no engine figures, so a level with bursts has its
+/// per-stream figures withheld.
+pub(super) fn imported(level: &mut SweepLevel, answered: &[Request]) {
+    let tpots: Vec<f64> = answered
+        .iter()
+        .filter_map(|r| {
+            let (tokens, end) = (r.output?, r.latency?);
+            (tokens > 1.0 && end > r.ttft).then(|| (end - r.ttft) / (tokens - 1.0))
+        })
+        .collect();
+    level.decode_tok_s_per_stream = stats::mean(&tpots)
+        .filter(|&tpot| tpot > 0.0)
+        .map(|tpot| stats::round(1.0 / tpot, 1));
+    let with_gaps: Vec<&Request> = answered.iter().filter(|r| !r.gaps.is_empty()).collect();
+    if with_gaps.is_empty() {
+        return;
+    }
+    let bursts: Vec<super::delivery::Burst> = with_gaps
+        .iter()
+        .filter_map(|r| super::delivery::burst(&r.gaps))
+        .collect();
+    let delivery = Delivery {
+        answers: with_gaps.len() as u64,
+        bursts: bursts.len() as u64,
+        per_stream: match bursts.is_empty() {
+            true => PerStream::Client,
+            false => PerStream::Withheld,
+        },
+        cause: bursts.first().map(|first| {
+            format!(
+                "{} of {} answers arrived in bursts ({}), by the gaps the file keeps",
+                bursts.len(),
+                with_gaps.len(),
+                first.words()
+            )
+        }),
+        asked: None,
+        short: None,
+        short_cause: None,
+        streamed_chunks: None,
+        usage_tokens: None,
+        usage_below_stream: None,
+    };
+    per_stream(level, &delivery, None);
+    level.delivery = Some(delivery);
+}
+
+/// What a level's checks found that a reader must know, each said on the terminal at once and
+/// kept in the record's notes: bursts, short answers, usage reports below the stream.
+pub(super) fn checked(level: &SweepLevel) -> Vec<String> {
+    let Some(delivery) = &level.delivery else {
+        return Vec::new();
+    };
+    let at = level.load().words();
+    let bursts = delivery.cause.as_ref().map(|cause| {
+        let figure = match delivery.per_stream {
+            PerStream::Engine => "its per-stream decode rate is the engine's own (from its /metrics), and its TPOT and inter-token percentiles are not recorded",
+            _ => "its per-stream decode rate, TPOT and inter-token figures are withheld (the server keeps no figures of its own to take them from)",
+        };
+        format!("{at}: {cause}; {figure}")
+    });
+    let short = delivery
+        .short_cause
+        .as_ref()
+        .map(|cause| format!("{at}: short answers: {cause}; the per-token figures include them"));
+    let usage = delivery.usage_below_stream.filter(|&n| n > 0).map(|n| {
+        format!("{at}: {n} answers' usage reports counted fewer tokens than the chunks that carried text, which is impossible for a true count")
+    });
+    bursts.into_iter().chain(short).chain(usage).collect()
 }
 
 #[cfg(test)]
@@ -228,16 +307,6 @@ mod tests {
         assert_eq!(level.itl_gaps, Some(9));
         assert_eq!(level.bunched_share, Some(0.222));
         assert_eq!(level.tokens_per_chunk, Some(1.82));
-        assert!(bunched(&level).is_none());
-        let burst = [request(&[0.0, 0.0, 0.0, 0.001], 5.0, 5)];
-        let mut level = counted(Load::Concurrency(1), 1, 0);
-        figures(&mut level, &burst);
-        assert_eq!(level.bunched_share, Some(0.75));
-        assert!(
-            bunched(&level)
-                .unwrap()
-                .starts_with("at concurrency 1, 75% of the chunks")
-        );
         // Without kept gaps, no inter-token figures.
         let mut level = counted(Load::Concurrency(1), 1, 0);
         figures(&mut level, &[request(&[], 5.0, 5)]);

@@ -15,6 +15,8 @@ mod capture;
 pub mod client;
 mod decode;
 pub mod defaults;
+mod delivery;
+mod engine_view;
 mod error;
 mod hardware;
 mod import;

@@ -294,6 +294,12 @@ async fn measure_levels(
     progress: &Progress,
 ) -> Result<Levels, Diagnosis> {
     let workload = requests.workload;
+    let requests_of = requests;
+    // The context a sequence gets: a llama-server slot's, else the model's.
+    let context = match target.client.slots_context().await {
+        Some((sum, slots)) => Some(sum / slots as u64),
+        None => target.max_model_len,
+    };
     let mut levels = Vec::new();
     let mut lines = Vec::new();
     let mut stopped = None;
@@ -325,8 +331,13 @@ async fn measure_levels(
         };
         counted.extend(level.count_tokens(target, workload.output_tokens).await);
         uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none());
-        let summary = level.summary(load, requests);
-        let level_lines = level.lines(index);
+        let asked = |n: u64| requests_of.request(index, n).1;
+        let asked = options
+            .params
+            .ignore_eos
+            .then_some(&asked as &dyn Fn(u64) -> u64);
+        let (summary, found) = level.summary(load, requests, asked, context);
+        let level_lines = level.lines(index, &found);
         if let Some(slo) = &slo {
             let (holds, saturated) =
                 super::search::probed(slo, load, &summary, &level_lines, progress);
@@ -386,7 +397,7 @@ fn level_warnings(summary: &SweepLevel, load: Load) -> Vec<String> {
     cached
         .into_iter()
         .chain(unsent)
-        .chain(super::level::bunched(summary))
+        .chain(super::level::checked(summary))
         .collect()
 }
 

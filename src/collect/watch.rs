@@ -19,6 +19,7 @@
 use std::time::Duration;
 
 use super::client::Client;
+use super::engine_view::Counters;
 use super::metrics::samples;
 use crate::data::SweepLevel;
 use crate::stats;
@@ -56,13 +57,16 @@ const PREFIX_HITS: Names = &[
     &["llamacpp:prompt_tokens_cached_total"],
 ];
 
-/// One scrape: running, waiting, KV share, preemptions, prefix lookups, prefix hits.
+/// One scrape: running, waiting, KV share, preemptions, prefix lookups, prefix hits; and the
+/// engine's own timing (`engine_view`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Scrape([Option<f64>; 6]);
+pub struct Scrape([Option<f64>; 6], Counters);
 
-/// Reads the six figures of a scrape's text; a figure none of whose names it has is `None`.
+/// Reads the six figures of a scrape's text, and the engine's timing; a figure none of whose
+/// names it has is `None`.
 pub fn read(text: &str) -> Scrape {
     let (samples, _) = samples(text);
+    let engine = super::engine_view::of_samples(&samples);
     let total = |name: &str| -> Option<f64> {
         let values: Vec<f64> = samples
             .iter()
@@ -76,14 +80,24 @@ pub fn read(text: &str) -> Scrape {
             .iter()
             .find_map(|sum| sum.iter().map(|name| total(name)).sum::<Option<f64>>())
     };
-    Scrape([
-        figure(RUNNING),
-        figure(WAITING),
-        figure(KV_USAGE),
-        figure(PREEMPTIONS),
-        figure(PREFIX_QUERIES),
-        figure(PREFIX_HITS),
-    ])
+    Scrape(
+        [
+            figure(RUNNING),
+            figure(WAITING),
+            figure(KV_USAGE),
+            figure(PREEMPTIONS),
+            figure(PREFIX_QUERIES),
+            figure(PREFIX_HITS),
+        ],
+        engine,
+    )
+}
+
+/// The engine's own figures from the first scrape to the last, where it keeps them.
+pub fn engine_view(scrapes: &[Scrape]) -> Option<crate::data::EngineView> {
+    let first = scrapes.iter().find(|s| s.1.is_read())?;
+    let last = scrapes.iter().rev().find(|s| s.1.is_read())?;
+    first.1.until(&last.1)
 }
 
 /// Scrapes of `/metrics` through a level, on a task of their own.
@@ -208,14 +222,17 @@ llamacpp:requests_deferred 1
     #[test]
     fn gauges_are_averaged_and_counters_differenced() {
         let scrape = |running: f64, preempted: f64, queries: f64, hits: f64| {
-            Scrape([
-                Some(running),
-                Some(0.0),
-                None,
-                Some(preempted),
-                Some(queries),
-                Some(hits),
-            ])
+            Scrape(
+                [
+                    Some(running),
+                    Some(0.0),
+                    None,
+                    Some(preempted),
+                    Some(queries),
+                    Some(hits),
+                ],
+                Counters::default(),
+            )
         };
         let scrapes = [
             scrape(5.0, 7.0, 1000.0, 250.0),

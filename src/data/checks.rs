@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use super::delivery::{Delivery, EngineView, PerStream};
 use super::figures::{divergence, level, numbers};
 use super::model::{Results, Run, Sweep};
 use super::problem::{Problem, pointer_segment};
@@ -104,7 +105,62 @@ pub fn problems(doc: &Results) -> Vec<Problem> {
     out
 }
 
+/// A record's delivery agrees with its per-stream figure: a withheld one is absent, an
+/// engine's is the engine view's.
+fn check_delivery(
+    out: &mut Vec<Problem>,
+    at: &str,
+    delivery: Option<&Delivery>,
+    engine: Option<&EngineView>,
+    figure: Option<f64>,
+    key: &str,
+) {
+    let Some(delivery) = delivery else {
+        return;
+    };
+    match delivery.per_stream {
+        PerStream::Withheld if figure.is_some() => out.push(Problem::new(
+            format!("{at}/{key}"),
+            "no per-stream figure, since delivery.per_stream is \"withheld\"",
+            num(figure.unwrap_or_default()),
+        )),
+        PerStream::Engine => {
+            let own = engine.and_then(|e| e.decode_tok_s_per_stream);
+            if own.is_none() || own != figure {
+                out.push(Problem::new(
+                    format!("{at}/{key}"),
+                    format!(
+                        "engine_view.decode_tok_s_per_stream ({}), since delivery.per_stream is \"engine\"",
+                        own.map_or_else(|| "absent".to_owned(), num)
+                    ),
+                    figure.map_or_else(|| "no such key".to_owned(), num),
+                ));
+            }
+        }
+        _ => {}
+    }
+}
+
 fn check_run(out: &mut Vec<Problem>, at: &str, run: &Run) {
+    check_delivery(
+        out,
+        at,
+        run.delivery.as_ref(),
+        run.engine_view.as_ref(),
+        Some(run.decode_tok_s),
+        "decode_tok_s",
+    );
+    let engine = run
+        .delivery
+        .as_ref()
+        .is_some_and(|d| d.per_stream == PerStream::Engine);
+    if run.decode_samples.is_empty() && !engine {
+        out.push(Problem::new(
+            format!("{at}/decode_samples"),
+            "at least one sample, unless delivery.per_stream is \"engine\"",
+            "[]",
+        ));
+    }
     let places = run
         .decode_samples
         .iter()
@@ -278,10 +334,24 @@ fn check_sweep(out: &mut Vec<Problem>, at: &str, sweep: &Sweep) {
                 format!("{:?}", level.status.as_str()),
             ));
         }
-        // An imported level has what its tool wrote; its `source` names what is not there.
+        check_delivery(
+            out,
+            &at,
+            level.delivery.as_ref(),
+            level.engine_view.as_ref(),
+            level.decode_tok_s_per_stream,
+            "decode_tok_s_per_stream",
+        );
+        let withheld = level
+            .delivery
+            .as_ref()
+            .is_some_and(|d| d.per_stream == PerStream::Withheld);
+        // An imported level has what its tool wrote; its `source` names what is not there. A
+        // per-stream rate withheld for bursts is not there either.
         if !status_failed && level.source.is_none() {
             for figure in level::measured_figures() {
-                if (figure.field.get)(level).is_none() {
+                let per_stream = std::ptr::eq(figure, &level::DECODE_TOK_S_PER_STREAM);
+                if (figure.field.get)(level).is_none() && !(withheld && per_stream) {
                     out.push(Problem::new(
                         format!("{at}/{}", figure.field.key),
                         "a figure, since the level succeeded",

@@ -38,7 +38,9 @@ pub struct SweepLevel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
     pub concurrency: Option<u64>,
-    /// Requests per second arriving, in an open loop (the sweep's `workload.arrivals`).
+    /// Requests per second arriving, in an open loop (the sweep's `workload.arrivals`): the
+    /// rate the level's arrivals had, its drawn gaps scaled so that N arrivals span N / rate
+    /// (as `vllm bench serve` does) since method version 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
     pub rate_rps: Option<f64>,
@@ -208,6 +210,13 @@ pub struct SweepLevel {
     /// (the usage report's `prompt_tokens_details.cached_tokens`), where it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_prompt_tokens: Option<u64>,
+    /// How the level's answers were delivered, as checked before its figures counted: bursts,
+    /// short answers and usage; absent in records measured before the checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<super::delivery::Delivery>,
+    /// The engine's own figures over the level, from its `/metrics`, beside the client's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_view: Option<super::delivery::EngineView>,
     /// The 95% percentile-bootstrap interval of each percentile figure, by its key, where the
     /// level has at least 20 of the figure's requests (1000 resamples, seeded, so they can be
     /// recomputed).

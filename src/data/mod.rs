@@ -2,6 +2,7 @@
 //! once, the checks beyond the schema, and the atomic save every writer goes through.
 
 mod checks;
+mod delivery;
 mod document;
 mod error;
 pub mod figures;
@@ -22,6 +23,7 @@ mod store;
 mod types;
 mod upgrade;
 
+pub use delivery::{AGREE_SHARE, Delivery, EngineView, PerStream};
 pub use document::{
     Checks, load, load_with, no_more_checks, parse, parse_upgrading, parse_with, to_json, validate,
     validate_with,

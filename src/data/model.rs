@@ -222,7 +222,8 @@ pub struct Run {
     pub cuda_graphs: bool,
     /// Whether the server decodes speculatively.
     pub spec_decode: bool,
-    /// Decode tok/s: the median of `decode_samples`.
+    /// Decode tok/s: the median of `decode_samples`; where the samples came in bursts
+    /// (`delivery.per_stream` is `engine`), the engine's own per-stream rate.
     #[schemars(range(min = 0.0))]
     pub decode_tok_s: f64,
     /// The discarded first (cold) request's decode tok/s; absent where the tool that measured
@@ -230,8 +231,9 @@ pub struct Run {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0.0))]
     pub decode_cold_sample: Option<f64>,
-    /// Decode tok/s of each measured request.
-    #[schemars(length(min = 1), inner(range(min = 0.0)))]
+    /// Decode tok/s of each measured request, by the client's clock; empty where the samples
+    /// came in bursts and the figure is the engine's.
+    #[schemars(inner(range(min = 0.0)))]
     pub decode_samples: Vec<f64>,
     /// Prompt processing tok/s (prefill), where measured: llama-bench's `pp` test.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -284,6 +286,13 @@ pub struct Run {
     /// Anything a reader should know about the measurement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
+    /// How the samples were delivered, as checked before they counted; absent in records
+    /// measured before the checks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<super::delivery::Delivery>,
+    /// The engine's own figures over the samples, from its `/metrics`, beside the client's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_view: Option<super::delivery::EngineView>,
     /// The comparison that measures this configuration's quality against its reference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<QualityLink>,

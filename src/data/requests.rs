@@ -54,6 +54,15 @@ pub struct RequestLine {
     /// Its longest gap, milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gap_max_ms: Option<f64>,
+    /// Why generation stopped (`length`, `stop`), as the server said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// Whether its tokens arrived in bursts, not spread in time (absent: not checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bursts: Option<bool>,
+    /// With `ignore_eos`, whether it returned fewer tokens than asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short: Option<bool>,
     /// Why it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -168,6 +177,9 @@ mod tests {
             chunks: Some(101),
             gap_p50_ms: Some(20.0),
             gap_max_ms: Some(31.5),
+            finish_reason: None,
+            bursts: None,
+            short: None,
             error: None,
         }
     }

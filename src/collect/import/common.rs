@@ -134,6 +134,9 @@ pub(super) fn request_lines(
                     .copied()
                     .reduce(f64::max)
                     .map(|g| stats::round(g, 3)),
+                finish_reason: None,
+                bursts: None,
+                short: None,
                 error: failed,
             }
         })

@@ -190,6 +190,9 @@ fn line((n, r): (usize, &Request)) -> RequestLine {
         chunks: None,
         gap_p50_ms: None,
         gap_max_ms: None,
+        finish_reason: None,
+        bursts: None,
+        short: None,
         error: None,
     }
 }

@@ -533,6 +533,9 @@ fn run(
         kv_cache_dtype,
         spec_acceptance: None,
         notes: Some(notes.join(" ")),
+        // llama-bench times the engine itself, no stream: there is nothing to deliver.
+        delivery: None,
+        engine_view: None,
         quality: None,
         power_w: None,
         joules_per_token: None,

@@ -65,6 +65,7 @@ pub(super) fn level(result: &Loaded) -> Result<Imported, CollectError> {
             })
             .collect();
         figures(&mut level, &requests);
+        super::super::level::imported(&mut level, &requests);
         // Only --output-details lists failures: without the list, every request answered.
         let failed = |i: usize| {
             errors

@@ -139,6 +139,7 @@ fn per_request(json: &Value, file: &str, ttfts: &[f64], outputs: &[f64], level: 
         })
         .collect();
     figures(level, &requests);
+    super::super::level::imported(level, &requests);
     level.source = Some(format!(
         "{file}: recomputed from the per-request ttfts, {}output_lens{} (--save-detailed); total tok/s is output_throughput",
         if latencies.is_some() {

@@ -651,7 +651,7 @@ mod tests {
     #[test]
     fn every_field_of_a_level_is_an_entry_and_reads_its_own_key() {
         let mut keys: Vec<String> = ALL.iter().map(|f| f.field.key.to_owned()).collect();
-        keys.extend(["source".into(), "ci95".into()]);
+        keys.extend(["source", "ci95", "delivery", "engine_view"].map(String::from));
         keys.sort();
         assert_eq!(keys, schema_keys("SweepLevel"));
         let seed = seed();

@@ -319,6 +319,8 @@ mod tests {
                 "method",
                 "spec_acceptance_over",
                 "provenance",
+                "delivery",
+                "engine_view",
             ]
             .map(String::from),
         );

@@ -121,6 +121,9 @@ mod tests {
             chunks: None,
             gap_p50_ms: None,
             gap_max_ms: None,
+            finish_reason: None,
+            bursts: None,
+            short: None,
             error: None,
         }
     }
