@@ -454,8 +454,8 @@ fn sweep_args<'a>(server: &'a str, label: &'a str, levels: &'a str) -> Vec<&'a s
 /// Inter-token latency against a server of known chunk timings: 16 tokens two to a chunk,
 /// a chunk every 20 ms, so 8 chunks and 7 gaps of 20 ms an answer (and 2 tokens a chunk).
 /// The same answers written four chunks at a time, as a buffering proxy delivers them, come
-/// in two reads: 6 of the 7 gaps are 0, the one between the bursts about 80 ms, and the
-/// sweep says the stream arrived in bursts.
+/// in two reads: 6 of the 7 gaps are under 0.1 ms, so every answer came in bursts, and the
+/// level's per-stream rate is the engine's own, its inter-token figures not recorded.
 #[test]
 fn inter_token_latency_by_the_chunks_and_a_bunched_stream_flagged() {
     let _timed = timed();
@@ -474,21 +474,38 @@ fn inter_token_latency_by_the_chunks_and_a_bunched_stream_flagged() {
         let doc = project.results();
         let sweep = doc.sweeps.iter().find(|s| s.label == "itl").unwrap();
         for level in &sweep.levels {
-            assert_eq!(level.itl_gaps, Some(level.succeeded * 7), "{level:?}");
             assert_eq!(level.tokens_per_chunk, Some(2.0));
-            let (p50, p99, max) = (
-                level.itl_p50_ms.unwrap(),
-                level.itl_p99_ms.unwrap(),
-                level.max_stall_ms.unwrap(),
-            );
-            assert!(p50 <= p99 && p99 <= max, "{level:?}");
+            let delivery = level.delivery.as_ref().unwrap();
+            let engine = level.engine_view.as_ref().unwrap();
             if buffered {
-                assert_eq!((level.bunched_share, p50), (Some(0.857), 0.0), "{level:?}");
-                assert!((75.0..=100.0).contains(&max), "{level:?}");
+                assert_eq!(level.bunched_share, Some(0.857), "{level:?}");
+                assert_eq!(delivery.bursts, level.succeeded, "{level:?}");
+                assert_eq!(delivery.per_stream, data::PerStream::Engine);
+                assert_eq!(
+                    level.decode_tok_s_per_stream,
+                    engine.decode_tok_s_per_stream
+                );
+                assert_eq!((level.itl_p50_ms, level.itl_gaps), (None, None));
+                assert_eq!((level.tpot_p50_ms, level.tpot_p95_ms), (None, None));
             } else {
+                assert_eq!(level.itl_gaps, Some(level.succeeded * 7), "{level:?}");
+                let (p50, p99, max) = (
+                    level.itl_p50_ms.unwrap(),
+                    level.itl_p99_ms.unwrap(),
+                    level.max_stall_ms.unwrap(),
+                );
+                assert!(p50 <= p99 && p99 <= max, "{level:?}");
                 assert!((19.0..=30.0).contains(&p50), "{level:?}");
                 assert!(level.bunched_share.unwrap() < 0.1, "{level:?}");
+                assert_eq!(
+                    (delivery.bursts, delivery.per_stream),
+                    (0, data::PerStream::Client)
+                );
             }
+            // By hand, the engine's time per output token: 7 gaps of 20 ms over 15 tokens,
+            // 9.33 ms (107 tok/s), late timers on a loaded machine only lengthening it.
+            let tpot = engine.tpot_mean_ms.unwrap();
+            assert!((9.3..=12.0).contains(&tpot), "{engine:?}");
         }
         if !buffered {
             // The sweep's page shows them, saying what they are percentiles of.
@@ -501,12 +518,124 @@ fn inter_token_latency_by_the_chunks_and_a_bunched_stream_flagged() {
                 "{page}"
             );
         }
-        let said = "of the chunks after an answer's first came in the same read as the one before";
+        let said = "answers arrived in bursts (86% of an answer's chunks came within 0.1 ms of the one before)";
         assert_eq!(output.stderr.contains(said), buffered, "{}", output.stderr);
         assert_eq!(
             sweep.notes.as_deref().unwrap_or_default().contains(said),
             buffered
         );
+    }
+}
+
+/// The fake vLLM behind a proxy that holds each answer and sends it whole (a buffering
+/// reverse proxy): the client sees every token at once, and divided by that instant would
+/// record thousands of tok/s per stream. Runs and sweeps never record more than the server
+/// really sent at unmarked: with the engine's histograms, the figure is the engine's,
+/// labelled; without them, a sweep withholds it (and its page says so) and a run refuses.
+#[test]
+fn a_stream_held_whole_by_a_proxy_never_records_its_burst_rate() {
+    let _timed = timed();
+    for engine_metrics in [true, false] {
+        let server = FakeVllm::start(Script {
+            tokens: 100,
+            chunk_interval: Duration::from_millis(4),
+            engine_metrics,
+            ..Script::default()
+        });
+        let proxy = support::BufferingProxy::start(server.addr);
+        let url = proxy.url();
+        let project = Project::copy_of_repo();
+        fake_profile(&project, server.addr.port(), 32768);
+        // The rate the server really sent at, per answer: 99 tokens over 99 gaps of 4 ms,
+        // 250 tok/s by hand, each answer held to what it was sent at.
+        let fastest = |server: &FakeVllm| {
+            server
+                .traces()
+                .iter()
+                .map(|(_, t)| *t.decode_rates_within(CHUNK_SLACK).end())
+                .fold(0.0, f64::max)
+        };
+        let run = project.run(&[
+            "collect",
+            "run",
+            "--id",
+            "held",
+            "--profile",
+            "fake",
+            "--base-url",
+            &url,
+            "--shape",
+            "Dense, 7B",
+            "--precision",
+            "BF16",
+            "--max-tokens",
+            "100",
+        ]);
+        if engine_metrics {
+            run.assert_success();
+            let doc = project.results();
+            let record = doc.runs.iter().find(|r| r.id.as_str() == "held").unwrap();
+            let delivery = record.delivery.as_ref().unwrap();
+            assert_eq!((delivery.answers, delivery.bursts), (3, 3));
+            assert_eq!(delivery.per_stream, data::PerStream::Engine);
+            assert!(record.decode_samples.is_empty());
+            let engine = record.engine_view.as_ref().unwrap();
+            assert_eq!(Some(record.decode_tok_s), engine.decode_tok_s_per_stream);
+            assert!(
+                record.decode_tok_s <= fastest(&server) && record.decode_tok_s > 200.0,
+                "{} against {}",
+                record.decode_tok_s,
+                fastest(&server)
+            );
+            assert!(
+                run.stderr.contains("3 of 3 answers arrived in bursts"),
+                "{}",
+                run.stderr
+            );
+        } else {
+            // No engine figures to take it from: nothing recorded, and why.
+            assert!(!run.status.success());
+            assert!(
+                run.stderr.contains(
+                    "the samples' decode speed cannot be recorded: 3 of 3 answers arrived in bursts"
+                ),
+                "{}",
+                run.stderr
+            );
+            assert!(
+                project
+                    .results()
+                    .runs
+                    .iter()
+                    .all(|r| r.id.as_str() != "held")
+            );
+        }
+        let sweep = project.run(&sweep_args(&url, "held sweep", "1,2"));
+        sweep.assert_success();
+        let doc = project.results();
+        let record = doc.sweeps.iter().find(|s| s.label == "held sweep").unwrap();
+        for level in &record.levels {
+            let delivery = level.delivery.as_ref().unwrap();
+            assert_eq!(delivery.bursts, level.succeeded, "{level:?}");
+            assert_eq!((level.tpot_p50_ms, level.itl_p50_ms), (None, None));
+            match engine_metrics {
+                true => {
+                    assert_eq!(delivery.per_stream, data::PerStream::Engine);
+                    let rate = level.decode_tok_s_per_stream.unwrap();
+                    assert!(rate <= fastest(&server) && rate > 200.0, "{level:?}");
+                }
+                false => {
+                    assert_eq!(delivery.per_stream, data::PerStream::Withheld);
+                    assert_eq!(level.decode_tok_s_per_stream, None);
+                }
+            }
+        }
+        check_is_clean(&project);
+        if !engine_metrics {
+            project.run(&["build"]).assert_success();
+            let page = project.page("sweeps/held-sweep/index.html");
+            assert!(page.contains("delivered in bursts"), "{page}");
+        }
     }
 }
 

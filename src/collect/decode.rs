@@ -188,7 +188,6 @@ async fn record(
             samples.len() - 1
         ));
     }
-    let (cold, mut measured, mut decode) = rates(&samples)?;
     let mut engine_view = engine.0.until(&engine.1);
     let sampled: Vec<&Timing> = samples[1..].iter().collect();
     let context = slots
@@ -197,18 +196,24 @@ async fn record(
     let asked = vec![Some(options.params.max_tokens); sampled.len()];
     let found = super::delivery::check(&sampled, &asked, context, engine_view.as_mut());
     let delivery = found.delivery;
-    if let Some(cause) = &delivery.cause {
-        let Some(rate) = engine_view.as_ref().and_then(|e| e.decode_tok_s_per_stream) else {
-            return Err(CollectError::Request(format!(
-                "the samples' decode speed cannot be recorded: {cause}, and the server keeps no figures of its own (/metrics) to take it from; measure it without the proxy, or on a server that is not starved of CPU"
-            )));
-        };
-        (measured, decode) = (Vec::new(), rate);
-        gaps.push(format!(
-            "{cause}: decode_tok_s is the engine's own per-stream rate ({}, from its /metrics over the samples), not the client's, and the samples' client rates are not kept",
-            engine_view.as_ref().map_or("", |e| e.source.as_str())
-        ));
-    }
+    let (cold, measured, decode) = match &delivery.cause {
+        None => {
+            let (cold, measured, decode) = rates(&samples)?;
+            (Some(stats::round(cold, 1)), measured, decode)
+        }
+        Some(cause) => {
+            let Some(rate) = engine_view.as_ref().and_then(|e| e.decode_tok_s_per_stream) else {
+                return Err(CollectError::Request(format!(
+                    "the samples' decode speed cannot be recorded: {cause}, and the server keeps no figures of its own (/metrics) to take it from; measure it without the proxy, or on a server that is not starved of CPU"
+                )));
+            };
+            gaps.push(format!(
+                "{cause}: decode_tok_s is the engine's own per-stream rate ({}, from its /metrics over the samples), not the client's, and the samples' client rates are not kept",
+                engine_view.as_ref().map_or("", |e| e.source.as_str())
+            ));
+            (None, Vec::new(), rate)
+        }
+    };
     if let Some(short) = &delivery.short_cause {
         gaps.push(format!(
             "short samples: {short}; the decode speed is over the tokens they returned"
@@ -254,7 +259,7 @@ async fn record(
         cuda_graphs: data::rules::cuda_graphs(effective),
         spec_decode,
         decode_tok_s: decode,
-        decode_cold_sample: Some(stats::round(cold, 1)),
+        decode_cold_sample: cold,
         decode_samples: measured,
         prompt_tok_s: None,
         prompt_tokens: None,
@@ -451,11 +456,14 @@ async fn measure(
                 .count_tokens(&mut timing, options.params.max_tokens)
                 .await,
         );
-        if let Some(rate) = timing.decode_rate() {
-            progress.line(&format!(
-                "{what}: {rate:.1} tok/s, TTFT {}",
-                crate::format::duration(timing.ttft.as_secs_f64())
-            ));
+        let ttft = crate::format::duration(timing.ttft.as_secs_f64());
+        match (super::delivery::burst(&timing.gaps), timing.decode_rate()) {
+            (Some(burst), _) => progress.line(&format!(
+                "{what}: delivered in bursts ({}), TTFT {ttft}",
+                burst.words()
+            )),
+            (None, Some(rate)) => progress.line(&format!("{what}: {rate:.1} tok/s, TTFT {ttft}")),
+            (None, None) => {}
         }
         progress.advance(1);
         samples.push(timing);

@@ -96,6 +96,8 @@ pub struct Script {
     /// Text chunks written together, this many at a time (0 or 1: each on its own), as a
     /// proxy that buffers the stream delivers them.
     pub burst: usize,
+    /// Whether `/metrics` has vLLM's own latency histograms and generated-token counter.
+    pub engine_metrics: bool,
 }
 
 impl Default for Script {
@@ -133,6 +135,7 @@ impl Default for Script {
             spec_steps: None,
             spec_by_text: Vec::new(),
             burst: 0,
+            engine_metrics: true,
         }
     }
 }
@@ -155,7 +158,24 @@ struct Shared {
     spec_extra: Mutex<(i64, i64)>,
     /// What each chat request really got, by request number.
     traces: Mutex<std::collections::BTreeMap<u64, Trace>>,
+    /// The engine's own timing of every answer it finished, for its `/metrics` histograms.
+    engine: Mutex<Engine>,
     die: watch::Sender<bool>,
+}
+
+/// vLLM's own histograms' sums and counts, by its definitions (`vllm/v1/metrics/stats.py`):
+/// per finished request, arrival → first token, its (last − first token) / (tokens − 1) and
+/// arrival → last token, each timed as its tokens were made (handed on, before any proxy);
+/// per chunk after the first, the gap since the one before; and the tokens generated.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Engine {
+    pub requests: u64,
+    pub ttft: f64,
+    pub tpot: f64,
+    pub e2e: f64,
+    pub itl: f64,
+    pub itl_count: u64,
+    pub tokens: u64,
 }
 
 /// When one chat request's handler ran and when each chunk carrying text was handed to the
@@ -230,6 +250,7 @@ impl FakeVllm {
             authorizations: Mutex::new(Vec::new()),
             scorings: Mutex::new(std::collections::HashMap::new()),
             traces: Mutex::new(std::collections::BTreeMap::new()),
+            engine: Mutex::new(Engine::default()),
             die,
         });
         let listener = runtime
@@ -288,6 +309,11 @@ impl FakeVllm {
     /// The Authorization header of each chat request.
     pub fn authorizations(&self) -> Vec<String> {
         self.shared.authorizations.lock().unwrap().clone()
+    }
+
+    /// The engine's own timing so far, as its `/metrics` histograms say it.
+    pub fn engine(&self) -> Engine {
+        *self.shared.engine.lock().unwrap()
     }
 
     /// The trace of every chat request that sent text, by request number.
@@ -363,6 +389,23 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
         running as f64 / script.max_seqs.max(1) as f64,
         shared.prompt_tokens_seen.load(Ordering::SeqCst),
     );
+    if script.engine_metrics {
+        let engine = *shared.engine.lock().unwrap();
+        let n = engine.requests;
+        for (name, sum, count) in [
+            ("vllm:time_to_first_token_seconds", engine.ttft, n),
+            ("vllm:request_time_per_output_token_seconds", engine.tpot, n),
+            ("vllm:e2e_request_latency_seconds", engine.e2e, n),
+            (
+                "vllm:inter_token_latency_seconds",
+                engine.itl,
+                engine.itl_count,
+            ),
+        ] {
+            text.push_str(&format!("# HELP {name} Histogram.\n# TYPE {name} histogram\n{name}_bucket{{engine=\"0\",le=\"+Inf\",model_name=\"m\"}} {count}.0\n{name}_sum{{engine=\"0\",model_name=\"m\"}} {sum}\n{name}_count{{engine=\"0\",model_name=\"m\"}} {count}.0\n"));
+        }
+        text.push_str(&format!("# HELP vllm:generation_tokens_total Generation tokens.\n# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total{{engine=\"0\",model_name=\"m\"}} {}.0\n", engine.tokens));
+    }
     if let Some(kv) = script.kv_tokens {
         text.push_str(&format!("# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n# TYPE vllm:cache_config_info gauge\nvllm:cache_config_info{{block_size=\"16\",cache_dtype=\"fp8\",engine=\"0\",kv_cache_size_tokens=\"{kv}\",num_gpu_blocks=\"{}\"}} 1.0\n", kv / 16));
     }
@@ -657,6 +700,7 @@ async fn chat(
             return finish(&shared);
         }
         let chunks = tokens.div_ceil(script.tokens_per_chunk);
+        let mut made = Vec::with_capacity(chunks as usize);
         for chunk in 0..chunks {
             if script.cut.contains(&number) && chunk == chunks / 2 {
                 return finish(&shared);
@@ -670,9 +714,22 @@ async fn chat(
                 .tokens_per_chunk
                 .min(tokens - chunk * script.tokens_per_chunk);
             let text = " tok".repeat(carried as usize);
+            made.push(std::time::Instant::now());
             if send.send((event(&delta(&text)), true)).await.is_err() {
                 return finish(&shared);
             }
+        }
+        if let (Some(first), Some(last)) = (made.first(), made.last()) {
+            let mut engine = shared.engine.lock().unwrap();
+            engine.requests += 1;
+            engine.ttft += (*first - arrived).as_secs_f64();
+            engine.e2e += (*last - arrived).as_secs_f64();
+            if tokens > 1 {
+                engine.tpot += (*last - *first).as_secs_f64() / (tokens - 1) as f64;
+            }
+            engine.itl += (*last - *first).as_secs_f64();
+            engine.itl_count += made.len() as u64 - 1;
+            engine.tokens += tokens;
         }
         let reason = if script.abort.contains(&number) {
             Some(("abort".to_owned(), Duration::ZERO))

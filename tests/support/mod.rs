@@ -181,6 +181,68 @@ impl TlsProxy {
     }
 }
 
+/// An HTTP proxy in front of `upstream` that holds each answer until it is whole and then
+/// sends it at once: what a buffering reverse proxy (nginx's default `proxy_buffering on`)
+/// does to a stream, and the extreme of a starved API server.
+pub struct BufferingProxy {
+    pub addr: std::net::SocketAddr,
+}
+
+impl BufferingProxy {
+    pub fn start(upstream: std::net::SocketAddr) -> Self {
+        use axum::body::Body;
+        use axum::extract::{Request, State};
+        use axum::response::Response;
+        async fn hold(State(upstream): State<String>, request: Request) -> Response {
+            let (parts, body) = request.into_parts();
+            let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+            let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+            let mut forward = reqwest::Client::new()
+                .request(parts.method, format!("{upstream}{path}"))
+                .body(body);
+            for (name, value) in &parts.headers {
+                if name != "host" && name != "content-length" {
+                    forward = forward.header(name, value);
+                }
+            }
+            let Ok(answer) = forward.send().await else {
+                return Response::builder().status(502).body(Body::empty()).unwrap();
+            };
+            let status = answer.status();
+            let kind = answer.headers().get("content-type").cloned();
+            let whole = answer.bytes().await.unwrap_or_default();
+            let mut response = Response::builder().status(status);
+            if let Some(kind) = kind {
+                response = response.header("content-type", kind);
+            }
+            response.body(Body::from(whole)).unwrap()
+        }
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let app = axum::Router::new()
+            .fallback(hold)
+            .with_state(format!("http://{upstream}"));
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                let _ = axum::serve(listener, app).await;
+            });
+        });
+        BufferingProxy { addr }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
 /// The corpus's valid base document.
 pub fn valid_minimal() -> Vec<u8> {
     std::fs::read(repo().join("tests/fixtures/valid/minimal.json")).unwrap()

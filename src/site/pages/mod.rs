@@ -5,6 +5,7 @@
 
 pub mod ablations;
 pub mod changes;
+mod checked;
 pub mod comparison;
 pub mod data;
 mod decision;

@@ -128,9 +128,19 @@ pub fn page(c: &Catalog, run: &Run) -> RunPage {
 
 /// What a run measured and what it is, as facts: its figures first, then its settings.
 fn facts(run: &Run) -> Vec<Fact> {
+    let engine = run
+        .delivery
+        .as_ref()
+        .is_some_and(|d| d.per_stream == crate::data::PerStream::Engine);
     let mut figures = vec![Fact::new(
         "Decode speed",
-        format!("{} tok/s", figure(run.decode_tok_s)),
+        match engine {
+            true => format!(
+                "{} tok/s, the engine's own (the client saw bursts)",
+                figure(run.decode_tok_s)
+            ),
+            false => format!("{} tok/s", figure(run.decode_tok_s)),
+        },
     )];
     if let Some((low, high)) = rules::decode_range(run) {
         figures.push(Fact::new(
@@ -149,6 +159,7 @@ fn facts(run: &Run) -> Vec<Fact> {
             format!("{} tok/s", figure(cold)),
         ));
     }
+    figures.extend(super::checked::run_facts(run));
     if let Some(prompt) = run.prompt_tok_s {
         let at = run.prompt_tokens.map_or(String::new(), |t| {
             format!(" over a {}-token prompt", count(t))
@@ -197,7 +208,10 @@ fn facts(run: &Run) -> Vec<Fact> {
 /// The run's decode samples, the discarded cold one first.
 fn samples(run: &Run) -> Table {
     Table {
-        caption: "Decode samples (tok/s); the reported figure is their median".into(),
+        caption: match run.decode_samples.is_empty() {
+            true => "Decode samples (tok/s): none kept, since they came in bursts and the decode speed is the engine's own".into(),
+            false => "Decode samples (tok/s); the reported figure is their median".into(),
+        },
         columns: vec![
             Column::text("Request"),
             Column::number(figures::run::DECODE_TOK_S.label),

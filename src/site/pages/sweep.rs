@@ -172,6 +172,11 @@ pub fn levels_table(c: &Catalog, sweep: &Sweep) -> Table {
 /// A level's cell of a figure: a percentile says on hover what it is of, and a tail of too
 /// few requests is greyed with its n.
 fn level_cell(field: &LevelField, level: &SweepLevel) -> Cell {
+    if std::ptr::eq(field, &level::DECODE_TOK_S_PER_STREAM)
+        && let Some(cell) = super::checked::per_stream_cell(level)
+    {
+        return cell;
+    }
     let mut cell = field_cell(&field.field, level);
     let recorded = cell.title.take();
     let of = field.of_n(level);
@@ -210,6 +215,11 @@ pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
     let open = sweep.workload.open_loop();
     let extra = if open { OPEN_CHARTS } else { &[] };
     let scraped = sweep.levels.iter().any(|l| l.running_mean.is_some());
+    let engine = sweep.levels.iter().any(|l| {
+        l.delivery
+            .as_ref()
+            .is_some_and(|d| d.per_stream == crate::data::PerStream::Engine)
+    });
     let server = if scraped { &[SERVER_CHART][..] } else { &[] };
     CHARTS
         .iter()
@@ -229,6 +239,11 @@ pub fn charts(c: &Catalog, sweep: &Sweep) -> Vec<Chart> {
                         )
                     } else if field.series.is_empty() {
                         field.field.name().to_owned()
+                    } else if engine && std::ptr::eq(*field, &level::DECODE_TOK_S_PER_STREAM) {
+                        format!(
+                            "{} (the engine's own where answers came in bursts)",
+                            field.series
+                        )
                     } else {
                         field.series.to_owned()
                     },
@@ -368,6 +383,7 @@ pub fn page(c: &Catalog, sweep: &Sweep) -> SweepPage {
             .map(|chart| chart.data_in("levels", "#levels"))
             .collect(),
         levels: levels_table(c, sweep),
+        checked: super::checked::of_sweep(sweep),
         goodput: index.and_then(|i| super::goodput::section(c, i, sweep)),
         runs: c.related_runs(&sweep.model),
         model_page: c.model_link(&sweep.model),
@@ -473,6 +489,8 @@ pub struct SweepPage {
     pub charts: Vec<Chart>,
     /// Its levels.
     pub levels: Table,
+    /// What its answers were, as checked before they counted.
+    pub checked: super::checked::Checked,
     /// Runs of the same model.
     pub runs: Related,
     /// The model's page.
