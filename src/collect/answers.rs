@@ -12,7 +12,7 @@ use super::delivery::Found;
 use super::level::{Request, counted, figures};
 use super::sending::Level;
 use super::target::Target;
-use crate::data::{self, Load, SweepLevel};
+use crate::data::{self, Load, PerStream, SweepLevel};
 use crate::stats;
 
 impl Level {
@@ -109,6 +109,15 @@ impl Level {
             .collect();
         let found = super::delivery::check(&timings, &asked, context, engine.as_mut());
         super::level::per_stream(&mut level, &found.delivery, engine.as_ref());
+        if found.delivery.per_stream == PerStream::Client && found.delivery.bursts > 0 {
+            let streamed: Vec<Request> = answered
+                .into_iter()
+                .zip(&found.bursts)
+                .filter(|(_, burst)| !**burst)
+                .map(|(request, _)| request)
+                .collect();
+            super::level::per_stream_over(&mut level, &streamed);
+        }
         level.delivery = Some(found.delivery.clone());
         level.engine_view = engine;
         (level, found)

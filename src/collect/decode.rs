@@ -18,7 +18,7 @@ use super::progress::Progress;
 use super::runtime::interrupted;
 use super::stream::Timing;
 use super::target::{ServerOptions, Target, connect};
-use crate::data::{self, Date, Failure, Id, Results, Run, RunStatus};
+use crate::data::{self, Date, Failure, Id, PerStream, Results, Run, RunStatus};
 use crate::profiles::{self, Setting};
 use crate::project::Layout;
 use crate::stats;
@@ -196,12 +196,32 @@ async fn record(
     let asked = vec![Some(options.params.max_tokens); sampled.len()];
     let found = super::delivery::check(&sampled, &asked, context, engine_view.as_mut());
     let delivery = found.delivery;
-    let (cold, measured, decode) = match &delivery.cause {
-        None => {
+    let (cold, measured, decode) = match (&delivery.cause, delivery.per_stream) {
+        (None, _) => {
             let (cold, measured, decode) = rates(&samples)?;
             (Some(stats::round(cold, 1)), measured, decode)
         }
-        Some(cause) => {
+        // Fewer than half in bursts: the median of the others, each checked.
+        (Some(cause), PerStream::Client) => {
+            gaps.push(cause.clone());
+            let cold = super::delivery::burst(&samples[0].gaps)
+                .is_none()
+                .then(|| samples[0].decode_rate().map(|r| stats::round(r, 1)))
+                .flatten();
+            let streamed: Vec<Timing> = samples[1..]
+                .iter()
+                .zip(&found.bursts)
+                .filter(|(_, burst)| !**burst)
+                .map(|(t, _)| t.clone())
+                .collect();
+            let measured: Vec<f64> = streamed
+                .iter()
+                .map(|t| decode_rate(t).map(|r| stats::round(r, 1)))
+                .collect::<Result<_, _>>()?;
+            let decode = stats::median(&measured).expect("at least one streamed sample");
+            (cold, measured, decode)
+        }
+        (Some(cause), _) => {
             let Some(rate) = engine_view.as_ref().and_then(|e| e.decode_tok_s_per_stream) else {
                 return Err(CollectError::Request(format!(
                     "the samples' decode speed cannot be recorded: {cause}, and the server keeps no figures of its own (/metrics) to take it from; measure it without the proxy, or on a server that is not starved of CPU"

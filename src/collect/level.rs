@@ -243,6 +243,24 @@ pub(super) fn imported(level: &mut SweepLevel, answered: &[Request]) {
     level.delivery = Some(delivery);
 }
 
+/// A level's per-stream figures over `streamed`, the answers that were (the others came in
+/// bursts and are left out): its decode rate, TPOT and inter-token figures and intervals.
+pub(super) fn per_stream_over(level: &mut SweepLevel, streamed: &[Request]) {
+    let mut over = counted(level.load(), streamed.len() as u64, 0);
+    figures(&mut over, streamed);
+    level.decode_tok_s_per_stream = over.decode_tok_s_per_stream;
+    (level.tpot_p50_ms, level.tpot_p95_ms) = (over.tpot_p50_ms, over.tpot_p95_ms);
+    (level.itl_p50_ms, level.itl_p95_ms) = (over.itl_p50_ms, over.itl_p95_ms);
+    (level.itl_p99_ms, level.max_stall_ms) = (over.itl_p99_ms, over.max_stall_ms);
+    level.itl_gaps = over.itl_gaps;
+    level.ci95.retain(|key, _| !key.starts_with("tpot_"));
+    level.ci95.extend(
+        over.ci95
+            .into_iter()
+            .filter(|(key, _)| key.starts_with("tpot_")),
+    );
+}
+
 /// What a level's checks found that a reader must know, each said on the terminal at once and
 /// kept in the record's notes: bursts, short answers, usage reports below the stream.
 pub(super) fn checked(level: &SweepLevel) -> Vec<String> {
@@ -252,10 +270,11 @@ pub(super) fn checked(level: &SweepLevel) -> Vec<String> {
     let at = level.load().words();
     let bursts = delivery.cause.as_ref().map(|cause| {
         let figure = match delivery.per_stream {
-            PerStream::Engine => "its per-stream decode rate is the engine's own (from its /metrics), and its TPOT and inter-token percentiles are not recorded",
-            _ => "its per-stream decode rate, TPOT and inter-token figures are withheld (the server keeps no figures of its own to take them from)",
+            PerStream::Client => "",
+            PerStream::Engine => "; its per-stream decode rate is the engine's own (from its /metrics), and its TPOT and inter-token percentiles are not recorded",
+            PerStream::Withheld => "; its per-stream decode rate, TPOT and inter-token figures are withheld (the server keeps no figures of its own to take them from)",
         };
-        format!("{at}: {cause}; {figure}")
+        format!("{at}: {cause}{figure}")
     });
     let short = delivery
         .short_cause

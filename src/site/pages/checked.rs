@@ -208,6 +208,11 @@ pub fn run_facts(run: &Run) -> Vec<Fact> {
                 "{} samples checked: each streamed, its tokens spread in time",
                 count(delivery.answers)
             ),
+            (Some(cause), PerStream::Client) => format!(
+                "{} of {} samples streamed, their tokens spread in time; {cause}",
+                count(delivery.answers - delivery.bursts),
+                count(delivery.answers)
+            ),
             (Some(cause), PerStream::Engine) => format!(
                 "{BURSTS}: {cause}; the decode speed is the engine's own per-stream rate, from its /metrics over the samples"
             ),
