@@ -1791,8 +1791,14 @@ case "$FAKE_MODE" in
 serve)
     echo "INFO 09-07 12:00:41 [kv_cache_utils.py:1087] GPU KV cache size: 370,189 tokens"
     echo "INFO 09-07 12:00:41 [kv_cache_utils.py:1091] Maximum concurrency for 65,536 tokens per request: 5.65x"
-    touch "$FAKE_DIR/up"
+    echo $$ > "$FAKE_DIR/pid"
+    echo $$ > "$FAKE_DIR/up"
     while true; do sleep 0.05; done ;;
+bind-lost)
+    echo $$ > "$FAKE_DIR/up"
+    sleep 0.5
+    echo "main: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8000"
+    exit 1 ;;
 kv)
     echo "ERROR 09-07 12:00:40 [core.py:700] EngineCore failed to start."
     echo "ValueError: To serve at least one request with the models's max seq len (65536), (4.12 GiB KV cache is needed, which is larger than the available KV cache memory (2.31 GiB). Based on the available memory, the estimated maximum model length is 36720. Try increasing \`gpu_memory_utilization\` or decreasing \`max_model_len\` when initializing the engine."
@@ -1940,6 +1946,134 @@ fn a_launch_is_refused_while_another_server_answers_on_its_port() {
             .iter()
             .all(|r| r.id.as_str() != "fake-leftover")
     );
+}
+
+/// Two servers on one port, as two campaign tasks on one node started them: the launched one
+/// loses the bind and exits, while another process's server answers the port. What answers
+/// is not the launched process group's socket, so it is never taken for ready: the launch is
+/// a failure quoting the log, and no run is measured through the other server.
+#[test]
+fn a_server_that_lost_its_port_to_another_is_a_failure_not_a_run() {
+    let _timed = timed();
+    let port = free_port();
+    let project = Project::copy_of_repo();
+    // The other server: healthy once the launched program has started (it writes `up`).
+    let other = FakeVllm::start_on(
+        Script {
+            ready_file: Some(project.root.path().join("up")),
+            ..Script::default()
+        },
+        port,
+    );
+    fake_profile(&project, port, 65536);
+    let output = launch_run_with(
+        &project,
+        "bind-lost",
+        "fake-bind-lost",
+        &[
+            "--launcher",
+            "local",
+            "--ready-timeout",
+            "5",
+            "--stop-timeout",
+            "5",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", output.stderr);
+    assert!(!output.stderr.contains("server ready"), "{}", output.stderr);
+    assert_eq!(
+        other.requests(),
+        0,
+        "nothing was measured through the other server"
+    );
+    let doc = project.results();
+    assert!(doc.runs.iter().all(|r| r.id.as_str() != "fake-bind-lost"));
+    let failure = doc
+        .failures
+        .iter()
+        .find(|f| f.id.as_str() == "fake-bind-lost")
+        .unwrap_or_else(|| panic!("{}", output.stderr));
+    assert!(
+        failure
+            .reason
+            .contains("while another process answered on its port")
+            && failure.reason.contains("couldn't bind HTTP server socket"),
+        "{}",
+        failure.reason
+    );
+}
+
+/// `collect sweep --launch` killed with SIGKILL mid-level: its guard stops the launched
+/// server within a second, so nothing is left to answer the next launch.
+#[test]
+fn a_killed_sweep_leaves_no_launched_server_behind() {
+    let _timed = timed();
+    let port = free_port();
+    let project = Project::copy_of_repo();
+    let dir = project.root.path();
+    let server = FakeVllm::start_on(
+        Script {
+            tokens: 300,
+            chunk_interval: Duration::from_millis(5),
+            ready_file: Some(dir.join("up")),
+            ..Script::default()
+        },
+        port,
+    );
+    fake_profile(&project, port, 65536);
+    let launcher = fake_launcher(dir);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_benchsite"))
+        .arg("--root")
+        .arg(dir)
+        .args([
+            "collect",
+            "sweep",
+            "--label",
+            "killed",
+            "--levels",
+            "1,2,4",
+            "--prompt-words",
+            "20",
+            "--output-tokens",
+            "300",
+            "--profile",
+            "fake",
+            "--launch",
+            "--ready-timeout",
+            "5",
+        ])
+        .env("BENCHSITE_LAUNCH_PROGRAM", &launcher)
+        .env("FAKE_MODE", "serve")
+        .env("FAKE_DIR", dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while server.requests() == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no request sent"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the sweep ended early");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let pid: u32 = std::fs::read_to_string(dir.join("pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let killed = Instant::now();
+    while fake_vllm::running(pid) {
+        assert!(
+            killed.elapsed() < Duration::from_secs(1),
+            "the launched server outlived the sweep"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 #[test]

@@ -261,8 +261,9 @@ fn server_and_launch(
     launcher: Launcher,
     effective: &profiles::Effective,
 ) -> (ServerOptions, collect::LaunchOptions) {
+    let port = collect::launch_port(effective);
     let server = ServerOptions {
-        base_url: format!("http://127.0.0.1:{}", effective.port()),
+        base_url: format!("http://127.0.0.1:{port}"),
         model: None,
         api_key: collect::Client::api_key_from_env(),
         timeout: options.request_timeout,
@@ -275,6 +276,7 @@ fn server_and_launch(
             .ready_timeout
             .unwrap_or(Duration::from_secs_f64(campaign.launch.ready_timeout_s)),
         stop_timeout: Duration::from_secs_f64(campaign.launch.stop_timeout_s),
+        port: Some(port),
     };
     (server, launch)
 }

@@ -188,60 +188,17 @@ async fn record(
             samples.len() - 1
         ));
     }
-    let mut engine_view = engine.0.until(&engine.1);
-    let sampled: Vec<&Timing> = samples[1..].iter().collect();
     let context = slots
         .map(|(sum, n)| sum / n as u64)
         .or(target.max_model_len);
-    let asked = vec![Some(options.params.max_tokens); sampled.len()];
-    let found = super::delivery::check(&sampled, &asked, context, engine_view.as_mut());
-    let delivery = found.delivery;
-    let (cold, measured, decode) = match (&delivery.cause, delivery.per_stream) {
-        (None, _) => {
-            let (cold, measured, decode) = rates(&samples)?;
-            (Some(stats::round(cold, 1)), measured, decode)
-        }
-        // Fewer than half in bursts: the median of the others, each checked.
-        (Some(cause), PerStream::Client) => {
-            gaps.push(cause.clone());
-            let cold = super::delivery::burst(&samples[0].gaps)
-                .is_none()
-                .then(|| samples[0].decode_rate().map(|r| stats::round(r, 1)))
-                .flatten();
-            let streamed: Vec<Timing> = samples[1..]
-                .iter()
-                .zip(&found.bursts)
-                .filter(|(_, burst)| !**burst)
-                .map(|(t, _)| t.clone())
-                .collect();
-            let measured: Vec<f64> = streamed
-                .iter()
-                .map(|t| decode_rate(t).map(|r| stats::round(r, 1)))
-                .collect::<Result<_, _>>()?;
-            let decode = stats::median(&measured).expect("at least one streamed sample");
-            (cold, measured, decode)
-        }
-        (Some(cause), _) => {
-            let Some(rate) = engine_view.as_ref().and_then(|e| e.decode_tok_s_per_stream) else {
-                return Err(CollectError::Request(format!(
-                    "the samples' decode speed cannot be recorded: {cause}, and the server keeps no figures of its own (/metrics) to take it from; measure it without the proxy, or on a server that is not starved of CPU"
-                )));
-            };
-            gaps.push(format!(
-                "{cause}: decode_tok_s is the engine's own per-stream rate ({}, from its /metrics over the samples), not the client's, and the samples' client rates are not kept",
-                engine_view.as_ref().map_or("", |e| e.source.as_str())
-            ));
-            (None, Vec::new(), rate)
-        }
-    };
-    if let Some(short) = &delivery.short_cause {
-        gaps.push(format!(
-            "short samples: {short}; the decode speed is over the tokens they returned"
-        ));
-    }
-    if delivery.usage_below_stream.is_some_and(|n| n > 0) {
-        gaps.push("a sample's usage report counted fewer tokens than the chunks that carried text, which is impossible for a true count".into());
-    }
+    let checked = checked_rates(&samples, engine, context, options, &mut gaps)?;
+    let Checked {
+        cold,
+        measured,
+        decode,
+        delivery,
+        engine_view,
+    } = checked;
     let max_model_len = target
         .max_model_len
         .or_else(|| effective.number("MAX_MODEL_LEN"))
@@ -310,6 +267,81 @@ async fn record(
     Ok(Outcome::Measured { record, warnings })
 }
 
+/// A run's rates once its samples are checked (`delivery`): the client's, over the samples
+/// that streamed; the engine's, where most came in bursts and it keeps its own; else an error.
+struct Checked {
+    cold: Option<f64>,
+    measured: Vec<f64>,
+    decode: f64,
+    delivery: data::Delivery,
+    engine_view: Option<data::EngineView>,
+}
+
+/// Checks the samples (`samples[0]` is the cold request) against the engine's counters around
+/// them; what a reader must know goes into `gaps`.
+fn checked_rates(
+    samples: &[Timing],
+    engine: (Counters, Counters),
+    context: Option<u64>,
+    options: &RunOptions,
+    gaps: &mut Vec<String>,
+) -> Result<Checked, CollectError> {
+    let mut engine_view = engine.0.until(&engine.1);
+    let sampled: Vec<&Timing> = samples[1..].iter().collect();
+    let asked = vec![Some(options.params.max_tokens); sampled.len()];
+    let found = super::delivery::check(&sampled, &asked, context, engine_view.as_mut());
+    let delivery = found.delivery;
+    let (cold, measured, decode) = match (&delivery.cause, delivery.per_stream) {
+        (None, _) => {
+            let (cold, measured, decode) = rates(samples)?;
+            (Some(stats::round(cold, 1)), measured, decode)
+        }
+        // Fewer than half in bursts: the median of the others, each checked.
+        (Some(cause), PerStream::Client) => {
+            gaps.push(cause.clone());
+            let cold = super::delivery::burst(&samples[0].gaps)
+                .is_none()
+                .then(|| samples[0].decode_rate().map(|r| stats::round(r, 1)))
+                .flatten();
+            let measured: Vec<f64> = sampled
+                .iter()
+                .zip(&found.bursts)
+                .filter(|(_, burst)| !**burst)
+                .map(|(t, _)| decode_rate(t).map(|r| stats::round(r, 1)))
+                .collect::<Result<_, _>>()?;
+            let decode = stats::median(&measured).expect("at least one streamed sample");
+            (cold, measured, decode)
+        }
+        (Some(cause), _) => {
+            let Some(rate) = engine_view.as_ref().and_then(|e| e.decode_tok_s_per_stream) else {
+                return Err(CollectError::Request(format!(
+                    "the samples' decode speed cannot be recorded: {cause}, and the server keeps no figures of its own (/metrics) to take it from; measure it without the proxy, or on a server that is not starved of CPU"
+                )));
+            };
+            gaps.push(format!(
+                "{cause}: decode_tok_s is the engine's own per-stream rate ({}, from its /metrics over the samples), not the client's, and the samples' client rates are not kept",
+                engine_view.as_ref().map_or("", |e| e.source.as_str())
+            ));
+            (None, Vec::new(), rate)
+        }
+    };
+    if let Some(short) = &delivery.short_cause {
+        gaps.push(format!(
+            "short samples: {short}; the decode speed is over the tokens they returned"
+        ));
+    }
+    if delivery.usage_below_stream.is_some_and(|n| n > 0) {
+        gaps.push("a sample's usage report counted fewer tokens than the chunks that carried text, which is impossible for a true count".into());
+    }
+    Ok(Checked {
+        cold,
+        measured,
+        decode,
+        delivery,
+        engine_view,
+    })
+}
+
 /// The samples measured; when they fail because the server launched for them died under
 /// the first requests, the diagnosis of that failure of the configuration instead.
 async fn measured_or_died(
@@ -317,12 +349,25 @@ async fn measured_or_died(
     prompt: &str,
     profile_names: &[String],
     context: Option<u64>,
-    launched: Option<&mut launch::Launched>,
+    mut launched: Option<&mut launch::Launched>,
     progress: &Progress,
 ) -> Result<Result<Measured, launch::Diagnosis>, CollectError> {
-    let measured = tokio::select! {
-        measured = measure(options, prompt, profile_names, context, progress) => measured,
+    // The launched server is watched throughout: one that exits stops the measurement, and
+    // nothing else answering its port is measured in its place.
+    let outcome = tokio::select! {
+        measured = measure(options, prompt, profile_names, context, progress) => Ok(measured),
+        status = launch::exit_of(launched.as_deref_mut()) => Err(status),
         () = interrupted() => return Err(CollectError::Interrupted),
+    };
+    let measured = match (outcome, launched.as_deref()) {
+        (Ok(measured), _) => measured,
+        (Err(status), Some(server)) => {
+            return Ok(Err(server.diagnose(
+                Phase::FirstRequest,
+                &format!("exited during the measurement ({status})"),
+            )));
+        }
+        (Err(_), None) => unreachable!("only a launched server exits"),
     };
     match (measured, launched) {
         (Ok(measured), _) => Ok(Ok(measured)),

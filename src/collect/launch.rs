@@ -13,11 +13,12 @@ use nix::unistd::Pid;
 
 use super::client::{Client, Liveness};
 use super::error::CollectError;
+use super::orphans::Guard;
 use super::progress::Progress;
 use super::runtime::interrupted;
 use super::target::ServerOptions;
 use crate::data::FailureStatus;
-use crate::profiles::{Effective, Engine, LaunchCommand, Launcher};
+use crate::profiles::{self, Effective, Engine, LaunchCommand, Launcher};
 
 /// How to start and stop the server.
 #[derive(Debug, Clone)]
@@ -30,11 +31,29 @@ pub struct LaunchOptions {
     pub ready_timeout: Duration,
     /// How long it may take to stop before it is killed.
     pub stop_timeout: Duration,
+    /// The port to start it on ([`launch_port`]): the profile's, or a free one where the
+    /// profile names none.
+    pub port: Option<u16>,
 }
 
-/// A server this process started; dropping it stops it.
+/// The port a launch of `effective` listens on: the one its profile names, else a free one of
+/// this machine's, so that two launches on one node (two tasks of a campaign) never collide.
+pub fn launch_port(effective: &Effective) -> u16 {
+    effective.named_port().unwrap_or_else(|| {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|socket| socket.local_addr())
+            .map_or(effective.port(), |address| address.port())
+    })
+}
+
+/// A server this process started; dropping it stops it. A guard stops it should this process
+/// die first (`orphans`).
 pub struct Launched {
     child: Child,
+    guard: Guard,
+    /// The port it listens on, where whose socket that is can be checked (a process of this
+    /// machine, not a container behind podman's forwarding).
+    port: Option<u16>,
     engine: Engine,
     /// The engine and its version, where asking its program told (llama-server's
     /// `--version`).
@@ -122,13 +141,14 @@ enum Cause {
 }
 
 impl Launched {
-    /// Starts `engine`'s `command` (with `program` in place of its own when given) in a
-    /// process group of its own, its output going to `log`.
+    /// Starts `engine`'s `command` (with `program` in place of its own when given) on `port`
+    /// in a process group of its own, its output going to `log`, with its guard.
     pub fn start(
         command: &LaunchCommand,
         engine: Engine,
         options: &LaunchOptions,
         log: &Path,
+        port: u16,
     ) -> Result<Self, String> {
         if let Some(parent) = log.parent() {
             std::fs::create_dir_all(parent)
@@ -152,8 +172,13 @@ impl Launched {
             .process_group(0)
             .spawn()
             .map_err(|e| format!("cannot start {program}: {e}"))?;
+        let podman = options.launcher == Launcher::Podman;
+        let container = podman.then(|| profiles::container_name(port));
+        let guard = Guard::start(child.id(), log, container.as_deref());
         Ok(Self {
             child,
+            guard,
+            port: (!podman).then_some(port),
             engine,
             version,
             log: log.to_owned(),
@@ -174,8 +199,9 @@ impl Launched {
         self.child.try_wait().ok().flatten()
     }
 
-    /// Waits until the server is alive (`/health`, or `/v1/models` where it has none); on
-    /// failure, what the log says went wrong.
+    /// Waits until the server is alive (`/health`, or `/v1/models` where it has none) and,
+    /// where it can be told, the socket answering its port is its own; on failure, what the
+    /// log says went wrong.
     pub async fn wait_ready(
         &mut self,
         client: &Client,
@@ -185,23 +211,56 @@ impl Launched {
         let poll = Duration::from_millis(200)
             .min(timeout / 10)
             .max(Duration::from_millis(10));
+        let mut foreign = false;
         loop {
             if let Some(status) = self.exited() {
+                let also = match foreign {
+                    true => " while another process answered on its port",
+                    false => "",
+                };
                 return Err(self.diagnose(
                     Phase::Startup,
-                    &format!("exited during start-up ({status})"),
+                    &format!("exited during start-up ({status}){also}"),
                 ));
             }
             if matches!(client.liveness().await, Liveness::Alive) {
-                return Ok(started.elapsed());
+                foreign = self.answered_by_another();
+                if !foreign {
+                    return Ok(started.elapsed());
+                }
             }
             if started.elapsed() > timeout {
-                return Err(self.diagnose(
-                    Phase::Startup,
-                    &format!("was not ready after {} s", timeout.as_secs_f64()),
-                ));
+                let what = match (foreign, self.port) {
+                    (true, Some(port)) => format!(
+                        "was not ready after {} s, and what answers on port {port} is another process's socket, not the launched server's",
+                        timeout.as_secs_f64()
+                    ),
+                    _ => format!("was not ready after {} s", timeout.as_secs_f64()),
+                };
+                return Err(self.diagnose(Phase::Startup, &what));
             }
             tokio::time::sleep(poll).await;
+        }
+    }
+
+    /// Whether what answers on the server's port is known to be another process's socket,
+    /// not one of the launched process group's.
+    pub fn answered_by_another(&self) -> bool {
+        let Some(port) = self.port else {
+            return false;
+        };
+        super::listener::held_by_group(port, self.child.id() as i32) == Some(false)
+    }
+
+    /// Resolves when the server exits, with its status: raced against a measurement, so a
+    /// server that dies mid-way stops it rather than leaving whatever answers the port to be
+    /// measured.
+    pub async fn exit(&mut self) -> ExitStatus {
+        loop {
+            if let Some(status) = self.exited() {
+                return status;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 
@@ -245,6 +304,7 @@ impl Launched {
             return;
         }
         self.stopped = true;
+        self.guard.release();
         let group = Pid::from_raw(self.child.id() as i32);
         if self.exited().is_some() {
             // The group may live on (podman's conmon, vLLM's workers).
@@ -262,6 +322,14 @@ impl Launched {
         }
         let _ = killpg(group, Signal::SIGKILL);
         let _ = self.child.wait();
+    }
+}
+
+/// Resolves when `launched` exits, with its status; never when there is none.
+pub async fn exit_of(launched: Option<&mut Launched>) -> ExitStatus {
+    match launched {
+        Some(server) => server.exit().await,
+        None => std::future::pending().await,
     }
 }
 
@@ -423,9 +491,26 @@ pub async fn launch(
     server: &ServerOptions,
     progress: &Progress,
 ) -> Result<Result<Launched, Diagnosis>, CollectError> {
+    let port = options.port.unwrap_or_else(|| effective.port());
+    let on_port;
+    let effective = match effective.named_port() == Some(port) {
+        true => effective,
+        false => {
+            on_port = effective.on_port(port);
+            &on_port
+        }
+    };
     let command = effective
         .launch_command(options.launcher)
         .map_err(|error| CollectError::Launch(error.to_string()))?;
+    // A server an earlier benchsite of this project left when it was killed (its guard too).
+    if let Some(folder) = log.parent() {
+        for pid in super::orphans::stop_left(folder, options.stop_timeout) {
+            progress.line(&format!(
+                "stopped the server (pid {pid}) an earlier benchsite left running"
+            ));
+        }
+    }
     let client = Client::new(
         &server.base_url,
         server.api_key.as_deref(),
@@ -450,7 +535,7 @@ pub async fn launch(
         "starting the server; its log goes to {}",
         log.display()
     ));
-    let mut launched = Launched::start(&command, effective.engine(), options, log)
+    let mut launched = Launched::start(&command, effective.engine(), options, log, port)
         .map_err(CollectError::Launch)?;
     let ready = tokio::select! {
         ready = launched.wait_ready(&client, options.ready_timeout) => ready,

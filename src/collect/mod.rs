@@ -22,7 +22,9 @@ mod hardware;
 mod import;
 mod launch;
 mod level;
+mod listener;
 pub mod metrics;
+mod orphans;
 mod outcome;
 mod params;
 pub mod power;
@@ -54,7 +56,9 @@ pub use import::{
     ImportOptions, LlamaBenchOptions, LlamaBenchRuns, Tool as ImportTool, import,
     import_llama_bench,
 };
-pub use launch::{Diagnosis, LaunchOptions, Launched, Phase, diagnose, keep_log, launch};
+pub use launch::{
+    Diagnosis, LaunchOptions, Launched, Phase, diagnose, keep_log, launch, launch_port,
+};
 pub use outcome::{Outcome, to_json};
 pub use params::{
     CaptureParams, JitterParams, LaunchParams, RunParams, SweepParams, Unusable, flags,

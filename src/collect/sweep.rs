@@ -325,6 +325,27 @@ async fn measure_levels(
             stopped = Some(format!("{INTERRUPTED} during {}", load.words()));
             break;
         };
+        // A launched server that exited, or whose port another process answers, was not what
+        // the level measured: the level is not recorded.
+        if let Some(server) = launched.as_deref_mut() {
+            let what = match server.exited() {
+                Some(status) => Some(format!("exited during {} ({status})", load.words())),
+                None => server.answered_by_another().then(|| {
+                    format!(
+                        "no longer answered its port during {}: another process's socket did",
+                        load.words()
+                    )
+                }),
+            };
+            if let Some(what) = what {
+                let diagnosis = server.diagnose(Phase::FirstRequest, &what);
+                if levels.is_empty() {
+                    return Err(diagnosis);
+                }
+                stopped = Some(format!("{} The level is not recorded.", diagnosis.reason));
+                break;
+            }
+        }
         let requests = match load {
             Load::Concurrency(_) => planned,
             Load::Rate(_) => (level.timings.len() + level.errors.len()) as u64,

@@ -49,6 +49,12 @@ impl fmt::Display for LaunchCommand {
     }
 }
 
+/// The name of the container a podman launch on `port` runs as: one per port, so a guard or
+/// a later launch can remove a container a killed benchsite left.
+pub fn container_name(port: u16) -> String {
+    format!("benchsite-{port}")
+}
+
 /// A word as a POSIX shell reads it back: bare when it holds only characters the shell
 /// leaves alone, else in single quotes.
 pub fn shell_quote(word: &str) -> String {
@@ -113,13 +119,15 @@ impl Effective {
         })
     }
 
-    /// `podman run`'s own arguments: the GPUs, the port, the Hugging Face cache, and a GGUF
-    /// file's folder read-only at the same path.
+    /// `podman run`'s own arguments: its name, the GPUs, the port, the Hugging Face cache, and
+    /// a GGUF file's folder read-only at the same path.
     fn podman_args(&self, spec: &Spec, model: &str) -> Vec<String> {
         let port = self.port();
         let mut args: Vec<String> = [
             "run",
             "--rm",
+            "--name",
+            &container_name(port),
             "--device",
             "nvidia.com/gpu=all",
             "--ipc=host",
@@ -285,8 +293,8 @@ mod tests {
                 .launch_command(Launcher::Podman)
                 .unwrap()
                 .to_string(),
-            "podman run --rm --device nvidia.com/gpu=all --ipc=host --env HF_TOKEN \
-             -v benchsite-hf-cache:/root/.cache/huggingface -v /models:/models:ro \
+            "podman run --rm --name benchsite-8080 --device nvidia.com/gpu=all --ipc=host \
+             --env HF_TOKEN -v benchsite-hf-cache:/root/.cache/huggingface -v /models:/models:ro \
              -p 127.0.0.1:8080:8080 ghcr.io/ggml-org/llama.cpp:server-cuda \
              --model /models/tiny.gguf --alias tiny --port 8080 --ctx-size 8192 --parallel 4 \
              --cache-type-k q8_0 --cache-type-v q8_0 --n-gpu-layers all --flash-attn on \

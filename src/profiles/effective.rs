@@ -47,6 +47,24 @@ impl Effective {
         self.get(key).and_then(|value| value.parse().ok())
     }
 
+    /// The port the profile (with its overrides) names, if it names one.
+    pub fn named_port(&self) -> Option<u16> {
+        self.get("PORT").and_then(|port| port.parse().ok())
+    }
+
+    /// The same settings listening on `port`: a launch's free port, where the profile names
+    /// none, so that two launches on one machine never collide.
+    pub fn on_port(&self, port: u16) -> Effective {
+        let mut on = self.clone();
+        on.settings.retain(|setting| setting.key != "PORT");
+        on.settings.push(Setting {
+            key: "PORT".into(),
+            value: port.to_string(),
+            origin: Origin::Override,
+        });
+        on
+    }
+
     /// The port the server listens on.
     pub fn port(&self) -> u16 {
         self.get("PORT")

@@ -9,7 +9,7 @@ mod error;
 mod file;
 mod keys;
 
-pub use command::{LaunchCommand, Launcher, shell_quote};
+pub use command::{LaunchCommand, Launcher, container_name, shell_quote};
 pub use effective::{Effective, Setting};
 pub use engine::{Engine, Flag, SPECS, Spec};
 pub use error::{Origin, ProfileError};

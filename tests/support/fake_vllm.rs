@@ -336,11 +336,33 @@ impl Drop for FakeVllm {
     }
 }
 
+/// Whether process `pid` runs: it exists and is not a zombie waiting for a parent to reap it
+/// (a dead benchsite's children are reparented, and not every machine's init reaps at once).
+pub fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat[stat.rfind(')')? + 1..]
+                .split_whitespace()
+                .next()?
+                .to_owned();
+            Some(state != "Z")
+        })
+        .unwrap_or(false)
+}
+
 async fn health(State(shared): State<Arc<Shared>>) -> StatusCode {
-    if let Some(file) = &shared.script.ready_file
-        && !file.exists()
-    {
-        return StatusCode::SERVICE_UNAVAILABLE;
+    // Ready while the file exists and, where it names the stand-in's pid, that process lives:
+    // a stand-in killed without its trap running (SIGKILL) takes the server down with it.
+    if let Some(file) = &shared.script.ready_file {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            return StatusCode::SERVICE_UNAVAILABLE;
+        };
+        if let Ok(pid) = text.trim().parse::<u32>()
+            && !running(pid)
+        {
+            return StatusCode::SERVICE_UNAVAILABLE;
+        }
     }
     match shared.script.health {
         true => StatusCode::OK,

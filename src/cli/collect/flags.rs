@@ -72,17 +72,19 @@ pub struct LaunchArgs {
 }
 
 impl LaunchArgs {
-    /// How to launch, when `--launch` is given.
-    pub fn options(&self) -> Option<LaunchOptions> {
+    /// How to launch on `port` ([`LaunchArgs::port`]), when `--launch` is given.
+    pub fn options(&self, port: Option<u16>) -> Option<LaunchOptions> {
         self.launch.then(|| LaunchOptions {
             launcher: self.params.launcher,
             program: self.launch_program.clone(),
             ready_timeout: Duration::from_secs_f64(self.params.ready_timeout_s),
             stop_timeout: Duration::from_secs_f64(self.params.stop_timeout_s),
+            port,
         })
     }
 
-    /// The port a launched server of `profile` listens on, when `--launch` is given.
+    /// The port a launched server of `profile` listens on, when `--launch` is given: the
+    /// profile's, or a free one where it names none.
     pub fn port(
         &self,
         layout: &Layout,
@@ -92,11 +94,8 @@ impl LaunchArgs {
         if !self.launch {
             return Ok(None);
         }
-        Ok(Some(
-            profiles::load(&layout.profiles(), profile)?
-                .effective(set)
-                .port(),
-        ))
+        let effective = profiles::load(&layout.profiles(), profile)?.effective(set);
+        Ok(Some(collect::launch_port(&effective)))
     }
 }
 
