@@ -808,6 +808,72 @@ fn capacity() -> Script {
     }
 }
 
+/// An open-loop level is labelled with the rate its arrivals had. The level's 40 gamma draws
+/// (seed 3, shape 1), worked out here from the seeded generator itself, are scaled so that
+/// they sum to 40 / 200 s: arrival k is due at 0.2 s × (the first k draws) / (all 40). The
+/// per-request data holds exactly those due times, so the 40 arrivals and the gap after the
+/// last span 0.2 s: 200 req/s offered, as labelled. (Unscaled, this seed's draws sum to
+/// their own total, and the level would have offered 40 over that instead.)
+#[test]
+fn an_open_loop_level_offers_the_rate_it_is_labelled_with() {
+    use rand_chacha::rand_core::SeedableRng;
+    use rand_distr::Distribution;
+    let _timed = timed();
+    let server = FakeVllm::start(Script {
+        ttft: Duration::from_millis(1),
+        chunk_interval: Duration::from_millis(1),
+        tokens: 4,
+        ..Script::default()
+    });
+    let project = Project::copy_of_repo();
+    let url = server.url();
+    project
+        .run(&[
+            "collect",
+            "sweep",
+            "--label",
+            "offered",
+            "--rates",
+            "200",
+            "--requests",
+            "40",
+            "--seed",
+            "3",
+            "--prompt-words",
+            "20",
+            "--output-tokens",
+            "4",
+            "--warmup",
+            "0",
+            "--base-url",
+            &url,
+        ])
+        .assert_success();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let gamma = rand_distr::Gamma::new(1.0, 1.0).unwrap();
+    let draws: Vec<f64> = (0..40).map(|_| gamma.sample(&mut rng)).collect();
+    let total: f64 = draws.iter().sum();
+    let expected: Vec<f64> = (0..40)
+        .map(|k| 0.2 * draws[..k].iter().sum::<f64>() / total)
+        .collect();
+    let doc = project.results();
+    let sweep = doc.sweeps.iter().find(|s| s.label == "offered").unwrap();
+    assert_eq!(sweep.levels[0].rate_rps, Some(200.0));
+    let path = benchsite::data::request_log_path(&sweep.slug());
+    let lines = benchsite::data::read_request_log(&project.root.path().join(path)).unwrap();
+    let mut due: Vec<(u64, f64)> = lines.iter().map(|l| (l.n, l.due_s.unwrap())).collect();
+    due.sort_by_key(|(n, _)| *n);
+    assert_eq!(due.len(), 40);
+    for ((n, due), expected) in due.iter().zip(&expected) {
+        assert!(
+            (due - expected).abs() < 2e-6,
+            "arrival {n}: {due} vs {expected}"
+        );
+    }
+    let window = expected[39] + 0.2 * draws[39] / total;
+    assert!((40.0 / window - 200.0).abs() < 1e-6, "{window}");
+}
+
 /// Below the capacity (10 requests a second) nothing waits: TTFT is the script's 5 ms. Above
 /// it (200 a second, 40 arrivals in about 0.2 s) the requests queue: in the server when the
 /// client sends each when it is due, in the client when `--max-concurrency 1` holds them.
@@ -964,10 +1030,10 @@ fn an_open_loop_above_capacity_queues_and_below_it_does_not() {
     let index = project.page("sweeps/index.html");
     // (The fake counts 20 words, the nonce and 10 more: 31 prompt tokens.)
     assert!(
-        index.contains("Fake-Model-7B, 31 tokens in, 4 tokens out, Poisson arrivals, method 2"),
+        index.contains("Fake-Model-7B, 31 tokens in, 4 tokens out, Poisson arrivals, method 3"),
         "the frontier groups name the arrivals"
     );
-    assert!(index.contains("Poisson arrivals, at most 1 in flight, method 2"));
+    assert!(index.contains("Poisson arrivals, at most 1 in flight, method 3"));
     check_is_clean(&project);
 }
 
@@ -1300,7 +1366,7 @@ fn a_server_behind_tls_is_measured_with_its_private_authority() {
         .iter()
         .find(|r| r.id.as_str() == "fake-tls")
         .unwrap();
-    assert_eq!(record.decode_samples.len(), 3);
+    assert_eq!(record.decode_samples.len(), 3, "{:?}", record.delivery);
     // The API key went through the TLS ingress as a bearer token.
     assert!(
         server
@@ -1784,7 +1850,21 @@ fn fake_launcher(dir: &Path) -> std::path::PathBuf {
         &path,
         r#"#!/bin/sh
 echo "$@" > "$FAKE_DIR/args"
-trap 'rm -f "$FAKE_DIR/up"; echo stopped > "$FAKE_DIR/stopped"; exit 0' TERM
+port=""
+previous=""
+for arg in "$@"; do
+    [ "$previous" = "--port" ] && port="$arg"
+    previous="$arg"
+done
+forwarder=""
+trap 'rm -f "$FAKE_DIR/up"; [ -n "$forwarder" ] && kill $forwarder; echo stopped > "$FAKE_DIR/stopped"; exit 0' TERM
+# Where the test's fake server listens on a port of its own, this stand-in listens on the
+# launched port and forwards to it, so that, as a real server's, the socket on its port is
+# its own process group's.
+if [ -f "$FAKE_DIR/upstream" ]; then
+    python3 -c "$FORWARD" "$port" "$(cat "$FAKE_DIR/upstream")" &
+    forwarder=$!
+fi
 echo "INFO 09-07 12:00:01 [api_server.py:1000] vLLM API server version 0.28.0"
 echo "INFO 09-07 12:00:30 [gpu_model_runner.py:2000] Model loading took 21.9 GiB and 28.4 seconds"
 case "$FAKE_MODE" in
@@ -1863,9 +1943,32 @@ fn launch_run_with(project: &Project, mode: &str, id: &str, flags: &[&str]) -> O
             ("BENCHSITE_LAUNCH_PROGRAM", launcher.to_str().unwrap()),
             ("FAKE_MODE", mode),
             ("FAKE_DIR", dir.to_str().unwrap()),
+            ("FORWARD", FORWARD),
         ],
     )
 }
+
+/// A TCP forwarder in Python: listens on 127.0.0.1 at `argv[1]` and passes each connection
+/// to `argv[2]` and back, each read on at once.
+const FORWARD: &str = r#"
+import asyncio, sys
+port, upstream = int(sys.argv[1]), int(sys.argv[2])
+async def pipe(reader, writer):
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    finally:
+        writer.close()
+async def handle(reader, writer):
+    up_reader, up_writer = await asyncio.open_connection("127.0.0.1", upstream)
+    await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer), return_exceptions=True)
+async def main():
+    server = await asyncio.start_server(handle, "127.0.0.1", port)
+    async with server:
+        await server.serve_forever()
+asyncio.run(main())
+"#;
 
 #[test]
 fn a_launched_server_is_measured_with_its_log_and_stopped() {
@@ -2160,6 +2263,10 @@ fn an_sglang_profile_starts_sglang_and_its_failure_is_read_in_its_words() {
     let _timed = timed();
     let port = free_port();
     let project = Project::copy_of_repo();
+    // Launched locally, the server's socket must be its own: the stand-in forwards its port
+    // to the fake's.
+    let upstream = free_port();
+    project.write("upstream", &upstream.to_string());
     let server = FakeVllm::start_on(
         Script {
             max_model_len: 32768,
@@ -2168,7 +2275,7 @@ fn an_sglang_profile_starts_sglang_and_its_failure_is_read_in_its_words() {
             ready_file: Some(project.root.path().join("up")),
             ..Script::default()
         },
-        port,
+        upstream,
     );
     project.write(
         "profiles/fake.env",
@@ -2616,7 +2723,8 @@ fn vllm_bench_result_files_become_one_sweep_with_each_figure_sourced() {
     };
     // --save-detailed, by hand: the failed third request is left out; TTFTs 0.1, 0.2, 0.3
     // (p95 at rank 1.9: 0.29), latencies 1.1, 2.2, 1.3 (p50 1.3, p95 1.3 + 0.9 × 0.9 = 2.11),
-    // per-request rates 10/1.0, 20/2.0, 15/1.0 (mean 11.67), outputs 11, 21, 16.
+    // per-request times per output token 1.0/10, 2.0/20, 1.0/15 s (mean 0.08889 s: vLLM's
+    // per-stream rate, 1000 / mean TPOT, is 11.25 tok/s), outputs 11, 21, 16.
     assert_eq!(
         (two.concurrency, two.requests, two.succeeded, two.failed),
         (Some(2), 4, 3, 1)
@@ -2626,7 +2734,7 @@ fn vllm_bench_result_files_become_one_sweep_with_each_figure_sourced() {
         (two.latency_p50_s, two.latency_p95_s),
         (Some(1.3), Some(2.11))
     );
-    assert_eq!(two.decode_tok_s_per_stream, Some(11.7));
+    assert_eq!(two.decode_tok_s_per_stream, Some(11.3));
     // TPOT per request is 1000 / the rate: 100, 100, 66.67 ms; p50 100, p95 100.
     assert_eq!(
         (two.tpot_p50_ms, two.tpot_p95_ms),
@@ -3482,6 +3590,11 @@ fn a_sweep_warms_each_level_up_sends_at_least_twenty_and_isolates_the_cache() {
     assert_eq!(requests, [20, 20]);
     // 20 requests each: every percentile has its bootstrap interval, around its value.
     for level in &record.levels {
+        assert_eq!(
+            level.delivery.as_ref().map(|d| d.bursts),
+            Some(0),
+            "{level:?}"
+        );
         let keys: Vec<&str> = level.ci95.keys().map(String::as_str).collect();
         assert_eq!(
             keys,
@@ -3509,7 +3622,7 @@ fn a_sweep_warms_each_level_up_sends_at_least_twenty_and_isolates_the_cache() {
     assert_eq!(record.workload.min_requests, Some(20));
     assert_eq!(record.workload.rounds, 2);
     let method = record.method.as_ref().unwrap();
-    assert_eq!(method.version, 2);
+    assert_eq!(method.version, 3);
     assert_eq!(method.warmup, 1);
     assert_eq!(method.cache, data::CacheIsolation::Nonce);
     assert_eq!(

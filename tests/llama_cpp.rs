@@ -390,6 +390,11 @@ struct RealLlamaServer {
 
 impl RealLlamaServer {
     fn start(dir: &Path) -> Self {
+        Self::start_with(dir, "16384", "4")
+    }
+
+    /// Serving `context` tokens over `slots` slots.
+    fn start_with(dir: &Path, context: &str, slots: &str) -> Self {
         let binary = support::setup("llama-server");
         let (_, model) = tiny_model(dir);
         let port = free_port();
@@ -401,9 +406,9 @@ impl RealLlamaServer {
                 "--alias",
                 MODEL,
                 "-c",
-                "16384",
+                context,
                 "-np",
-                "4",
+                slots,
                 "-t",
                 "1",
                 "--metrics",
@@ -459,6 +464,82 @@ fn samples_and_bursts(run: &benchsite::data::Run) -> u64 {
         benchsite::data::PerStream::Client => run.decode_samples.len() as u64 + delivery.bursts,
         _ => delivery.answers,
     }
+}
+
+/// The real llama-server with two slots of 256 tokens (`-c 512 -np 2`), asked with
+/// `--ignore-eos` for 400 tokens after a prompt of about 40: every answer stops where its
+/// slot's context is full, at fewer tokens than asked, with finish reason `length`, as if
+/// max_tokens had cut it. Each level counts and names them, on the terminal, in the record,
+/// in the per-request data and on the sweep's page.
+#[test]
+fn short_answers_from_a_slot_of_short_context_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = RealLlamaServer::start_with(dir.path(), "512", "2");
+    let project = Project::copy_of_repo();
+    let sweep = project.run(&[
+        "collect",
+        "sweep",
+        "--label",
+        "short slots",
+        "--levels",
+        "1,2",
+        "--prompt-words",
+        "30",
+        "--output-tokens",
+        "400",
+        "--rounds",
+        "1",
+        "--min-requests",
+        "0",
+        "--warmup",
+        "0",
+        "--ignore-eos",
+        "--base-url",
+        &server.url,
+    ]);
+    sweep.assert_success();
+    assert!(
+        sweep.stderr.contains("short answers: ")
+            && sweep
+                .stderr
+                .contains("answers returned fewer tokens than the 400 asked"),
+        "{}",
+        sweep.stderr
+    );
+    let doc = project.results();
+    let record = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "short slots")
+        .unwrap();
+    for level in &record.levels {
+        let delivery = level.delivery.as_ref().unwrap();
+        assert_eq!(delivery.asked, Some(400));
+        assert_eq!(delivery.short, Some(level.succeeded), "{level:?}");
+        let cause = delivery.short_cause.as_deref().unwrap();
+        assert!(
+            cause.contains("finish reason length")
+                && cause
+                    .contains("at the context it gives a sequence (256 tokens with the prompt)"),
+            "{cause}"
+        );
+        // Each answer holds its slot's 256 tokens, the prompt's included.
+        assert!(level.output_tokens.unwrap() < 256, "{level:?}");
+    }
+    let path = benchsite::data::request_log_path(&record.slug());
+    let lines = benchsite::data::read_request_log(&project.root.path().join(path)).unwrap();
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.short == Some(true) && l.finish_reason.as_deref() == Some("length")),
+        "{lines:?}"
+    );
+    project.run(&["build"]).assert_success();
+    let page = project.page("sweeps/short-slots/index.html");
+    assert!(
+        page.contains("At 2 levels some answers returned fewer tokens than asked"),
+        "{page}"
+    );
 }
 
 #[test]

@@ -3,9 +3,9 @@
 //! burstiness of 1 is a Poisson process (`vllm bench serve`'s arrivals). The first request
 //! is due at 0. As `vllm bench serve` does, the level's N drawn gaps are scaled together so
 //! that they sum to N / rate: the N arrivals and the gap after the last span exactly N / rate,
-//! so the rate a level is labelled with is the rate its arrivals had. Unscaled, 40 draws
-//! at 2 req/s spanned 23.1 s, an offered 1.69 req/s, half of the way to the over-saturation
-//! rule before the server did anything. Scaling every gap by one factor keeps the shape of
+//! so the rate a level is labelled with is the rate its arrivals had. Unscaled, seed 0's 40
+//! arrivals at 2 req/s spanned 23.1 s first to last, an offered 1.69 req/s, half of the way to
+//! the over-saturation rule before the server did anything. Scaling every gap by one factor keeps the shape of
 //! their distribution (a gamma's scale changes, its shape does not).
 
 use std::time::Duration;

@@ -180,25 +180,11 @@ async fn record(
     let effective = &plan.effective;
     let mut warnings = Vec::new();
     let mut notes = first_notes(options, &target, &counted, mismatch);
-    let mut gaps = Vec::new();
-    if !failed.is_empty() {
-        gaps.push(format!(
-            "{}; the decode figure is the median of the other {}",
-            failed.join("; "),
-            samples.len() - 1
-        ));
-    }
+    let mut gaps = failed_gap(&failed, samples.len() - 1);
     let context = slots
         .map(|(sum, n)| sum / n as u64)
         .or(target.max_model_len);
     let checked = checked_rates(&samples, engine, context, options, &mut gaps)?;
-    let Checked {
-        cold,
-        measured,
-        decode,
-        delivery,
-        engine_view,
-    } = checked;
     let max_model_len = target
         .max_model_len
         .or_else(|| effective.number("MAX_MODEL_LEN"))
@@ -209,11 +195,8 @@ async fn record(
         acceptance(spread, spec_decode, (&before, &after), &mut gaps);
     let (weights_gib, weights_source) = weights(options.weights_gib, log, &mut warnings);
     gaps.extend(target.version_gap());
-    let tokens = samples[1..]
-        .iter()
-        .filter_map(Timing::output_tokens)
-        .sum::<u64>();
-    let (power_w, joules_per_token) = energy(power, tokens as f64);
+    let tokens = samples[1..].iter().filter_map(Timing::output_tokens);
+    let (power_w, joules_per_token) = energy(power, tokens.sum::<u64>() as f64);
     for gap in gaps {
         notes.push(super::target::sentence(&gap));
         warnings.push(gap);
@@ -235,9 +218,9 @@ async fn record(
         vision: data::rules::vision(effective),
         cuda_graphs: data::rules::cuda_graphs(effective),
         spec_decode,
-        decode_tok_s: decode,
-        decode_cold_sample: cold,
-        decode_samples: measured,
+        decode_tok_s: checked.decode,
+        decode_cold_sample: checked.cold,
+        decode_samples: checked.measured,
         prompt_tok_s: None,
         prompt_tokens: None,
         generated: options.today.clone(),
@@ -253,8 +236,8 @@ async fn record(
         spec_acceptance_per_position: acceptance.map(|a| a.per_position).unwrap_or_default(),
         spec_acceptance_over: acceptance_over,
         notes: (!notes.is_empty()).then(|| notes.join(" ")),
-        delivery: Some(delivery),
-        engine_view,
+        delivery: Some(checked.delivery),
+        engine_view: checked.engine_view,
         quality: kept_quality(doc, &options.id),
         power_w,
         joules_per_token,
@@ -265,6 +248,18 @@ async fn record(
         provenance: None,
     };
     Ok(Outcome::Measured { record, warnings })
+}
+
+/// What a reader must know of the samples that failed: none, or why, and that the figure is
+/// over the `others`.
+fn failed_gap(failed: &[String], others: usize) -> Vec<String> {
+    match failed.is_empty() {
+        true => Vec::new(),
+        false => vec![format!(
+            "{}; the decode figure is the median of the other {others}",
+            failed.join("; ")
+        )],
+    }
 }
 
 /// A run's rates once its samples are checked (`delivery`): the client's, over the samples

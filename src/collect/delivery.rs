@@ -8,8 +8,9 @@
 //! client read the one before) were made earlier than the client saw them. An answer came in
 //! bursts when either:
 //! - *held first*: the chunks that came together with its first hold more than
-//!   [`HELD_FIRST`] of its gaps: the client's decode span misses the time they took, and its
-//!   rate is overstated by as much. A buffering proxy that sends a stream whole, or vLLM 0.32
+//!   [`HELD_FIRST`] of its gaps, and at least two: the client's decode span misses the time
+//!   they took, and its rate is overstated by as much. (One pair at the start is a server's
+//!   timer firing late once, as the fake server's 1 ms timers do on a loaded machine.) A buffering proxy that sends a stream whole, or vLLM 0.32
 //!   on two loaded cores (an answer's 273 chunks within 2.6 ms, gaps of about 10 µs, none 0:
 //!   why a test of gaps of exactly 0 never fired), hold it all; or
 //! - *concentrated*: of an answer with at least [`CONCENTRATED_MIN_GAPS`] gaps, its longest
@@ -83,9 +84,10 @@ pub fn burst(gaps: &[f32]) -> Option<Burst> {
     if gaps.len() < 2 {
         return None;
     }
-    let held = gaps.iter().take_while(|&&g| g < TOGETHER_S).count() as f64 / gaps.len() as f64;
-    if held > HELD_FIRST {
-        return Some(Burst::HeldFirst(held));
+    let held = gaps.iter().take_while(|&&g| g < TOGETHER_S).count();
+    let share = held as f64 / gaps.len() as f64;
+    if held >= 2 && share > HELD_FIRST {
+        return Some(Burst::HeldFirst(share));
     }
     if gaps.len() < CONCENTRATED_MIN_GAPS {
         return None;

@@ -295,11 +295,7 @@ async fn measure_levels(
 ) -> Result<Levels, Diagnosis> {
     let workload = requests.workload;
     let requests_of = requests;
-    // The context a sequence gets: a llama-server slot's, else the model's.
-    let context = match target.client.slots_context().await {
-        Some((sum, slots)) => Some(sum / slots as u64),
-        None => target.max_model_len,
-    };
+    let context = sequence_context(target).await;
     let mut levels = Vec::new();
     let mut lines = Vec::new();
     let mut stopped = None;
@@ -327,24 +323,15 @@ async fn measure_levels(
         };
         // A launched server that exited, or whose port another process answers, was not what
         // the level measured: the level is not recorded.
-        if let Some(server) = launched.as_deref_mut() {
-            let what = match server.exited() {
-                Some(status) => Some(format!("exited during {} ({status})", load.words())),
-                None => server.answered_by_another().then(|| {
-                    format!(
-                        "no longer answered its port during {}: another process's socket did",
-                        load.words()
-                    )
-                }),
-            };
-            if let Some(what) = what {
-                let diagnosis = server.diagnose(Phase::FirstRequest, &what);
-                if levels.is_empty() {
-                    return Err(diagnosis);
-                }
-                stopped = Some(format!("{} The level is not recorded.", diagnosis.reason));
-                break;
+        if let Some(server) = launched.as_deref_mut()
+            && let Some(what) = not_measured(server, load)
+        {
+            let diagnosis = server.diagnose(Phase::FirstRequest, &what);
+            if levels.is_empty() {
+                return Err(diagnosis);
             }
+            stopped = Some(format!("{} The level is not recorded.", diagnosis.reason));
+            break;
         }
         let requests = match load {
             Load::Concurrency(_) => planned,
@@ -352,12 +339,9 @@ async fn measure_levels(
         };
         counted.extend(level.count_tokens(target, workload.output_tokens).await);
         uncounted |= level.timings.iter().any(|t| t.output_tokens().is_none());
-        let asked = |n: u64| requests_of.request(index, n).1;
-        let asked = options
-            .params
-            .ignore_eos
-            .then_some(&asked as &dyn Fn(u64) -> u64);
-        let (summary, found) = level.summary(load, requests, asked, context);
+        let eos = options.params.ignore_eos;
+        let (summary, found) =
+            summarised(&level, requests_of, (index, load, requests), eos, context);
         let level_lines = level.lines(index, &found);
         if let Some(slo) = &slo {
             let (holds, saturated) =
@@ -367,10 +351,7 @@ async fn measure_levels(
         index += 1;
         lines.extend(level_lines);
         note_failures(target, &level, load, requests, &mut notes, progress);
-        for said in level_warnings(&summary, load) {
-            progress.line(&format!("warning: {said}"));
-            notes.push(super::target::sentence(&said));
-        }
+        warn(level_warnings(&summary, load), &mut notes, progress);
         progress.line(&level_line(&summary));
         let all_failed = summary.status == LevelStatus::Failed;
         levels.push(summary);
@@ -398,6 +379,50 @@ async fn measure_levels(
         counted,
         uncounted,
     })
+}
+
+/// Level `index`'s record at `load` of its `requests`, and what its checks found: with
+/// `ignore_eos`, each answer held to the tokens its request asked for.
+fn summarised(
+    level: &Level,
+    shaped: &Requests,
+    (index, load, requests): (usize, Load, u64),
+    ignore_eos: bool,
+    context: Option<u64>,
+) -> (SweepLevel, super::delivery::Found) {
+    let asked = |n: u64| shaped.request(index, n).1;
+    let asked = ignore_eos.then_some(&asked as &dyn Fn(u64) -> u64);
+    level.summary(load, requests, asked, context)
+}
+
+/// What makes a level not the launched server's measurement: it exited, or another process's
+/// socket answers its port.
+fn not_measured(server: &mut Launched, load: Load) -> Option<String> {
+    match server.exited() {
+        Some(status) => Some(format!("exited during {} ({status})", load.words())),
+        None => server.answered_by_another().then(|| {
+            format!(
+                "no longer answered its port during {}: another process's socket did",
+                load.words()
+            )
+        }),
+    }
+}
+
+/// The context a sequence gets: a llama-server slot's, else the model's.
+async fn sequence_context(target: &Target) -> Option<u64> {
+    match target.client.slots_context().await {
+        Some((sum, slots)) => Some(sum / slots as u64),
+        None => target.max_model_len,
+    }
+}
+
+/// Each warning on the terminal at once, and in the record's notes.
+fn warn(warnings: Vec<String>, notes: &mut Vec<String>, progress: &Progress) {
+    for said in warnings {
+        progress.line(&format!("warning: {said}"));
+        notes.push(super::target::sentence(&said));
+    }
 }
 
 /// What a level's answers say of how it was measured: the prefix cache answered for the

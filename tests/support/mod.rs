@@ -158,14 +158,26 @@ impl TlsProxy {
                 let listener = tokio::net::TcpListener::from_std(listener).unwrap();
                 while let Ok((client, _)) = listener.accept().await {
                     let acceptor = acceptor.clone();
+                    // Without Nagle's algorithm, as ingresses run: it holds a small write
+                    // back until the last is acknowledged, and a stream's chunks with it.
+                    let _ = client.set_nodelay(true);
                     tokio::spawn(async move {
-                        let Ok(mut client) = acceptor.accept(client).await else {
+                        let Ok(client) = acceptor.accept(client).await else {
                             return;
                         };
-                        let Ok(mut server) = tokio::net::TcpStream::connect(upstream).await else {
+                        let Ok(server) = tokio::net::TcpStream::connect(upstream).await else {
                             return;
                         };
-                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                        let _ = server.set_nodelay(true);
+                        // Each read passed on and flushed at once, as a TLS terminator that
+                        // does not buffer does: a TLS stream holds what it is given until
+                        // flushed, which would deliver a stream's chunks in bursts.
+                        let (mut client_in, mut client_out) = tokio::io::split(client);
+                        let (mut server_in, mut server_out) = server.into_split();
+                        let _ = tokio::join!(
+                            relay(&mut client_in, &mut server_out),
+                            relay(&mut server_in, &mut client_out)
+                        );
                     });
                 }
             });
@@ -179,6 +191,21 @@ impl TlsProxy {
     pub fn url(&self) -> String {
         format!("https://{}", self.addr)
     }
+}
+
+/// Copies `from` to `to`, flushing after every read, until either ends.
+async fn relay(
+    from: &mut (impl tokio::io::AsyncRead + Unpin),
+    to: &mut (impl tokio::io::AsyncWrite + Unpin),
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buffer = vec![0u8; 16384];
+    while let Ok(n @ 1..) = from.read(&mut buffer).await {
+        if to.write_all(&buffer[..n]).await.is_err() || to.flush().await.is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown().await;
 }
 
 /// An HTTP proxy in front of `upstream` that holds each answer until it is whole and then
