@@ -504,9 +504,11 @@ fn inter_token_latency_by_the_chunks_and_a_bunched_stream_flagged() {
                 );
             }
             // By hand, the engine's time per output token: 7 gaps of 20 ms over 15 tokens,
-            // 9.33 ms (107 tok/s), late timers on a loaded machine only lengthening it.
+            // 9.33 ms (107 tok/s); on a loaded machine a late first timer shortens the span
+            // its chunks are due in (the later ones are due at fixed times), a late last one
+            // lengthens it.
             let tpot = engine.tpot_mean_ms.unwrap();
-            assert!((9.3..=12.0).contains(&tpot), "{engine:?}");
+            assert!((8.5..=12.0).contains(&tpot), "{engine:?}");
         }
         if !buffered {
             // The sweep's page shows them, saying what they are percentiles of.
@@ -2589,6 +2591,55 @@ fn metrics_that_cannot_be_read_cost_no_measurement() {
     }
 }
 
+/// A `vllm bench serve` file whose answers came in bursts (a buffering proxy in front of the
+/// server it measured): by hand, each answer's first token at 1.0 s and its other 10 or 20
+/// chunks within 10 µs of each other. Divided by that instant, the per-request rates would be
+/// about 100,000 tok/s per stream; the import checks the answers by the measured levels' rule,
+/// and the file keeps no engine figures, so the per-stream figures are withheld, never drawn,
+/// and the sweep page says the answers came in bursts.
+#[test]
+fn a_vllm_bench_file_of_bursts_records_no_per_stream_rate() {
+    let project = Project::copy_of_repo();
+    let detailed = repo().join(
+        "tests/fixtures/vllm-bench/openai-chat-infqps-concurrency2-Qwen3-8B-20251203-141500.json",
+    );
+    let mut result: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&detailed).unwrap()).unwrap();
+    result["ttfts"] = serde_json::json!([1.0, 1.0, 0.0]);
+    result["itls"] = serde_json::json!([vec![1e-5; 10], vec![1e-5; 20], []]);
+    result["latencies"] = serde_json::json!([1.0001, 1.0002, 0.0]);
+    let path = project.root.path().join("bursts.json");
+    std::fs::write(&path, result.to_string()).unwrap();
+    project
+        .run(&[
+            "collect",
+            "import",
+            "vllm-bench",
+            path.to_str().unwrap(),
+            "--label",
+            "bursts",
+        ])
+        .assert_success();
+    let doc = project.results();
+    let sweep = doc.sweeps.iter().find(|s| s.label == "bursts").unwrap();
+    let level = &sweep.levels[0];
+    let delivery = level.delivery.as_ref().unwrap();
+    assert_eq!((delivery.answers, delivery.bursts), (2, 2));
+    assert_eq!(delivery.per_stream, data::PerStream::Withheld);
+    assert_eq!(
+        (
+            level.decode_tok_s_per_stream,
+            level.tpot_p50_ms,
+            level.itl_p50_ms
+        ),
+        (None, None, None)
+    );
+    check_is_clean(&project);
+    project.run(&["build"]).assert_success();
+    let page = project.page("sweeps/bursts/index.html");
+    assert!(page.contains("delivered in bursts"), "{page}");
+}
+
 /// `vllm bench serve --request-rate 2` and `4` (the detailed concurrency-2 result with its
 /// rate, burstiness and cap set as such a run writes them) become an open-loop sweep at 2 and
 /// 4 req/s of Poisson arrivals: its wall time and requests answered a second are the file's
@@ -3588,25 +3639,22 @@ fn a_sweep_warms_each_level_up_sends_at_least_twenty_and_isolates_the_cache() {
     let record = doc.sweeps.iter().find(|s| s.label == "defaults").unwrap();
     let requests: Vec<u64> = record.levels.iter().map(|l| l.requests).collect();
     assert_eq!(requests, [20, 20]);
-    // 20 requests each: every percentile has its bootstrap interval, around its value.
+    // 20 requests each: every percentile has its bootstrap interval, around its value; the
+    // TPOT's where its 20 answers all streamed (the fake's 1 ms timers, late on a loaded
+    // machine, now and then send an answer's first chunks together, which is then left out).
     for level in &record.levels {
-        assert_eq!(
-            level.delivery.as_ref().map(|d| d.bursts),
-            Some(0),
-            "{level:?}"
-        );
+        let streamed = level.succeeded - level.delivery.as_ref().unwrap().bursts;
         let keys: Vec<&str> = level.ci95.keys().map(String::as_str).collect();
-        assert_eq!(
-            keys,
-            [
-                "latency_p50_s",
-                "latency_p95_s",
-                "tpot_p50_ms",
-                "tpot_p95_ms",
-                "ttft_p50_s",
-                "ttft_p95_s"
-            ]
-        );
+        let tpot: &[&str] = match streamed >= 20 {
+            true => &["tpot_p50_ms", "tpot_p95_ms"],
+            false => &[],
+        };
+        let expected = [
+            &["latency_p50_s", "latency_p95_s"],
+            tpot,
+            &["ttft_p50_s", "ttft_p95_s"],
+        ];
+        assert_eq!(keys, expected.concat(), "{level:?}");
         let [low, high] = level.ci95["ttft_p50_s"];
         let value = level.ttft_p50_s.unwrap();
         assert!(low <= value && value <= high, "{low} {value} {high}");

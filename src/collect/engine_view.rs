@@ -20,7 +20,7 @@
 //!   `sglang:inter_token_latency_seconds` (observed per token, so its mean is a time per
 //!   output token), `sglang:e2e_request_latency_seconds` and `sglang:generation_tokens_total`.
 
-use super::metrics::{Sample, samples};
+use super::metrics::{Sample, samples, total};
 use crate::data::EngineView;
 use crate::stats;
 
@@ -99,14 +99,7 @@ pub fn read(text: &str) -> Counters {
 
 /// Reads a scrape already split into samples.
 pub fn of_samples(samples: &[Sample]) -> Counters {
-    let total = |name: &str| -> Option<f64> {
-        let values: Vec<f64> = samples
-            .iter()
-            .filter(|s| s.name == name && s.value.is_finite())
-            .map(|s| s.value)
-            .collect();
-        (!values.is_empty()).then(|| values.iter().sum())
-    };
+    let total = |name: &str| total(samples, name);
     let histogram = |names: &[&str]| -> Histogram {
         names.iter().find_map(|name| {
             Some((

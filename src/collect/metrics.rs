@@ -133,6 +133,18 @@ impl Sample {
     }
 }
 
+/// The sum of every finite sample named `name` (over its labels: vLLM's engines, say); `None`
+/// when the scrape has none.
+pub fn total(samples: &[Sample], name: &str) -> Option<f64> {
+    let mut values = samples
+        .iter()
+        .filter(|s| s.name == name && s.value.is_finite())
+        .map(|s| s.value)
+        .peekable();
+    values.peek()?;
+    Some(values.sum())
+}
+
 /// Reads every sample of a scrape; unreadable lines are returned as problems, by line number.
 pub fn samples(text: &str) -> (Vec<Sample>, Vec<String>) {
     let mut samples = Vec::new();

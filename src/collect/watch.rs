@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use super::client::Client;
 use super::engine_view::Counters;
-use super::metrics::samples;
+use super::metrics::{samples, total};
 use crate::data::SweepLevel;
 use crate::stats;
 
@@ -67,14 +67,7 @@ pub struct Scrape([Option<f64>; 6], Counters);
 pub fn read(text: &str) -> Scrape {
     let (samples, _) = samples(text);
     let engine = super::engine_view::of_samples(&samples);
-    let total = |name: &str| -> Option<f64> {
-        let values: Vec<f64> = samples
-            .iter()
-            .filter(|s| s.name == name && s.value.is_finite())
-            .map(|s| s.value)
-            .collect();
-        (!values.is_empty()).then(|| values.iter().sum())
-    };
+    let total = |name: &str| total(&samples, name);
     let figure = |names: Names| -> Option<f64> {
         names
             .iter()

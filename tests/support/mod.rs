@@ -145,42 +145,31 @@ impl TlsProxy {
             )
             .unwrap();
         let acceptor = tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config));
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        listener.set_nonblocking(true).unwrap();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                while let Ok((client, _)) = listener.accept().await {
-                    let acceptor = acceptor.clone();
-                    // Without Nagle's algorithm, as ingresses run: it holds a small write
-                    // back until the last is acknowledged, and a stream's chunks with it.
-                    let _ = client.set_nodelay(true);
-                    tokio::spawn(async move {
-                        let Ok(client) = acceptor.accept(client).await else {
-                            return;
-                        };
-                        let Ok(server) = tokio::net::TcpStream::connect(upstream).await else {
-                            return;
-                        };
-                        let _ = server.set_nodelay(true);
-                        // Each read passed on and flushed at once, as a TLS terminator that
-                        // does not buffer does: a TLS stream holds what it is given until
-                        // flushed, which would deliver a stream's chunks in bursts.
-                        let (mut client_in, mut client_out) = tokio::io::split(client);
-                        let (mut server_in, mut server_out) = server.into_split();
-                        let _ = tokio::join!(
-                            relay(&mut client_in, &mut server_out),
-                            relay(&mut server_in, &mut client_out)
-                        );
-                    });
-                }
-            });
+        let addr = on_a_thread(move |listener| async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let acceptor = acceptor.clone();
+                // Without Nagle's algorithm, as ingresses run: it holds a small write
+                // back until the last is acknowledged, and a stream's chunks with it.
+                let _ = client.set_nodelay(true);
+                tokio::spawn(async move {
+                    let Ok(client) = acceptor.accept(client).await else {
+                        return;
+                    };
+                    let Ok(server) = tokio::net::TcpStream::connect(upstream).await else {
+                        return;
+                    };
+                    let _ = server.set_nodelay(true);
+                    // Each read passed on and flushed at once, as a TLS terminator that
+                    // does not buffer does: a TLS stream holds what it is given until
+                    // flushed, which would deliver a stream's chunks in bursts.
+                    let (mut client_in, mut client_out) = tokio::io::split(client);
+                    let (mut server_in, mut server_out) = server.into_split();
+                    let _ = tokio::join!(
+                        relay(&mut client_in, &mut server_out),
+                        relay(&mut server_in, &mut client_out)
+                    );
+                });
+            }
         });
         TlsProxy {
             addr,
@@ -191,6 +180,29 @@ impl TlsProxy {
     pub fn url(&self) -> String {
         format!("https://{}", self.addr)
     }
+}
+
+/// Runs `serve` on a listener of a free port of 127.0.0.1, on a thread of its own with a
+/// runtime of two workers; the listener's address.
+fn on_a_thread<F, Fut>(serve: F) -> std::net::SocketAddr
+where
+    F: FnOnce(tokio::net::TcpListener) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()>,
+{
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            serve(tokio::net::TcpListener::from_std(listener).unwrap()).await;
+        });
+    });
+    addr
 }
 
 /// Copies `from` to `to`, flushing after every read, until either ends.
@@ -245,22 +257,11 @@ impl BufferingProxy {
             response.body(Body::from(whole)).unwrap()
         }
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        listener.set_nonblocking(true).unwrap();
         let app = axum::Router::new()
             .fallback(hold)
             .with_state(format!("http://{upstream}"));
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-                let _ = axum::serve(listener, app).await;
-            });
+        let addr = on_a_thread(move |listener| async move {
+            let _ = axum::serve(listener, app).await;
         });
         BufferingProxy { addr }
     }
