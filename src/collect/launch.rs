@@ -104,6 +104,9 @@ fn causes(engine: Engine) -> &'static [(&'static str, Cause)] {
                 "on startup is less than desired GPU memory utilization",
                 Cause::Oom,
             ),
+            // vLLM's CPU backend: "Available memory on node 0 (…) is less than desired CPU
+            // memory utilization".
+            ("is less than desired CPU memory utilization", Cause::Oom),
         ],
         Engine::LlamaServer => &[
             ("failed to allocate buffer for kv cache", Cause::Kv),
@@ -362,6 +365,9 @@ pub fn diagnose(log: &str, engine: Engine, phase: Phase, what: &str) -> Diagnosi
         .iter()
         .copied()
         .filter(|line| CONTEXT.iter().any(|text| line.contains(text)))
+        // A warning is not why it failed (vLLM warns of a ulimit it could not raise, naming
+        // `OSError`, on every start).
+        .filter(|line| !line.trim_start().starts_with("WARNING"))
         .filter(|line| !decisive.contains(line))
         .take(3)
         .collect();
@@ -631,6 +637,18 @@ RuntimeError: Engine core initialization failed. See root cause above. Failed co
         assert_eq!(
             diagnose(free, Engine::Vllm, Phase::Startup, "exited").status,
             FailureStatus::OomAtStartup
+        );
+        // vLLM's CPU backend refusing its memory at start, after a warning that names an
+        // error of its own: the cause is quoted, the warning is not.
+        let cpu = "WARNING 12-07 10:00:01 [system_utils.py:141] Found ulimit of 1024 and failed to automatically increase with error current limit exceeds maximum limit. This can cause fd limit errors like `OSError: [Errno 24] Too many open files`. Consider increasing with ulimit -n\nValueError: Available memory on node 0 (1.2/23.5 GiB) on startup is less than desired CPU memory utilization (0.9, 21.2 GiB).\nRuntimeError: Engine core initialization failed. See root cause above.";
+        let diagnosis = diagnose(cpu, Engine::Vllm, Phase::Startup, "exited");
+        assert_eq!(diagnosis.status, FailureStatus::OomAtStartup);
+        assert!(
+            diagnosis.reason.starts_with(
+                "The server exited. Its log says: “ValueError: Available memory on node 0"
+            ) && !diagnosis.reason.contains("ulimit"),
+            "{}",
+            diagnosis.reason
         );
         let other = "loading\nsegfault in worker\n";
         let diagnosis = diagnose(other, Engine::Vllm, Phase::Startup, "exited");
