@@ -40,13 +40,22 @@ pub struct Group {
     pub points: Vec<Point>,
 }
 
+/// A prompt length in words as a reader reads it: `61 tok` is `61 tokens`; `654 tokens` and
+/// `700 words` stay as they are.
+fn spelled(prompt: &str) -> String {
+    match prompt.strip_suffix(" tok") {
+        Some(count) => format!("{count} tokens"),
+        None => prompt.to_owned(),
+    }
+}
+
 /// A sweep's workload in words: its prompt (as measured, in tokens, or in words) and output
 /// lengths, its arrivals when it is an open loop, and the method it was measured by where it
 /// recorded one; sweeps of different workloads, loads or methods never share an axis. `measured` is the prompt's measured length to
 /// name ([`Catalog::workloads`] gives the first of the sweeps that asked for the same).
 fn workload_of(sweep: &Sweep, measured: Option<&str>) -> String {
     let prompt = measured
-        .map(|p| p.replace(" tok", " tokens"))
+        .map(spelled)
         .or_else(|| sweep.workload.prompt_tokens.map(|t| format!("{t} tokens")))
         .or_else(|| sweep.workload.prompt_words.map(|w| format!("{w} words")))
         .unwrap_or_else(|| "an unrecorded prompt".to_owned());
@@ -182,6 +191,14 @@ mod tests {
     use super::*;
     use crate::config::Slo;
     use crate::data::figures::level;
+
+    /// An imported sweep's prompt, measured in tokens, once read as "654 tokensens".
+    #[test]
+    fn a_prompt_length_is_spelled_once() {
+        assert_eq!(spelled("61 tok"), "61 tokens");
+        assert_eq!(spelled("654 tokens"), "654 tokens");
+        assert_eq!(spelled("700 words"), "700 words");
+    }
 
     #[test]
     fn a_level_is_within_the_limits_when_every_bound_holds() {
