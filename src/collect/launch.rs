@@ -474,10 +474,13 @@ pub fn weights_gib(log: &str) -> Option<f64> {
     })
 }
 
-/// `GPU KV cache size: 370,189 tokens`: the KV pool in tokens.
+/// `GPU KV cache size: 370,189 tokens` (`CPU KV cache size` on vLLM's CPU backend): the KV pool in tokens.
 pub fn kv_tokens(log: &str) -> Option<u64> {
     log.lines().find_map(|line| {
-        let rest = line.split("GPU KV cache size: ").nth(1)?;
+        // `GPU KV cache size: N tokens`; vLLM's CPU backend says `CPU KV cache size`.
+        let rest = ["GPU KV cache size: ", "CPU KV cache size: "]
+            .iter()
+            .find_map(|said| line.split(said).nth(1))?;
         let number: String = rest
             .split_whitespace()
             .next()?
@@ -669,6 +672,13 @@ RuntimeError: Engine core initialization failed. See root cause above. Failed co
         assert_eq!(
             kv_tokens("INFO kv_cache_utils.py:1087] GPU KV cache size: 370,189 tokens\n"),
             Some(370_189)
+        );
+        // vLLM 0.32's CPU backend, its line as it logged it here.
+        assert_eq!(
+            kv_tokens(
+                "(EngineCore pid=16814) INFO 12-07 11:53:16 [kv_cache_utils.py:2327] CPU KV cache size: 2,097,152 tokens, Maximum concurrency for 1,024 tokens per request: 2048.00x"
+            ),
+            Some(2_097_152)
         );
         assert_eq!(kv_tokens("nothing"), None);
     }
