@@ -193,7 +193,8 @@ async fn record(
     let spec_decode = data::rules::spec_decode(effective);
     let (acceptance, acceptance_over) =
         acceptance(spread, spec_decode, (&before, &after), &mut gaps);
-    let (weights_gib, weights_source) = weights(options.weights_gib, log, &mut warnings);
+    let model = effective.get("MODEL");
+    let (weights_gib, weights_source) = weights(options.weights_gib, log, model, &mut warnings);
     gaps.extend(target.version_gap());
     let tokens = samples[1..].iter().filter_map(Timing::output_tokens);
     let (power_w, joules_per_token) = energy(power, tokens.sum::<u64>() as f64);
@@ -646,13 +647,20 @@ fn kv_tokens(
 fn weights(
     given: Option<f64>,
     log: Option<&str>,
+    model: Option<&str>,
     warnings: &mut Vec<String>,
 ) -> (Option<f64>, Option<String>) {
+    let on_disk = || model.and_then(checkpoint_gib);
     match (given, log.and_then(launch::weights_gib)) {
         (Some(given), _) => (Some(given), Some("given with --weights-gib".to_owned())),
         (None, Some(loaded)) => (
             Some(loaded),
             Some("loaded on the GPU, from vLLM's load report".to_owned()),
+        ),
+        // vLLM's CPU backend reports only how long loading took.
+        (None, None) if log.is_some() && on_disk().is_some() => (
+            on_disk(),
+            Some("the checkpoint's weight files on disk (MODEL is a local path); the server's log has no load report".to_owned()),
         ),
         (None, None) => {
             warnings.push(match log {
@@ -663,6 +671,29 @@ fn weights(
             (None, None)
         }
     }
+}
+
+/// The size of a local checkpoint's weight files, in GiB to the thousandth: a folder's
+/// `.safetensors`, `.bin` and `.gguf` files, or the file itself; `None` for a name the hub
+/// resolves, or a path with no weights.
+fn checkpoint_gib(model: &str) -> Option<f64> {
+    let path = std::path::Path::new(model);
+    let bytes: u64 = match path.is_dir() {
+        true => std::fs::read_dir(path)
+            .ok()?
+            .flatten()
+            .filter(|entry| {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                [".safetensors", ".bin", ".gguf"]
+                    .iter()
+                    .any(|ending| name.ends_with(ending))
+            })
+            .filter_map(|entry| entry.metadata().ok().map(|m| m.len()))
+            .sum(),
+        false => path.metadata().ok().filter(|m| m.is_file())?.len(),
+    };
+    (bytes > 0).then(|| stats::round(bytes as f64 / (1u64 << 30) as f64, 3))
 }
 
 /// The author's link to the comparison that measures the run being replaced, which stays.
@@ -841,5 +872,37 @@ pub(super) fn failure(
         server: diagnosis.server,
         log: None,
         provenance: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// By hand: a folder of 3 × 2^29 bytes of weights (1.5 GiB) beside a config file that does
+    /// not count; one file of 2^30 bytes is 1 GiB; a hub name is no path.
+    #[test]
+    fn a_local_checkpoint_weighs_its_weight_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let sized = |name: &str, bytes: u64| {
+            let file = std::fs::File::create(dir.path().join(name)).unwrap();
+            file.set_len(bytes).unwrap();
+        };
+        sized("model-1.safetensors", 1 << 30);
+        sized("model-2.safetensors", 1 << 29);
+        sized("config.json", 1 << 20);
+        assert_eq!(checkpoint_gib(dir.path().to_str().unwrap()), Some(1.5));
+        let file = dir.path().join("model-1.safetensors");
+        assert_eq!(checkpoint_gib(file.to_str().unwrap()), Some(1.0));
+        assert_eq!(checkpoint_gib("Qwen/Qwen3-8B"), None);
+        let mut warnings = Vec::new();
+        let (gib, source) = weights(None, Some("no report"), dir.path().to_str(), &mut warnings);
+        assert_eq!(gib, Some(1.5));
+        assert!(
+            source
+                .unwrap()
+                .starts_with("the checkpoint's weight files on disk")
+        );
+        assert!(warnings.is_empty());
     }
 }
