@@ -217,9 +217,17 @@ pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
         })
 }
 
+/// The prompt a new project's `collect run` sends (its document's `method.prompt`): the
+/// shipped report's, which asks for far more than a run's 300 tokens.
+pub const DECODE_PROMPT: &str = "Write a detailed essay of about 600 words on the sea: its physical nature, its role in climate, and what it has meant to people.";
+
+/// A new project's prompt set (`data/prompts.jsonl`, for speculative acceptance, captures and
+/// jitter): the shipped report's, which a test keeps equal to it.
+pub const PROMPT_SET: &str = include_str!("scaffold/prompts.jsonl");
+
 /// Writes a new project into `dir`, which must be empty or absent: settings, a home page, a
-/// profile and an example campaign for `starter`'s engine, an empty results document dated
-/// `today`, a templates folder that says how to override the built-in theme (and holds no copy
+/// profile and an example campaign for `starter`'s engine, a results document dated `today`
+/// with no records and the decode prompt, a prompt set, a templates folder that says how to override the built-in theme (and holds no copy
 /// of it), a README, a `.gitignore` and the GitHub Pages workflow that installs `pinned`.
 pub fn init(
     dir: &Path,
@@ -232,7 +240,8 @@ pub fn init(
     {
         return Err(InitError::NotEmpty(dir.to_owned()));
     }
-    let results = Results::empty(today);
+    let mut results = Results::empty(today);
+    results.method.prompt = Some(DECODE_PROMPT.to_owned());
     let (profile, campaign) = starter.files();
     let mut files: Vec<(PathBuf, String)> = vec![
         (PathBuf::from("benchsite.toml"), CONFIG.to_owned()),
@@ -240,6 +249,7 @@ pub fn init(
         (PathBuf::from("profiles/example.env"), profile),
         (PathBuf::from("campaigns/example.toml"), campaign),
         (PathBuf::from("data/results.json"), data::to_json(&results)),
+        (PathBuf::from("data/prompts.jsonl"), PROMPT_SET.to_owned()),
         (
             PathBuf::from(".gitignore"),
             "/site/\n/.site.*\ndata/.*.lock\ndata/.*.tmp\n".to_owned(),

@@ -2596,7 +2596,8 @@ fn metrics_that_cannot_be_read_cost_no_measurement() {
 /// chunks within 10 µs of each other. Divided by that instant, the per-request rates would be
 /// about 100,000 tok/s per stream; the import checks the answers by the measured levels' rule,
 /// and the file keeps no engine figures, so the per-stream figures are withheld, never drawn,
-/// and the sweep page says the answers came in bursts.
+/// and the sweep page says the answers came in bursts. It was run with `--ignore-eos`, which
+/// its file does not say and the import is told.
 #[test]
 fn a_vllm_bench_file_of_bursts_records_no_per_stream_rate() {
     let project = Project::copy_of_repo();
@@ -2618,10 +2619,18 @@ fn a_vllm_bench_file_of_bursts_records_no_per_stream_rate() {
             path.to_str().unwrap(),
             "--label",
             "bursts",
+            "--ignore-eos",
         ])
         .assert_success();
     let doc = project.results();
     let sweep = doc.sweeps.iter().find(|s| s.label == "bursts").unwrap();
+    // The file does not say it ran with ignore_eos; the caller does, and the record keeps it.
+    assert!(sweep.workload.ignore_eos);
+    let notes = sweep.notes.as_deref().unwrap();
+    assert!(
+        notes.contains("ignore_eos is as given with --ignore-eos"),
+        "{notes}"
+    );
     let level = &sweep.levels[0];
     let delivery = level.delivery.as_ref().unwrap();
     assert_eq!((delivery.answers, delivery.bursts), (2, 2));

@@ -944,14 +944,18 @@ fn llama_server_is_launched_from_its_profile_alone_and_in_a_campaign() {
     assert_eq!(samples_and_bursts(run), 2, "{run:?}");
     assert_eq!((run.max_model_len, run.checkpoint.as_str()), (4096, model));
     // The pool is what /slots gave while the server was up: --ctx-size 4096 over two slots,
-    // 2,048 tokens each; and the launch said why no weights size.
+    // 2,048 tokens each. The log has no load report: the weights are the GGUF file's size, in
+    // GiB to the thousandth, and the record says where they come from.
     assert_eq!(run.kv_tokens, Some(2 * 2048));
+    let bytes = std::fs::metadata(model).unwrap().len() as f64;
+    let gib = (bytes / (1u64 << 30) as f64 * 1000.0).round() / 1000.0;
+    assert_eq!(run.weights_gib, Some(gib), "{run:?}");
     assert!(
-        launched
-            .stderr
-            .contains("the server's log has no load report (vLLM's \"Model loading took\")"),
-        "{}",
-        launched.stderr
+        run.weights_source
+            .as_deref()
+            .unwrap()
+            .starts_with("the checkpoint's weight files on disk"),
+        "{run:?}"
     );
     let log =
         std::fs::read_to_string(project.root.path().join("data/logs/tiny-launched.log")).unwrap();

@@ -920,6 +920,20 @@ fn init_makes_a_project_that_builds() {
     // No copy of the theme: the report follows benchsite's.
     let templates: Vec<_> = std::fs::read_dir(root.join("templates")).unwrap().collect();
     assert_eq!(templates.len(), 1, "{templates:?}");
+    // What the first `collect run` and a capture need: the shipped report's decode prompt in
+    // the document, and its prompt set, byte for byte.
+    let shipped: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo().join("data/results.json")).unwrap())
+            .unwrap();
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("data/results.json")).unwrap())
+            .unwrap();
+    assert_eq!(written["method"]["prompt"], shipped["method"]["prompt"]);
+    assert_eq!(
+        std::fs::read(root.join("data/prompts.jsonl")).unwrap(),
+        std::fs::read(repo().join("data/prompts.jsonl")).unwrap()
+    );
+    run_benchsite(&["check", "--root", root.to_str().unwrap()]).assert_success();
     let output = run_benchsite(&["build", "--root", root.to_str().unwrap()]);
     output.assert_success();
     assert!(Path::new(&root.join("site/index.html")).exists());

@@ -62,6 +62,10 @@ pub struct ImportArgs {
     /// JSON report).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
+    /// The benchmark was run with ignore_eos (`vllm bench serve --ignore-eos`): its result
+    /// files do not say.
+    #[arg(long)]
+    ignore_eos: bool,
     #[command(flatten)]
     record: Labelled,
     #[command(flatten)]
@@ -85,6 +89,7 @@ pub fn run(layout: &Layout, command: ImportCommand) -> CommandOutcome {
         today: benchsite::data::Date::today(),
         dimensions: flags::dimensions(&args.record.dims)?,
         request_log: !args.writing.dry_run,
+        ignore_eos: args.ignore_eos,
     };
     let sweep = collect::import(&layout.root, tool, &options)?;
     let line = format!(

@@ -26,6 +26,9 @@ pub struct ImportOptions {
     /// Keep the per-request data the files have (`data/requests/<slug>.jsonl.gz`, which
     /// the record names); not for a dry run.
     pub request_log: bool,
+    /// Whether the benchmark ran with ignore_eos, as the caller says (`--ignore-eos`): no
+    /// tool's result file records it.
+    pub ignore_eos: bool,
 }
 
 /// The tools whose result files can be imported.
@@ -87,7 +90,7 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
         prompt_tokens: median(prompts.collect()).filter(|&t| t > 0),
         output_tokens: median(outputs.collect()).unwrap_or(1).max(1),
         rounds: 1,
-        ignore_eos: false,
+        ignore_eos: options.ignore_eos,
         thinking: false,
         min_requests: None,
         arrivals,
@@ -106,8 +109,12 @@ pub fn import(root: &Path, tool: Tool, options: &ImportOptions) -> Result<Sweep,
     files.dedup();
     let mut notes: Vec<String> = options.notes.iter().cloned().collect();
     notes.push(format!(
-        "Imported from {}: the prompt and output lengths are the measured medians; ignore_eos, thinking and the server's version are not in its result files.",
-        tool.name()
+        "Imported from {}: the prompt and output lengths are the measured medians; {}thinking and the server's version are not in its result files.",
+        tool.name(),
+        match options.ignore_eos {
+            true => "ignore_eos is as given with --ignore-eos; ",
+            false => "ignore_eos (unless given with --ignore-eos), ",
+        }
     ));
     let mut sweep = Sweep {
         request_log: None,
