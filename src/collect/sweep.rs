@@ -10,10 +10,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::arrivals::schedule;
-use super::client::{Endpoint, Liveness};
+use super::client::Endpoint;
 use super::decode::{failure, log_path, overrides_text};
 use super::error::CollectError;
 use super::launch::{self, Diagnosis, LaunchOptions, Launched, Phase};
+use super::level_report::{gone, level_line, level_warnings, not_measured, note_failures, warn};
 use super::outcome::Outcome;
 use super::params::planned_requests;
 use super::power::{self, Sampler};
@@ -25,7 +26,6 @@ use super::server::Server;
 use super::target::{ServerOptions, Target, connect};
 use super::watch::Watcher;
 use super::workload::Requests;
-use crate::data::figures::{LevelField, level};
 use crate::data::{self, Date, Dimensions, Id, LevelStatus, Load, Sweep, SweepLevel, Workload};
 use crate::profiles::{self, Setting};
 use crate::project::Layout;
@@ -395,56 +395,12 @@ fn summarised(
     level.summary(load, requests, asked, context)
 }
 
-/// What makes a level not the launched server's measurement: it exited, or another process's
-/// socket answers its port.
-fn not_measured(server: &mut Launched, load: Load) -> Option<String> {
-    match server.exited() {
-        Some(status) => Some(format!("exited during {} ({status})", load.words())),
-        None => server.answered_by_another().then(|| {
-            format!(
-                "no longer answered its port during {}: another process's socket did",
-                load.words()
-            )
-        }),
-    }
-}
-
 /// The context a sequence gets: a llama-server slot's, else the model's.
 async fn sequence_context(target: &Target) -> Option<u64> {
     match target.client.slots_context().await {
         Some((sum, slots)) => Some(sum / slots as u64),
         None => target.max_model_len,
     }
-}
-
-/// Each warning on the terminal at once, and in the record's notes.
-fn warn(warnings: Vec<String>, notes: &mut Vec<String>, progress: &Progress) {
-    for said in warnings {
-        progress.line(&format!("warning: {said}"));
-        notes.push(super::target::sentence(&said));
-    }
-}
-
-/// What a level's answers say of how it was measured: the prefix cache answered for the
-/// server, arrivals never sent, a stream that came in bursts.
-fn level_warnings(summary: &SweepLevel, load: Load) -> Vec<String> {
-    let cached = summary
-        .cached_prompt_tokens
-        .filter(|&n| n > 0)
-        .map(|cached| {
-            format!(
-                "{}: the server answered {cached} prompt tokens from its prefix cache",
-                load.words()
-            )
-        });
-    let unsent = summary.unsent.filter(|&n| n > 0).map(|n| {
-        format!("{}: {n} arrivals were still held back by --max-concurrency when --duration ran out, and were never sent: the server did not keep up with the rate", load.words())
-    });
-    cached
-        .into_iter()
-        .chain(unsent)
-        .chain(super::level::checked(summary))
-        .collect()
 }
 
 /// What every level of a sweep sends besides its own prompts.
@@ -583,52 +539,6 @@ async fn send_level(
     }
 }
 
-/// A level's failed requests, said on the terminal and in `notes`, with the server's hint.
-fn note_failures(
-    target: &Target,
-    level: &Level,
-    load: Load,
-    requests: u64,
-    notes: &mut Vec<String>,
-    progress: &Progress,
-) {
-    let causes = level.causes();
-    if causes.is_empty() {
-        return;
-    }
-    let failed = format!(
-        "{}: {} of {requests} requests failed ({})",
-        load.words(),
-        level.errors.len(),
-        causes.join("; ")
-    );
-    progress.line(&failed);
-    notes.push(format!("{failed}."));
-    let most = level.peak_in_flight.unwrap_or(match load {
-        Load::Concurrency(c) => c,
-        Load::Rate(_) => 1,
-    });
-    if let Some(hint) = target.server.hint(most, &level.errors) {
-        if !notes.iter().any(|n| n == hint) {
-            notes.push(hint.to_owned());
-        }
-        progress.line(hint);
-    }
-}
-
-/// Why the sweep stops after a level every request of which failed: the server died or stopped
-/// answering, or is unwell; `None` when it is alive.
-async fn gone(target: &Target, died: bool, load: Load) -> Option<String> {
-    let load = load.words();
-    match (died, target.client.liveness().await) {
-        (true, _) | (false, Liveness::Gone(_)) => {
-            Some(format!("the server stopped answering at {load}"))
-        }
-        (false, Liveness::Unwell(why)) => Some(format!("the server is unwell after {load}: {why}")),
-        (false, Liveness::Alive) => None,
-    }
-}
-
 /// The notes every sweep ends with: the server's, how tokens were counted, what is missing
 /// (also said on the terminal) and why it stopped early.
 fn closing_notes(
@@ -755,48 +665,6 @@ fn precision_of(
         .or_else(|| doc.runs.iter().find(|r| r.checkpoint == checkpoint).map(|r| r.precision.clone()))
         .or_else(|| doc.failures.iter().find(|f| f.checkpoint == checkpoint).map(|f| f.precision.clone()))
         .ok_or_else(|| CollectError::Usage(format!("the launch failed and there is no run of {checkpoint} to take its precision from: give --precision")))
-}
-
-/// The figures of a level its terminal line shows.
-static LINE: [&LevelField; 4] = [
-    &level::TTFT_P50_S,
-    &level::LATENCY_P50_S,
-    &level::DECODE_TOK_S_PER_STREAM,
-    &level::TOTAL_TOK_S,
-];
-
-/// One level in a line, for the terminal; durations with their own unit.
-fn level_line(level: &SweepLevel) -> String {
-    let shown: Vec<String> = LINE
-        .iter()
-        .map(|figure| {
-            let field = &figure.field;
-            let value = (field.get)(level).and_then(|v| v.number());
-            let text = match (value, field.unit) {
-                (None, _) => crate::format::MISSING.to_owned(),
-                (Some(s), "s") => crate::format::duration(s),
-                (Some(v), unit) => format!("{v:.1} {unit}"),
-            };
-            format!("{} {text}", figure.series)
-        })
-        .collect();
-    let load = match level.load() {
-        Load::Concurrency(c) => format!("concurrency {c:>3}"),
-        Load::Rate(r) => format!("rate {r} req/s"),
-    };
-    let mut line = format!(
-        "{load}: {}/{} ok, {}",
-        level.succeeded,
-        level.requests,
-        shown.join(", ")
-    );
-    if let (Some(achieved), Some(wait)) = (level.achieved_rps, level.wait_p95_s) {
-        line.push_str(&format!(
-            ", answered {achieved:.2} req/s, client wait p95 {}",
-            crate::format::duration(wait)
-        ));
-    }
-    line
 }
 
 /// What distinguishes the sweep: the model, prompt (in tokens, as measured) and output
