@@ -92,8 +92,10 @@ pub fn of_sweep(sweep: &Sweep) -> Checked {
 fn table(sweep: &Sweep, levels: &[&SweepLevel]) -> Table {
     let open = sweep.workload.open_loop();
     let mean = |x: Option<f64>, scale: f64| {
+        // In ms to the hundredth: a mean of seconds × 1000 is not a number to print whole.
         x.map_or_else(Cell::missing, |v| {
-            Cell::number(figure(v * scale), v * scale)
+            let ms = crate::stats::round(v * scale, 2);
+            Cell::number(figure(ms), ms)
         })
     };
     Table {
