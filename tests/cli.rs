@@ -116,7 +116,7 @@ fn the_official_fp8_run_reproduces_exactly() {
         output.stdout.contains(
             "vllm serve Qwen/Qwen3.8-27B-FP8 --served-model-name Qwen3.8-27B --port 8000 \
              --max-model-len 4096 --max-num-seqs 2 --gpu-memory-utilization 0.93 \
-             --kv-cache-dtype fp8 --enforce-eager --language-model-only \
+             --kv-cache-dtype fp8 --enforce-eager --language-model-only --host 127.0.0.1 \
              --max-num-batched-tokens 1024\n"
         ),
         "{}",
@@ -262,7 +262,7 @@ fn check_reports_every_broken_file_at_once() {
     );
     assert!(
         report.contains(
-            "profiles/gguf.env:3: GPU_MEMORY_UTILIZATION is not a setting of llama-server (ENGINE=llama-server takes ENGINE, PROGRAM, IMAGE, MODEL, PORT, EXTRA_ARGS, SERVED_MODEL_NAME, MAX_MODEL_LEN, MAX_NUM_SEQS, KV_CACHE_DTYPE, N_GPU_LAYERS, FLASH_ATTN, THREADS)"
+            "profiles/gguf.env:3: GPU_MEMORY_UTILIZATION is not a setting of llama-server (ENGINE=llama-server takes ENGINE, PROGRAM, ENV, IMAGE, MODEL, PORT, EXTRA_ARGS, SERVED_MODEL_NAME, MAX_MODEL_LEN, MAX_NUM_SEQS, KV_CACHE_DTYPE, N_GPU_LAYERS, FLASH_ATTN, THREADS)"
         ),
         "{report}"
     );
@@ -335,7 +335,8 @@ fn init_writes_a_starting_profile_for_each_engine() {
         shown.stdout.ends_with(
             "# llama.cpp llama-server on this machine (--launcher local)\n\
              llama-server --model /models/Qwen3-8B-Q4_K_M.gguf --alias example --port 8000 \
-             --ctx-size 16384 --parallel 4 --n-gpu-layers all --flash-attn auto --metrics\n"
+             --ctx-size 16384 --parallel 4 --n-gpu-layers all --flash-attn auto --metrics \
+             --host 127.0.0.1\n"
         ),
         "{}",
         shown.stdout
@@ -360,7 +361,8 @@ fn init_writes_a_starting_profile_for_each_engine() {
         shown.stdout.contains(
             "# SGLang on this machine (--launcher local)\n\
              python3 -m sglang.launch_server --model-path Qwen/Qwen3-0.6B --port 8000 \
-             --context-length 8192 --max-running-requests 8 --kv-cache-dtype auto --enable-metrics\n"
+             --context-length 8192 --max-running-requests 8 --kv-cache-dtype auto --enable-metrics \
+             --host 127.0.0.1\n"
         ),
         "{}",
         shown.stdout

@@ -1399,7 +1399,7 @@ fn the_home_page_answers_first_by_hand() {
         ]
     );
     assert!(
-        rows[2].ends_with("70,087 tokens | floor is 0: no test | launch command"),
+        rows[2].ends_with("70,087 tokens | beyond noise (floor 0) | launch command"),
         "{}",
         rows[2]
     );
@@ -1852,7 +1852,7 @@ fn sweep_comparison_and_failure_pages_reached_by_a_link_say_what_they_are() {
     assert!(cmp.contains(
         "<a href=\"/quality/qwen3-8-fp8-nvfp4/\">mean KL within noise (95% intervals) against Qwen3.8 FP8 → NVFP4</a>"
     ));
-    assert!(cmp.contains("Comparison of q38-nvfp4-kvfp8 against q38-fp8: mean KL divergence 0.100724 nats and top-1 agreement 0.89701 over 23,856 teacher-forced positions, on NVIDIA GeForce RTX 5090."));
+    assert!(cmp.contains("Comparison of q38-nvfp4-kvfp8 against q38-fp8: mean KL divergence 0.101 nats and top-1 agreement 0.897 over 23,856 teacher-forced positions, on NVIDIA GeForce RTX 5090."));
     // A failure: its trail, what happened where, and its reason in the preview.
     let failure = project.page("failures/qwen38-fp8-8k/index.html");
     assert!(failure.contains("<a href=\"/models/qwen3-8-27b/\">Qwen3.8-27B</a> › <a href=\"/failures/\">Failures</a> › <span aria-current=\"page\">qwen38-fp8-8k</span>"));
@@ -1988,6 +1988,9 @@ fn the_fp8_kv_comparison_is_judged_against_its_floor_by_hand() {
     for words in [
         "Beyond noise: 1.17 × its floor, Qwen3.6 bf16 KV → same server again",
         "The difference, 0.000706 nats, has the 95% interval 0.0000182 – 0.00137, which leaves out zero.",
+        // Its KL from the top 20 understates, and says by how much room: support mass 0.99799.
+        "a lower bound: computed from each side&#39;s top-20 logprobs",
+        "The tokens both top-20 lists held carried 99.8% of the reference&#39;s probability",
         "the weaker test",
     ] {
         assert!(page.contains(words), "{words}");
@@ -1997,8 +2000,18 @@ fn the_fp8_kv_comparison_is_judged_against_its_floor_by_hand() {
     // Eager against the same floor: 0.004447 [0.003977, 0.004926]; d = 0.000288, low =
     // 0.000288 − √(0.00047² + 0.000442²) < 0: within noise.
     assert!(row(&quality, "comparison-qwen3-6-bf16-kv-eager").contains(">within noise</td>"));
-    // Qwen3.8 FP8's floor measured 0: nothing to judge against.
-    assert!(row(&quality, "comparison-qwen3-8-fp8-nvfp4").contains(">floor is 0: no test</td>"));
+    // Qwen3.8 FP8's floor measured 0 [0, 0]: the comparison's own interval, 0.094588 –
+    // 0.113446, leaves out zero, so beyond noise.
+    assert!(row(&quality, "comparison-qwen3-8-fp8-nvfp4").contains(">beyond noise (floor 0)</td>"));
+    let page = project.page("quality/qwen3-8-fp8-nvfp4/index.html");
+    assert!(
+        page.contains(
+            "Beyond noise: its floor, Qwen3.8 FP8 → same server again, measured 0 nats (the \
+             server gave the same logprobs when run again), so there is no noise, and its own \
+             0.103 nats have the 95% interval 0.0946 – 0.113, which leaves out zero."
+        ),
+        "{page}"
+    );
 }
 
 #[test]

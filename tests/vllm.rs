@@ -8,44 +8,52 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use benchsite::data::PerStream;
-use support::{Output, Project, free_port};
+use support::{Project, free_port};
 
 /// Where `setup.sh vllm` put the engine: `<dir>/venv/bin/vllm` and the model `<dir>/model`.
 fn vllm_dir() -> PathBuf {
     PathBuf::from(support::setup("vllm"))
 }
 
-/// A profile `tiny-vllm` running the tiny model on this machine's vLLM, float32, at most 1,024
-/// tokens a sequence, on a free port.
+/// The engine's environment, as the profile's `ENV` sets it: 1 GiB of KV cache (vLLM's CPU
+/// backend would take most of the machine's memory), the engine in the API server's process
+/// (on two cores, one process fewer starts in half the time), its caches under `dir`, no hub.
+fn engine_env(dir: &Path, kv_gib: u32) -> String {
+    let cache = dir.join("cache");
+    format!(
+        "VLLM_CPU_KVCACHE_SPACE={kv_gib} VLLM_ENABLE_V1_MULTIPROCESSING=0 VLLM_CACHE_ROOT={0} \
+         TORCHINDUCTOR_CACHE_DIR={0} HF_HUB_OFFLINE=1 VLLM_NO_USAGE_STATS=1 \
+         VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
+        cache.display()
+    )
+}
+
+/// Profiles running the tiny model on this machine's vLLM, float32, at most 1,024 tokens a
+/// sequence, with its environment from `ENV`: `tiny-vllm` by the `vllm` CLI on the port it
+/// names, `tiny-vllm-module` by the module form of the server (`python -m
+/// vllm.entrypoints.openai.api_server`, which takes `--model`), on a free port.
 fn profile(project: &Project, dir: &Path) {
+    let common = format!(
+        "MODEL={model}\nSERVED_MODEL_NAME=tiny\nMAX_MODEL_LEN=1024\nMAX_NUM_SEQS=4\n\
+         ENV=\"{env}\"\nEXTRA_ARGS=--dtype float32 --enforce-eager --distributed-executor-backend uni\n",
+        model = dir.join("model").display(),
+        env = engine_env(dir, 1),
+    );
     project.write(
         "profiles/tiny-vllm.env",
         &format!(
-            "MODEL={model}\nSERVED_MODEL_NAME=tiny\nPROGRAM={program}\nPORT={port}\nMAX_MODEL_LEN=1024\nMAX_NUM_SEQS=4\nEXTRA_ARGS=--dtype float32 --enforce-eager --distributed-executor-backend uni\n",
-            model = dir.join("model").display(),
+            "PROGRAM={program}\nPORT={port}\n{common}",
             program = dir.join("venv/bin/vllm").display(),
             port = free_port(),
         ),
     );
-}
-
-/// `args` run with the engine's environment: 1 GiB of KV cache (vLLM's CPU backend would take
-/// most of the machine's memory), the engine in the API server's process (on two cores, one
-/// process fewer starts in half the time), its caches under `dir`, no hub.
-fn run(project: &Project, dir: &Path, args: &[&str]) -> Output {
-    let cache = dir.join("cache");
-    let cache = cache.to_str().unwrap();
-    project.run_with(
-        args,
-        &[
-            ("VLLM_CPU_KVCACHE_SPACE", "1"),
-            ("VLLM_ENABLE_V1_MULTIPROCESSING", "0"),
-            ("VLLM_CACHE_ROOT", cache),
-            ("TORCHINDUCTOR_CACHE_DIR", cache),
-            ("HF_HUB_OFFLINE", "1"),
-            ("VLLM_NO_USAGE_STATS", "1"),
-        ],
-    )
+    project.write(
+        "profiles/tiny-vllm-module.env",
+        &format!(
+            "PROGRAM=\"{python} -m vllm.entrypoints.openai.api_server\"\n{common}",
+            python = dir.join("venv/bin/python").display(),
+        ),
+    );
 }
 
 /// The KV pool the log states, read here apart from benchsite: `CPU KV cache size: N tokens`.
@@ -79,38 +87,36 @@ fn weights_on_disk(model: &Path) -> f64 {
 /// the engine and its version, the KV pool its log states, the weights from the checkpoint's
 /// files (vLLM's CPU backend logs no load size), and every figure checked against the
 /// engine's own view over the same window: the requests and tokens it counted are those the
-/// client answered and its usage reports gave, and no per-stream rate is recorded faster than
-/// twice the engine's own unmarked (the burst rule's bound).
+/// client answered and its usage reports gave, and the client's mean time per output token is
+/// within a quarter of the engine's over the same requests (a burst would put it below half).
+/// The per-stream rate is a median, which a stall of a second server on the same two cores
+/// sets apart from the engine's mean, so the means are what is held alike.
 #[test]
 fn the_real_vllm_is_launched_measured_and_checked() {
     let dir = vllm_dir();
     let project = Project::copy_of_repo();
     profile(&project, &dir);
-    let output = run(
-        &project,
-        &dir,
-        &[
-            "collect",
-            "run",
-            "--id",
-            "tiny-vllm",
-            "--profile",
-            "tiny-vllm",
-            "--shape",
-            "Dense, tiny",
-            "--precision",
-            "F32",
-            "--launch",
-            "--launcher",
-            "local",
-            "--ready-timeout",
-            "300",
-            "--max-tokens",
-            "64",
-            "--acceptance-prompts",
-            "0",
-        ],
-    );
+    let output = project.run(&[
+        "collect",
+        "run",
+        "--id",
+        "tiny-vllm",
+        "--profile",
+        "tiny-vllm",
+        "--shape",
+        "Dense, tiny",
+        "--precision",
+        "F32",
+        "--launch",
+        "--launcher",
+        "local",
+        "--ready-timeout",
+        "300",
+        "--max-tokens",
+        "64",
+        "--acceptance-prompts",
+        "0",
+    ]);
     output.assert_success();
     let doc = project.results();
     let run_record = doc
@@ -139,41 +145,47 @@ fn the_real_vllm_is_launched_measured_and_checked() {
         engine.output_tokens, delivery.usage_tokens,
         "{engine:?} {delivery:?}"
     );
-    let own = engine.decode_tok_s_per_stream.unwrap();
+    let agree = |engine: &benchsite::data::EngineView| {
+        let (client, own) = (
+            engine.client_tpot_mean_ms.unwrap(),
+            engine.tpot_mean_ms.unwrap(),
+        );
+        assert!((client - own).abs() <= 0.25 * own, "{engine:?}");
+    };
+    agree(engine);
     match delivery.per_stream {
-        PerStream::Client => assert!(run_record.decode_tok_s <= 2.0 * own, "{run_record:?}"),
-        PerStream::Engine => assert_eq!(run_record.decode_tok_s, own),
+        PerStream::Client => assert!(!run_record.decode_samples.is_empty()),
+        PerStream::Engine => assert_eq!(
+            Some(run_record.decode_tok_s),
+            engine.decode_tok_s_per_stream
+        ),
         PerStream::Withheld => panic!("vLLM keeps its own figures: {delivery:?}"),
     }
 
-    let sweep = run(
-        &project,
-        &dir,
-        &[
-            "collect",
-            "sweep",
-            "--label",
-            "tiny vllm",
-            "--profile",
-            "tiny-vllm",
-            "--launch",
-            "--launcher",
-            "local",
-            "--ready-timeout",
-            "300",
-            "--levels",
-            "1,2",
-            "--prompt-words",
-            "20",
-            "--output-tokens",
-            "32",
-            "--ignore-eos",
-            "--rounds",
-            "3",
-            "--min-requests",
-            "0",
-        ],
-    );
+    let sweep = project.run(&[
+        "collect",
+        "sweep",
+        "--label",
+        "tiny vllm",
+        "--profile",
+        "tiny-vllm",
+        "--launch",
+        "--launcher",
+        "local",
+        "--ready-timeout",
+        "300",
+        "--levels",
+        "1,2",
+        "--prompt-words",
+        "20",
+        "--output-tokens",
+        "32",
+        "--ignore-eos",
+        "--rounds",
+        "3",
+        "--min-requests",
+        "0",
+    ]);
     sweep.assert_success();
     let doc = project.results();
     let record = doc.sweeps.iter().find(|s| s.label == "tiny vllm").unwrap();
@@ -192,13 +204,13 @@ fn the_real_vllm_is_launched_measured_and_checked() {
         );
         assert_eq!(delivery.short, Some(0), "{delivery:?}");
         assert_eq!(delivery.usage_tokens, engine.output_tokens);
-        let own = engine.decode_tok_s_per_stream.unwrap();
+        agree(engine);
         match delivery.per_stream {
-            PerStream::Client => {
-                let rate = level.decode_tok_s_per_stream.unwrap();
-                assert!(rate <= 2.0 * own, "{level:?}");
-            }
-            PerStream::Engine => assert_eq!(level.decode_tok_s_per_stream, Some(own)),
+            PerStream::Client => assert!(level.decode_tok_s_per_stream.is_some()),
+            PerStream::Engine => assert_eq!(
+                level.decode_tok_s_per_stream,
+                engine.decode_tok_s_per_stream
+            ),
             PerStream::Withheld => panic!("vLLM keeps its own figures: {delivery:?}"),
         }
     }
@@ -206,4 +218,135 @@ fn the_real_vllm_is_launched_measured_and_checked() {
     project.run(&["build"]).assert_success();
     let page = project.page("sweeps/tiny-vllm/index.html");
     assert!(page.contains("What the answers were"), "{page}");
+}
+
+/// `collect run --launch` of the module form of vLLM's server, where it cannot serve: a KV
+/// cache too small for one sequence (a context of 4,000,000 tokens in a 1 GiB cache, whose
+/// tokens take 1 KiB each here) and more CPU memory asked for the cache than the machine has
+/// (100,000 GiB). Each is a failure of vLLM's own class, quoting its line and not its
+/// warnings, and keeping the profile, the overrides, what the server was started with and
+/// vLLM's version. A run of the same id then takes the failure's place only with --replace.
+#[test]
+fn the_real_vllm_fails_in_its_own_words_and_the_failure_keeps_its_settings() {
+    use benchsite::data::FailureStatus;
+
+    let dir = vllm_dir();
+    let project = Project::copy_of_repo();
+    profile(&project, &dir);
+    let shown = project.run(&["profile", "show", "tiny-vllm-module", "--launcher", "local"]);
+    shown.assert_success();
+    assert!(
+        shown.stdout.contains(&format!(
+            "{} -m vllm.entrypoints.openai.api_server --model {} --served-model-name tiny",
+            dir.join("venv/bin/python").display(),
+            dir.join("model").display()
+        )) && shown.stdout.contains("--host 127.0.0.1"),
+        "{}",
+        shown.stdout
+    );
+    // `collect run --launch` of `id`, with `extra` arguments.
+    let attempt = |id: &str, extra: &[&str]| {
+        let mut args = vec![
+            "collect",
+            "run",
+            "--id",
+            id,
+            "--profile",
+            "tiny-vllm-module",
+            "--shape",
+            "Dense, tiny",
+            "--precision",
+            "F32",
+            "--launch",
+            "--launcher",
+            "local",
+            "--ready-timeout",
+            "300",
+            "--max-tokens",
+            "32",
+            "--acceptance-prompts",
+            "0",
+        ];
+        args.extend(extra);
+        project.run(&args)
+    };
+    let small_kv = "MAX_MODEL_LEN=4000000";
+    let much_memory = format!("ENV={}", engine_env(&dir, 100_000));
+    let cases = [
+        (
+            "tiny-small-kv",
+            small_kv,
+            FailureStatus::InsufficientKv,
+            "KV cache is needed, which is larger than the available KV cache memory (1.0 GiB)",
+        ),
+        (
+            "tiny-much-memory",
+            much_memory.as_str(),
+            FailureStatus::OomAtStartup,
+            "is less than requested memory for kv (100000.0 GiB)",
+        ),
+    ];
+    for (id, set, status, words) in cases {
+        let failed = attempt(id, &["--set", set]);
+        assert_eq!(failed.status.code(), Some(1), "{}", failed.stderr);
+        let doc = project.results();
+        let failure = doc.failures.iter().find(|f| f.id.as_str() == id).unwrap();
+        assert_eq!(failure.status, status, "{}", failure.reason);
+        assert!(failure.reason.contains(words), "{}", failure.reason);
+        assert!(!failure.reason.contains("ulimit"), "{}", failure.reason);
+        assert_eq!(
+            failure.reason.matches(words).count(),
+            1,
+            "{}",
+            failure.reason
+        );
+        assert_eq!(failure.profile.as_deref(), Some("tiny-vllm-module"));
+        assert_eq!(failure.config.as_deref(), Some(set));
+        assert!(failure.settings.contains(&set.to_owned()), "{failure:?}");
+        assert!(
+            failure.settings.contains(&"MAX_NUM_SEQS=4".to_owned()),
+            "{failure:?}"
+        );
+        let server = failure.server.as_deref().unwrap_or_default();
+        assert!(server.starts_with("vLLM 0.32.0"), "{failure:?}");
+    }
+    project.run(&["check"]).assert_success();
+    project.run(&["build"]).assert_success();
+    let page = project.page("failures/tiny-small-kv/index.html");
+    for words in [
+        "<dt>Profile</dt><dd>tiny-vllm-module</dd>",
+        "<dt>Settings tried</dt><dd>MAX_MODEL_LEN=4000000</dd>",
+        "MAX_NUM_SEQS=4",
+    ] {
+        assert!(page.contains(words), "{words} in {page}");
+    }
+
+    // The configuration mended, the same id is a run only with --replace, which removes the
+    // failure: one id is never both.
+    let refused = attempt("tiny-small-kv", &[]);
+    assert_eq!(refused.status.code(), Some(1), "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("a failure tiny-small-kv exists; --replace replaces it"),
+        "{}",
+        refused.stderr
+    );
+    let served = attempt("tiny-small-kv", &["--replace"]);
+    served.assert_success();
+    let doc = project.results();
+    assert!(doc.runs.iter().any(|r| r.id.as_str() == "tiny-small-kv"));
+    assert!(
+        doc.failures
+            .iter()
+            .all(|f| f.id.as_str() != "tiny-small-kv")
+    );
+    // The tiny model is text-only: no vision tower, whatever the profile allows.
+    let run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "tiny-small-kv")
+        .unwrap();
+    assert!(!run.vision, "{run:?}");
+    project.run(&["check"]).assert_success();
 }

@@ -290,8 +290,7 @@ fn record_failure(
     diagnosis: collect::Diagnosis,
     log: &Path,
 ) -> Result<(), CampaignError> {
-    let checkpoint = effective.get("MODEL").unwrap_or_default().to_owned();
-    let failure = failure(session, config, &checkpoint, doc, diagnosis, log)?;
+    let failure = failure(session, config, effective, doc, diagnosis, log)?;
     session.save(failure, true)
 }
 
@@ -644,7 +643,7 @@ fn precision(doc: &data::Results, layout: &Layout, config: &Configuration) -> Op
 fn failure(
     session: &Session<'_>,
     config: &Configuration,
-    checkpoint: &str,
+    effective: &profiles::Effective,
     doc: &data::Results,
     diagnosis: collect::Diagnosis,
     log: &Path,
@@ -657,28 +656,20 @@ fn failure(
         .map(|s| format!("{}={}", s.key, s.value))
         .collect::<Vec<_>>()
         .join(" ");
-    Ok(Failure {
-        id: config.id.clone(),
-        checkpoint: checkpoint.to_owned(),
-        precision: config
-            .precision
-            .clone()
-            .or_else(|| precision(doc, layout, config))
-            .unwrap_or_else(|| "not given".to_owned()),
-        weights_gib: diagnosis.weights_gib,
-        status: diagnosis.status,
-        config: (!overrides.is_empty()).then_some(overrides),
-        reason: diagnosis.reason,
-        engine: Some(diagnosis.engine),
-        server: diagnosis.server,
-        log: log.map(|path| {
-            path.strip_prefix(&layout.root)
-                .unwrap_or(&path)
-                .to_string_lossy()
-                .into_owned()
-        }),
-        provenance: Some(session.provenance.clone()),
-    })
+    let precision = config
+        .precision
+        .clone()
+        .or_else(|| precision(doc, layout, config))
+        .unwrap_or_else(|| "not given".to_owned());
+    let mut failure = collect::failure(&config.id, effective, &precision, &overrides, diagnosis);
+    failure.log = log.map(|path| {
+        path.strip_prefix(&layout.root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned()
+    });
+    failure.provenance = Some(session.provenance.clone());
+    Ok(failure)
 }
 
 /// The server's log compressed beside it ([`collect::keep_log`]).

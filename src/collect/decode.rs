@@ -20,7 +20,7 @@ use super::samples::{checked_rates, failed_gap, weights};
 use super::stream::Timing;
 use super::target::{ServerOptions, Target, connect};
 use crate::data::{self, Date, Failure, Id, Results, Run, RunStatus};
-use crate::profiles::{self, Setting};
+use crate::profiles::{self, Effective, Setting};
 use crate::project::Layout;
 use crate::stats;
 
@@ -64,9 +64,15 @@ pub async fn run(
     progress: &Progress,
 ) -> Result<Outcome<Run>, CollectError> {
     let doc = data::load(&layout.results())?;
+    // A run takes the place of a failure of its id, as of an earlier run.
+    let existing = match () {
+        _ if doc.runs.iter().any(|run| run.id == options.id) => Some("a run"),
+        _ if doc.failures.iter().any(|f| f.id == options.id) => Some("a failure"),
+        _ => None,
+    };
     super::outcome::refuse_existing(
-        !options.replace && doc.runs.iter().any(|run| run.id == options.id),
-        &format!("a run {}", options.id),
+        !options.replace && existing.is_some(),
+        &format!("{} {}", existing.unwrap_or("a run"), options.id),
     )?;
     let plan = Planned::of(layout, &doc, options)?;
     let prompt = prompt_of(options, &doc)?;
@@ -78,7 +84,7 @@ pub async fn run(
     let failed = |diagnosis| -> Result<Outcome<Run>, CollectError> {
         let mut failure = failure(
             &options.id,
-            &plan.checkpoint,
+            &plan.effective,
             &plan.precision,
             &plan.overrides,
             diagnosis,
@@ -688,21 +694,27 @@ pub fn log_path(layout: &Layout, id: &str) -> PathBuf {
         .join(format!("{id}.log"))
 }
 
-/// The failure record of a launch that did not serve.
-pub(super) fn failure(
+/// The failure record of a launch of `effective` that did not serve.
+pub fn failure(
     id: &Id,
-    checkpoint: &str,
+    effective: &Effective,
     precision: &str,
     overrides: &str,
     diagnosis: launch::Diagnosis,
 ) -> Failure {
     Failure {
         id: id.clone(),
-        checkpoint: checkpoint.to_owned(),
+        checkpoint: effective.get("MODEL").unwrap_or_default().to_owned(),
         precision: precision.to_owned(),
         weights_gib: diagnosis.weights_gib,
         status: diagnosis.status,
         config: (!overrides.is_empty()).then(|| overrides.to_owned()),
+        profile: Some(effective.profile.clone()),
+        settings: effective
+            .settings
+            .iter()
+            .map(|setting| format!("{}={}", setting.key, setting.value))
+            .collect(),
         reason: diagnosis.reason,
         engine: Some(diagnosis.engine),
         server: diagnosis.server,

@@ -105,8 +105,11 @@ fn causes(engine: Engine) -> &'static [(&'static str, Cause)] {
                 Cause::Oom,
             ),
             // vLLM's CPU backend: "Available memory on node 0 (…) is less than desired CPU
-            // memory utilization".
+            // memory utilization", and at the KV cache's allocation (0.32) "Available memory
+            // on node 0 (22.31/23.54 GiB) on kv cache allocation is less than requested
+            // memory for kv (100000.0 GiB)".
             ("is less than desired CPU memory utilization", Cause::Oom),
+            ("is less than requested memory for kv", Cause::Oom),
         ],
         Engine::LlamaServer => &[
             ("failed to allocate buffer for kv cache", Cause::Kv),
@@ -168,6 +171,7 @@ impl Launched {
             .flatten();
         let child = Command::new(program)
             .args(&command.args)
+            .envs(command.env.iter().map(|(name, value)| (name, value)))
             .stdin(Stdio::null())
             .stdout(file)
             .stderr(stderr)
@@ -366,8 +370,8 @@ pub fn diagnose(log: &str, engine: Engine, phase: Phase, what: &str) -> Diagnosi
         .copied()
         .filter(|line| CONTEXT.iter().any(|text| line.contains(text)))
         // A warning is not why it failed (vLLM warns of a ulimit it could not raise, naming
-        // `OSError`, on every start).
-        .filter(|line| !line.trim_start().starts_with("WARNING"))
+        // `OSError`, on every start), nor is a line of code a traceback quotes.
+        .filter(|line| !is_warning(line) && !is_quoted_code(line))
         .filter(|line| !decisive.contains(line))
         .take(3)
         .collect();
@@ -382,7 +386,9 @@ pub fn diagnose(log: &str, engine: Engine, phase: Phase, what: &str) -> Diagnosi
             .collect();
         decisive.reverse();
     }
-    decisive.dedup();
+    // vLLM logs an engine's error in its process's lines and again bare: quoted once.
+    let mut seen = std::collections::HashSet::new();
+    decisive.retain(|line| seen.insert(line.split_once("] ").map_or(*line, |(_, m)| m)));
     decisive.truncate(6);
     let when = match phase {
         Phase::Startup => "The server",
@@ -406,6 +412,22 @@ pub fn diagnose(log: &str, engine: Engine, phase: Phase, what: &str) -> Diagnosi
     }
 }
 
+/// A log line at warning level: `WARNING` among the words before its source (`(APIServer
+/// pid=1) WARNING 12-07 13:51:57 [system_utils.py:255] …`), or leading it.
+fn is_warning(line: &str) -> bool {
+    let head = line.split_once('[').map_or(line, |(head, _)| head);
+    head.split_whitespace().any(|word| word == "WARNING")
+}
+
+/// A traceback's line of code: indented (`    raise ValueError(`), or indented after its
+/// source as vLLM logs it (`[core.py:1510]     raise ValueError(`).
+fn is_quoted_code(line: &str) -> bool {
+    line.starts_with(char::is_whitespace)
+        || line
+            .split_once("] ")
+            .is_some_and(|(_, message)| message.starts_with(' '))
+}
+
 fn shorten(line: &str) -> String {
     const MOST: usize = 400;
     if line.chars().count() <= MOST {
@@ -420,9 +442,14 @@ fn shorten(line: &str) -> String {
 /// asking the program ([`Launched::start`]).
 fn logged_version(log: &str, engine: Engine) -> Option<String> {
     let version = match engine {
+        // `vLLM API server version 0.11.0`, or from 0.32 `Initializing a V1 LLM engine
+        // (v0.32.0) with config: …`.
         Engine::Vllm => log.lines().find_map(|line| {
-            let rest = line.split("vLLM API server version ").nth(1)?;
-            rest.split_whitespace().next().map(str::to_owned)
+            if let Some(rest) = line.split("vLLM API server version ").nth(1) {
+                return rest.split_whitespace().next().map(str::to_owned);
+            }
+            let rest = line.split(" LLM engine (v").nth(1)?;
+            rest.split_once(')').map(|(version, _)| version.to_owned())
         })?,
         Engine::LlamaServer | Engine::Sglang => return None,
     };
@@ -652,6 +679,28 @@ RuntimeError: Engine core initialization failed. See root cause above. Failed co
             ) && !diagnosis.reason.contains("ulimit"),
             "{}",
             diagnosis.reason
+        );
+        // vLLM 0.32's CPU backend refusing the KV cache's memory, in its own lines (a launch
+        // with VLLM_CPU_KVCACHE_SPACE=100000): each process's prefix, a warning first, and
+        // the traceback's line of code logged at error level before the error.
+        let cpu_kv = "(APIServer pid=5892) WARNING 12-07 13:51:57 [system_utils.py:255] Found ulimit of 20000 and failed to automatically increase with error current limit exceeds maximum limit. This can cause fd limit errors like `OSError: [Errno 24] Too many open files`. Consider increasing with ulimit -n
+(EngineCore pid=5905) INFO 12-07 13:52:06 [core.py:133] Initializing a V1 LLM engine (v0.32.0) with config: model='/m', speculative_config=None
+(EngineCore pid=5905) ERROR 12-07 13:52:08 [core.py:1510]     raise ValueError(
+(EngineCore pid=5905) ERROR 12-07 13:52:08 [core.py:1510] ValueError: Available memory on node 0 (22.31/23.54 GiB) on kv cache allocation is less than requested memory for kv (100000.0 GiB). Decrease --kv-cache-memory-bytes, VLLM_CPU_KVCACHE_SPACE, or reduce CPU memory used by other processes.
+    raise ValueError(
+RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}
+";
+        let diagnosis = diagnose(cpu_kv, Engine::Vllm, Phase::Startup, "exited");
+        assert_eq!(diagnosis.status, FailureStatus::OomAtStartup);
+        assert_eq!(diagnosis.server.as_deref(), Some("vLLM 0.32.0"));
+        assert_eq!(
+            diagnosis.reason,
+            "The server exited. Its log says: “(EngineCore pid=5905) ERROR 12-07 13:52:08 \
+             [core.py:1510] ValueError: Available memory on node 0 (22.31/23.54 GiB) on kv cache \
+             allocation is less than requested memory for kv (100000.0 GiB). Decrease \
+             --kv-cache-memory-bytes, VLLM_CPU_KVCACHE_SPACE, or reduce CPU memory used by other \
+             processes.” “RuntimeError: Engine core initialization failed. See root cause above. \
+             Failed core proc(s): {}”"
         );
         let other = "loading\nsegfault in worker\n";
         let diagnosis = diagnose(other, Engine::Vllm, Phase::Startup, "exited");

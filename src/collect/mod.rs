@@ -51,7 +51,7 @@ pub use capture::{
     prompt_set,
 };
 pub use client::{Client, Endpoint, Liveness};
-pub use decode::{RunOptions, log_path, run};
+pub use decode::{RunOptions, failure, log_path, run};
 pub use error::CollectError;
 pub use hardware::{Detected, hardware, merge};
 pub use import::{

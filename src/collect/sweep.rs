@@ -114,7 +114,7 @@ pub async fn sweep(
         let checkpoint = effective.get("MODEL").unwrap_or_default();
         let mut failure = failure(
             &Id::new(&slug).map_err(CollectError::Usage)?,
-            checkpoint,
+            effective,
             &precision_of(&doc, checkpoint, options)?,
             &overrides_text(overrides),
             diagnosis,

@@ -43,6 +43,7 @@ pub fn problems(doc: &Results) -> Vec<Problem> {
         "id",
         doc.failures.iter().map(|failure| failure.id.to_string()),
     );
+    served_or_not(&mut out, doc);
     unique(
         &mut out,
         "sweeps",
@@ -553,6 +554,19 @@ fn ordered(out: &mut Vec<Problem>, at: &str, values: &[(&str, f64)]) {
 }
 
 /// Reports every repeated key of one array, at the later occurrence.
+/// A configuration either served or did not: no failure has a run's id.
+fn served_or_not(out: &mut Vec<Problem>, doc: &Results) {
+    for (index, failure) in doc.failures.iter().enumerate() {
+        if let Some(run) = doc.runs.iter().position(|run| run.id == failure.id) {
+            out.push(Problem::new(
+                format!("/failures/{index}/id"),
+                "an id no run has (a configuration either served or did not)",
+                format!("{:?}, which /runs/{run} has too", failure.id.as_str()),
+            ));
+        }
+    }
+}
+
 fn unique(out: &mut Vec<Problem>, array: &str, field: &str, keys: impl Iterator<Item = String>) {
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (index, key) in keys.enumerate() {

@@ -432,9 +432,19 @@ pub struct Failure {
     pub weights_gib: Option<f64>,
     /// What happened.
     pub status: FailureStatus,
-    /// The settings tried.
+    /// The settings tried: the overrides on top of `profile`, as a run's `overrides`, or in
+    /// records written by hand any words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<String>,
+    /// The profile launched, `profiles/<profile>.env`; absent in records from before it was
+    /// kept and in those written by hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"))]
+    pub profile: Option<String>,
+    /// What the server was started with: the profile's settings with the overrides applied,
+    /// as `KEY=VALUE`, in the profile's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<String>,
     /// One-paragraph summary of the write-up.
     #[schemars(length(min = 1))]
     pub reason: String,

@@ -70,6 +70,7 @@ impl Results {
 
     /// Adds `record`, or replaces the one with the same key when `replace` is true.
     pub fn put<R: Record>(&mut self, record: R, replace: bool) -> Result<(), DataError> {
+        self.displace(R::ARRAY, record.key(), replace)?;
         let list = R::list(self);
         match list
             .iter()
@@ -85,6 +86,33 @@ impl Results {
             }
             None => {
                 list.push(record);
+                Ok(())
+            }
+        }
+    }
+
+    /// A run and a failure share their ids, a configuration either served or did not: the
+    /// other array's record of `key`, removed when `replace`, else the error naming it.
+    fn displace(&mut self, array: &str, key: &str, replace: bool) -> Result<(), DataError> {
+        let (rival, found) = match array {
+            "runs" => (
+                "failures",
+                self.failures.iter().position(|f| f.id.as_str() == key),
+            ),
+            "failures" => ("runs", self.runs.iter().position(|r| r.id.as_str() == key)),
+            _ => return Ok(()),
+        };
+        match found {
+            None => Ok(()),
+            Some(_) if !replace => Err(DataError::Exists {
+                array: rival,
+                key: key.to_owned(),
+            }),
+            Some(index) => {
+                match rival {
+                    "failures" => drop(self.failures.remove(index)),
+                    _ => drop(self.runs.remove(index)),
+                }
                 Ok(())
             }
         }

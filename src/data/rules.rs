@@ -5,15 +5,39 @@ use super::model::{Failure, RecordMethod, Results, Run, Sweep, Workload};
 use crate::profiles::{Effective, Engine};
 
 /// Whether the vision tower is loaded under these settings: unless LANGUAGE_MODEL_ONLY on
-/// vLLM and SGLang; on llama-server only with a projector file (`--mmproj`).
+/// vLLM and SGLang, and only where the checkpoint has one (a text-only checkpoint on this
+/// machine has none); on llama-server only with a projector file (`--mmproj`).
 pub fn vision(effective: &Effective) -> bool {
     match effective.engine() {
         Engine::LlamaServer => effective
             .get("EXTRA_ARGS")
             .and_then(|args| shell_words::split(args).ok())
             .is_some_and(|args| args.iter().any(|a| a == "--mmproj" || a == "-mm")),
-        Engine::Vllm | Engine::Sglang => !effective.switch("LANGUAGE_MODEL_ONLY"),
+        Engine::Vllm | Engine::Sglang => {
+            !effective.switch("LANGUAGE_MODEL_ONLY")
+                && effective.get("MODEL").and_then(vision_tower) != Some(false)
+        }
     }
+}
+
+/// Whether a checkpoint on this machine (a folder with a `config.json`) has a vision tower:
+/// a `vision_config` (Qwen-VL, Llava, Gemma 3, Pixtral, InternVL) or a tower named in its
+/// config; `None` for a checkpoint this machine does not hold (a hub id, a folder elsewhere).
+pub fn vision_tower(checkpoint: &str) -> Option<bool> {
+    let text =
+        std::fs::read_to_string(std::path::Path::new(checkpoint).join("config.json")).ok()?;
+    let config: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let config = config.as_object()?;
+    Some(
+        [
+            "vision_config",
+            "vision_tower",
+            "mm_vision_tower",
+            "img_processor",
+        ]
+        .iter()
+        .any(|key| config.contains_key(*key)),
+    )
 }
 
 /// Whether CUDA graphs are captured (the server is not eager) under these settings.
@@ -207,5 +231,35 @@ mod tests {
         assert_eq!(engine_of(None, None, Some("llama-cpp-python 0.3.36")), None);
         assert_eq!(engine_of(None, None, Some("vLLMish 1")), None);
         assert_eq!(engine_of(None, None, None), None);
+    }
+
+    /// A text-only checkpoint on this machine loads no vision tower whatever the profile
+    /// says; a multimodal one does unless LANGUAGE_MODEL_ONLY; a hub id goes by the profile.
+    #[test]
+    fn vision_needs_a_tower_in_the_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = |name: &str, config: &str| {
+            let path = dir.path().join(name);
+            std::fs::create_dir(&path).unwrap();
+            std::fs::write(path.join("config.json"), config).unwrap();
+            path.display().to_string()
+        };
+        let text = folder("text", r#"{"architectures": ["Qwen2ForCausalLM"]}"#);
+        let vl = folder(
+            "vl",
+            r#"{"architectures": ["Qwen2_5_VLForConditionalGeneration"], "vision_config": {}}"#,
+        );
+        let effective = |text: &str| {
+            crate::profiles::parse("t", std::path::Path::new("t.env"), text)
+                .unwrap()
+                .effective(&[])
+        };
+        assert!(!vision(&effective(&format!("MODEL={text}\n"))));
+        assert!(vision(&effective(&format!("MODEL={vl}\n"))));
+        assert!(!vision(&effective(&format!(
+            "MODEL={vl}\nLANGUAGE_MODEL_ONLY=1\n"
+        ))));
+        assert!(vision(&effective("MODEL=Qwen/Qwen3.6-35B-A3B\n")));
+        assert_eq!(vision_tower("/no/such/checkpoint"), None);
     }
 }

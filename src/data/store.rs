@@ -234,6 +234,8 @@ mod tests {
             weights_gib: None,
             status: FailureStatus::NotAttempted,
             config: None,
+            profile: None,
+            settings: Vec::new(),
             reason: "test".into(),
             engine: None,
             server: None,
@@ -342,6 +344,40 @@ mod tests {
         run.notes = Some("remeasured".into());
         doc.put(run, true).unwrap();
         assert_eq!(doc.runs[0].notes.as_deref(), Some("remeasured"));
+    }
+
+    /// A configuration either served or did not: a failure of a run's id is refused without
+    /// --replace, naming the run, and with it takes the run's place; and back.
+    #[test]
+    fn a_run_and_a_failure_never_share_an_id() {
+        let mut doc = seed();
+        let id = doc.runs[0].id.clone();
+        let mut failed = doc.failures[0].clone();
+        failed.id = id.clone();
+        let error = doc.put(failed.clone(), false).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!("runs already has \"{id}\"; pass --replace to overwrite it")
+        );
+        let (runs, failures) = (doc.runs.len(), doc.failures.len());
+        // Written by hand into the document, `check` names it.
+        let mut both = doc.clone();
+        both.failures.push(failed.clone());
+        let problems = crate::data::checks::problems(&both);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].pointer, format!("/failures/{failures}/id"));
+        doc.put(failed, true).unwrap();
+        assert_eq!(
+            (doc.runs.len(), doc.failures.len()),
+            (runs - 1, failures + 1)
+        );
+        assert!(doc.runs.iter().all(|run| run.id != id));
+        let mut run = seed().runs[0].clone();
+        run.notes = Some("served after all".into());
+        doc.put(run, true).unwrap();
+        assert_eq!((doc.runs.len(), doc.failures.len()), (runs, failures));
+        assert!(doc.failures.iter().all(|failure| failure.id != id));
+        assert!(crate::data::checks::problems(&doc).is_empty());
     }
 
     #[test]

@@ -4,9 +4,9 @@ use std::fmt;
 use std::path::Path;
 
 use super::effective::Effective;
-use super::engine::{Engine, Flag, Spec};
+use super::engine::{Engine, Flag, HOST_FLAG, Spec};
 use super::error::ProfileError;
-use super::keys::on_off_auto;
+use super::keys::{self, on_off_auto};
 
 /// How the server is started: `--launcher` of `collect` and `profile show`, and a
 /// campaign's `[launch] launcher`.
@@ -30,20 +30,29 @@ pub enum Launcher {
     Local,
 }
 
-/// A program and its arguments.
+/// A program, its arguments and what it adds to its environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchCommand {
     /// The program to run.
     pub program: String,
     /// Its arguments.
     pub args: Vec<String>,
+    /// Variables set for it (a local launch's `ENV`; a container's go in `--env`).
+    pub env: Vec<(String, String)>,
 }
 
 impl fmt::Display for LaunchCommand {
+    /// As a POSIX shell runs it: `NAME=VALUE … program args`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let words: Vec<_> = std::iter::once(&self.program)
-            .chain(&self.args)
-            .map(|word| shell_quote(word))
+        let words: Vec<_> = self
+            .env
+            .iter()
+            .map(|(name, value)| format!("{name}={}", shell_quote(value)))
+            .chain(
+                std::iter::once(&self.program)
+                    .chain(&self.args)
+                    .map(|word| shell_quote(word)),
+            )
             .collect();
         f.write_str(&words.join(" "))
     }
@@ -70,8 +79,9 @@ pub fn shell_quote(word: &str) -> String {
 }
 
 impl Effective {
-    /// The command that starts the server: the engine's own, from podman or this machine.
-    /// A setting the engine does not take is an error naming where it was set.
+    /// The command that starts the server: the engine's own, from podman or this machine,
+    /// listening on loopback, or on all interfaces inside a container. A setting the engine
+    /// does not take is an error naming where it was set.
     pub fn launch_command(&self, launcher: Launcher) -> Result<LaunchCommand, ProfileError> {
         let spec = self.engine().spec();
         self.check_keys()?;
@@ -83,20 +93,30 @@ impl Effective {
         let model = self
             .get("MODEL")
             .ok_or_else(|| missing("MODEL", "set MODEL to what the engine serves"))?;
-        let mut serve = self.engine_args(spec)?;
-        if launcher == Launcher::Podman {
-            serve.extend(spec.container_host.iter().map(|s| (*s).to_owned()));
-        }
-        let mut args: Vec<String> = Vec::new();
+        let env = self
+            .get("ENV")
+            .and_then(keys::environment)
+            .unwrap_or_default();
+        let host = match launcher {
+            Launcher::Local => "127.0.0.1",
+            Launcher::Podman => "0.0.0.0",
+        };
+        let serve = self.engine_args(spec, host)?;
         Ok(match launcher {
             Launcher::Local => {
-                args.extend(spec.subcommand.iter().map(|s| (*s).to_owned()));
-                args.extend(spec.model_flag.map(str::to_owned));
-                args.push(model.to_owned());
+                let words = self
+                    .get("PROGRAM")
+                    .and_then(|program| shell_words::split(program).ok())
+                    .filter(|words| !words.is_empty())
+                    .unwrap_or_else(|| vec![spec.program.to_owned()]);
+                let (program, first) = words.split_first().expect("not empty");
+                let mut args = first.to_vec();
+                args.extend(model_words(spec, first, model));
                 args.extend(serve);
                 LaunchCommand {
-                    program: self.get("PROGRAM").unwrap_or(spec.program).to_owned(),
+                    program: program.clone(),
                     args,
+                    env,
                 }
             }
             Launcher::Podman => {
@@ -106,7 +126,7 @@ impl Effective {
                         "set IMAGE to the engine's container image, or use --launcher local",
                     )
                 })?;
-                args.extend(self.podman_args(spec, model));
+                let mut args = self.podman_args(spec, model, &env);
                 args.push(image.to_owned());
                 args.extend(spec.image_command.iter().map(|s| (*s).to_owned()));
                 args.extend([spec.image_model_flag.to_owned(), model.to_owned()]);
@@ -114,6 +134,7 @@ impl Effective {
                 LaunchCommand {
                     program: "podman".into(),
                     args,
+                    env: Vec::new(),
                 }
             }
         })
@@ -121,7 +142,7 @@ impl Effective {
 
     /// `podman run`'s own arguments: its name, the GPUs, the port, the Hugging Face cache, and
     /// a GGUF file's folder read-only at the same path.
-    fn podman_args(&self, spec: &Spec, model: &str) -> Vec<String> {
+    fn podman_args(&self, spec: &Spec, model: &str, env: &[(String, String)]) -> Vec<String> {
         let port = self.port();
         let mut args: Vec<String> = [
             "run",
@@ -138,6 +159,9 @@ impl Effective {
         ]
         .map(str::to_owned)
         .into();
+        for (name, value) in env {
+            args.extend(["--env".to_owned(), format!("{name}={value}")]);
+        }
         if spec.model_is_file
             && let Some(folder) = Path::new(model).parent().filter(|p| p.is_absolute())
         {
@@ -150,8 +174,9 @@ impl Effective {
     }
 
     /// The engine's arguments from the profile's keys, in its table's order, then what it
-    /// always takes, then `EXTRA_ARGS`.
-    fn engine_args(&self, spec: &Spec) -> Result<Vec<String>, ProfileError> {
+    /// always takes, the address it listens on, then `EXTRA_ARGS` (whose `--host`, coming
+    /// later, is the one the engine keeps).
+    fn engine_args(&self, spec: &Spec, host: &str) -> Result<Vec<String>, ProfileError> {
         let mut args = Vec::new();
         for (key, flag) in spec.keys {
             let value = match *key {
@@ -179,6 +204,7 @@ impl Effective {
             }
         }
         args.extend(spec.always.iter().map(|s| (*s).to_owned()));
+        args.extend([HOST_FLAG.to_owned(), host.to_owned()]);
         if let Some(extra) = self.get("EXTRA_ARGS") {
             args.extend(shell_words::split(extra).unwrap_or_default());
         }
@@ -217,6 +243,34 @@ impl Effective {
     }
 }
 
+/// The words that name the model after a local program's `first` words: `serve MODEL` to
+/// vLLM's CLI, `--model MODEL` to its module form, whose words `first` holds; a subcommand
+/// `first` already ends with is not repeated.
+fn model_words(spec: &Spec, first: &[String], model: &str) -> Vec<String> {
+    let module = spec.module.as_ref().filter(|module| {
+        first
+            .windows(2)
+            .any(|w| w[0] == "-m" && w[1] == module.name)
+    });
+    let mut words: Vec<String> = Vec::new();
+    match module {
+        Some(module) => words.push(module.model_flag.to_owned()),
+        None => {
+            let given = first.len() >= spec.subcommand.len()
+                && first[first.len() - spec.subcommand.len()..]
+                    .iter()
+                    .zip(spec.subcommand)
+                    .all(|(a, b)| a == b);
+            if !given {
+                words.extend(spec.subcommand.iter().map(|s| (*s).to_owned()));
+            }
+            words.extend(spec.model_flag.map(str::to_owned));
+        }
+    }
+    words.push(model.to_owned());
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -244,7 +298,7 @@ mod tests {
                 .to_string(),
             "vllm serve org/m --port 8000 --max-model-len 4096 --enforce-eager \
              --speculative-config '{\"method\":\"mtp\",\"num_speculative_tokens\":2}' \
-             --max-num-batched-tokens 1024"
+             --host 127.0.0.1 --max-num-batched-tokens 1024"
         );
         let podman = effective.launch_command(Launcher::Podman).unwrap();
         assert_eq!(podman.program, "podman");
@@ -275,7 +329,7 @@ mod tests {
                 .to_string(),
             "llama-server --model /models/tiny.gguf --alias tiny --port 8080 --ctx-size 8192 \
              --parallel 4 --cache-type-k q8_0 --cache-type-v q8_0 --n-gpu-layers all \
-             --flash-attn on --threads 2 --metrics --jinja"
+             --flash-attn on --threads 2 --metrics --host 127.0.0.1 --jinja"
         );
         let podman = effective
             .launch_command(Launcher::Podman)
@@ -298,13 +352,13 @@ mod tests {
              -p 127.0.0.1:8080:8080 ghcr.io/ggml-org/llama.cpp:server-cuda \
              --model /models/tiny.gguf --alias tiny --port 8080 --ctx-size 8192 --parallel 4 \
              --cache-type-k q8_0 --cache-type-v q8_0 --n-gpu-layers all --flash-attn on \
-             --threads 2 --metrics --jinja --host 0.0.0.0"
+             --threads 2 --metrics --host 0.0.0.0 --jinja"
         );
         let program =
             profile("ENGINE=llama-server\nMODEL=m.gguf\nPROGRAM=/opt/llama/llama-server\n");
         assert_eq!(
             program.launch_command(Launcher::Local).unwrap().to_string(),
-            "/opt/llama/llama-server --model m.gguf --port 8000 --metrics"
+            "/opt/llama/llama-server --model m.gguf --port 8000 --metrics --host 127.0.0.1"
         );
     }
 
@@ -327,7 +381,9 @@ mod tests {
                 .launch_command(Launcher::Local)
                 .unwrap()
                 .to_string(),
-            format!("python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B {flags}")
+            format!(
+                "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B {flags} --host 127.0.0.1"
+            )
         );
         assert!(
             effective
@@ -335,9 +391,75 @@ mod tests {
                 .unwrap()
                 .to_string()
                 .ends_with(&format!(
-                    "-p 127.0.0.1:30000:30000 lmsysorg/sglang:v0.5.23 python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B {flags} --host 0.0.0.0"
+                    "-p 127.0.0.1:30000:30000 lmsysorg/sglang:v0.5.23 python3 -m sglang.launch_server \
+                     --model-path Qwen/Qwen3-8B {flags} --host 0.0.0.0"
                 ))
         );
+    }
+
+    /// vLLM run the three ways its users run it: its CLI, the module form of its server (which
+    /// refuses `serve MODEL` and takes `--model`), and either with an environment.
+    #[test]
+    fn vllm_runs_as_its_cli_or_its_module_with_an_environment() {
+        let local = |text: &str| {
+            profile(text)
+                .launch_command(Launcher::Local)
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(
+            local("MODEL=m\nPROGRAM=/venv/bin/vllm\nENV=VLLM_CPU_KVCACHE_SPACE=1\n"),
+            "VLLM_CPU_KVCACHE_SPACE=1 /venv/bin/vllm serve m --port 8000 --host 127.0.0.1"
+        );
+        assert_eq!(
+            local("MODEL=m\nPROGRAM=vllm serve\n"),
+            "vllm serve m --port 8000 --host 127.0.0.1"
+        );
+        assert_eq!(
+            local(
+                "MODEL=m\nPROGRAM=\"/venv/bin/python -m vllm.entrypoints.openai.api_server\"\n\
+                 ENV='A=1 B=\"two words\"'\nMAX_MODEL_LEN=1024\n"
+            ),
+            "A=1 B='two words' /venv/bin/python -m vllm.entrypoints.openai.api_server --model m \
+             --port 8000 --max-model-len 1024 --host 127.0.0.1"
+        );
+        let module = profile("MODEL=m\nPROGRAM=python3 -m vllm.entrypoints.openai.api_server\n")
+            .launch_command(Launcher::Local)
+            .unwrap();
+        assert_eq!(module.program, "python3");
+        assert_eq!(
+            module.args[..4],
+            ["-m", "vllm.entrypoints.openai.api_server", "--model", "m"]
+        );
+        let podman = profile("IMAGE=vllm/vllm-openai\nMODEL=m\nENV=VLLM_USE_V1=1\n")
+            .launch_command(Launcher::Podman)
+            .unwrap();
+        assert!(podman.env.is_empty());
+        let text = podman.to_string();
+        assert!(
+            text.contains("/root/.cache/huggingface --env VLLM_USE_V1=1 -p"),
+            "{text}"
+        );
+        assert!(text.ends_with("--port 8000 --host 0.0.0.0"), "{text}");
+        let sglang =
+            local("ENGINE=sglang\nMODEL=m\nPROGRAM=/venv/bin/python -m sglang.launch_server\n");
+        assert!(
+            sglang.starts_with("/venv/bin/python -m sglang.launch_server --model-path m --port"),
+            "{sglang}"
+        );
+        for (text, expected) in [
+            ("ENV=1A=x\n", "NAME=VALUE words"),
+            ("ENV=NAME\n", "NAME=VALUE words"),
+            ("PROGRAM=\"\"\n", "a program, and any first words it takes"),
+        ] {
+            let error = parse("t", Path::new("profiles/t.env"), text)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.starts_with("profiles/t.env:1: ") && error.contains(expected),
+                "{error}"
+            );
+        }
     }
 
     #[test]
@@ -349,7 +471,7 @@ mod tests {
         assert_eq!(
             error,
             "profiles/test.env:3: ENFORCE_EAGER is not a setting of llama-server (ENGINE=llama-server \
-             takes ENGINE, PROGRAM, IMAGE, MODEL, PORT, EXTRA_ARGS, SERVED_MODEL_NAME, MAX_MODEL_LEN, \
+             takes ENGINE, PROGRAM, ENV, IMAGE, MODEL, PORT, EXTRA_ARGS, SERVED_MODEL_NAME, MAX_MODEL_LEN, \
              MAX_NUM_SEQS, KV_CACHE_DTYPE, N_GPU_LAYERS, FLASH_ATTN, THREADS)"
         );
         // An override is checked where the command is made.
@@ -388,7 +510,7 @@ mod tests {
         let mut text = String::from("ENGINE=sglang\nIMAGE=lmsysorg/sglang\nMODEL=m\n");
         for name in spec.key_names() {
             let value = match name {
-                "ENGINE" | "PROGRAM" | "IMAGE" | "MODEL" | "EXTRA_ARGS" => continue,
+                "ENGINE" | "PROGRAM" | "ENV" | "IMAGE" | "MODEL" | "EXTRA_ARGS" => continue,
                 "MEM_FRACTION_STATIC" => "0.8",
                 "ENFORCE_EAGER" | "SPEC_DECODE" => "1",
                 "SPEC_METHOD" | "KV_CACHE_DTYPE" | "SERVED_MODEL_NAME" => "x",

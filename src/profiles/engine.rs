@@ -123,8 +123,9 @@ pub struct Spec {
     /// Whether its model is a file on this machine, whose folder a container is given
     /// (read-only, at the same path).
     pub model_is_file: bool,
-    /// What a container needs to be told to listen beyond itself (`--host 0.0.0.0`).
-    pub container_host: &'static [&'static str],
+    /// The module form of its server, where it has one: a `PROGRAM` whose words run that
+    /// module takes no subcommand, and the model with this flag.
+    pub module: Option<Module>,
     /// Arguments always passed, after the profile's (`--metrics`).
     pub always: &'static [&'static str],
     /// The keys it takes, in the order their flags are written.
@@ -134,10 +135,24 @@ pub struct Spec {
     pub image_command: &'static [&'static str],
 }
 
+/// A server run as a Python module, `python3 -m NAME`.
+#[derive(Debug)]
+pub struct Module {
+    /// The module (`vllm.entrypoints.openai.api_server`).
+    pub name: &'static str,
+    /// The flag that names the model to it.
+    pub model_flag: &'static str,
+}
+
+/// The flag every engine listens on an address with: loopback for the local launcher, all
+/// interfaces in a container (whose published port is loopback's).
+pub const HOST_FLAG: &str = "--host";
+
 /// The keys every engine takes, read by benchsite itself.
-const COMMON: [(&str, Flag); 6] = [
+const COMMON: [(&str, Flag); 7] = [
     ("ENGINE", Flag::Own),
     ("PROGRAM", Flag::Own),
+    ("ENV", Flag::Own),
     ("IMAGE", Flag::Own),
     ("MODEL", Flag::Own),
     ("PORT", Flag::Value("--port")),
@@ -154,7 +169,10 @@ pub static SPECS: [Spec; 3] = [
         // vLLM's image runs `vllm serve`, which takes the model as --model too.
         image_model_flag: "--model",
         model_is_file: false,
-        container_host: &[],
+        module: Some(Module {
+            name: "vllm.entrypoints.openai.api_server",
+            model_flag: "--model",
+        }),
         always: &[],
         keys: &[
             ("SERVED_MODEL_NAME", Flag::Value("--served-model-name")),
@@ -190,7 +208,7 @@ pub static SPECS: [Spec; 3] = [
         model_flag: Some("--model"),
         image_model_flag: "--model",
         model_is_file: true,
-        container_host: &["--host", "0.0.0.0"],
+        module: None,
         always: &["--metrics"],
         keys: &[
             ("SERVED_MODEL_NAME", Flag::Value("--alias")),
@@ -214,7 +232,7 @@ pub static SPECS: [Spec; 3] = [
         model_flag: Some("--model-path"),
         image_model_flag: "--model-path",
         model_is_file: false,
-        container_host: &["--host", "0.0.0.0"],
+        module: None,
         always: &["--enable-metrics"],
         keys: &[
             ("SERVED_MODEL_NAME", Flag::Value("--served-model-name")),

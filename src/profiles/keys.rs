@@ -25,6 +25,10 @@ pub enum Takes {
     Engine,
     /// Arguments with balanced quotes.
     Args,
+    /// `NAME=VALUE` words: an environment.
+    Env,
+    /// A program, and any first words it takes.
+    Command,
 }
 
 impl Takes {
@@ -42,6 +46,8 @@ impl Takes {
             Takes::OnOffAuto => on_off_auto(value).is_some(),
             Takes::Engine => super::engine::Engine::parse(value).is_some(),
             Takes::Args => shell_words::split(value).is_ok(),
+            Takes::Env => environment(value).is_some(),
+            Takes::Command => shell_words::split(value).is_ok_and(|words| !words.is_empty()),
         };
         (!ok).then_some(match self {
             Takes::Text => "text",
@@ -54,8 +60,26 @@ impl Takes {
             Takes::OnOffAuto => "on, off or auto",
             Takes::Engine => "vllm, llama-server or sglang",
             Takes::Args => "arguments with balanced quotes",
+            Takes::Env => "NAME=VALUE words, NAME of letters, digits and underscores",
+            Takes::Command => "a program, and any first words it takes",
         })
     }
+}
+
+/// The `NAME=VALUE` pairs of an `ENV` value, split as a shell splits words; `None` when a
+/// word is not one.
+pub fn environment(value: &str) -> Option<Vec<(String, String)>> {
+    shell_words::split(value)
+        .ok()?
+        .into_iter()
+        .map(|word| {
+            let (name, value) = word.split_once('=')?;
+            let mut bytes = name.bytes();
+            let named = matches!(bytes.next(), Some(b'A'..=b'Z' | b'a'..=b'z' | b'_'))
+                && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            named.then(|| (name.to_owned(), value.to_owned()))
+        })
+        .collect()
 }
 
 /// A switch of llama.cpp's in its canonical word, `on`, `off` or `auto`, from any spelling
@@ -93,8 +117,15 @@ pub static KEYS: &[Key] = &[
     ),
     key(
         "PROGRAM",
-        Takes::Name,
-        "the engine's program for the local launcher, in place of the one found on PATH",
+        Takes::Command,
+        "the engine's program for the local launcher, in place of the one found on PATH, with \
+         any first words it needs (python3 -m vllm.entrypoints.openai.api_server)",
+    ),
+    key(
+        "ENV",
+        Takes::Env,
+        "the engine's environment, NAME=VALUE words: set for the local launcher, passed to \
+         the container with --env",
     ),
     key(
         "IMAGE",

@@ -83,6 +83,8 @@ pub fn failure(layout: &Layout, args: FailureArgs) -> CommandOutcome {
         weights_gib: args.weights_gib,
         status: args.status,
         config: args.config.filter(|c| !c.trim().is_empty()),
+        profile: None,
+        settings: Vec::new(),
         reason: args.reason,
         engine: args.engine,
         server: None,

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use benchsite::collect::{self, Progress};
-use benchsite::data::figures::divergence;
+use benchsite::data::figures::{Value, divergence};
 use benchsite::project::Layout;
 use clap::Args;
 
@@ -101,9 +101,9 @@ pub fn divergence(layout: &Layout, args: DivergenceArgs) -> CommandOutcome {
         "divergence {:?}: teacher-forced {} {} {}, top-1 agreement {}, {} of {} prompts identical",
         record.label,
         divergence::KLD_MEAN.name(),
-        record.teacher_forced.kld_mean,
+        divergence::KLD_MEAN.shown(&Value::Number(record.teacher_forced.kld_mean)),
         divergence::KLD_MEAN.unit,
-        record.teacher_forced.top1_agree,
+        divergence::TOP1_AGREE.shown(&Value::Number(record.teacher_forced.top1_agree)),
         record.generation.identical,
         record.generation.prompts
     );
@@ -129,10 +129,10 @@ pub async fn jitter(layout: &Layout, args: JitterArgs) -> CommandOutcome {
         "jitter {:?}: {} {} {} over {} positions, top-1 flip rate {}",
         record.label,
         divergence::JITTER_KLD_MEAN.name(),
-        record.kld_mean,
+        divergence::JITTER_KLD_MEAN.shown(&Value::Number(record.kld_mean)),
         divergence::JITTER_KLD_MEAN.unit,
         record.positions,
-        record.top1_flip_rate
+        divergence::JITTER_TOP1_FLIP_RATE.shown(&Value::Number(record.top1_flip_rate))
     );
     write(layout, record, &args.writing)?;
     println!("{line}");

@@ -147,16 +147,30 @@ impl Catalog<'_> {
             });
         };
         let base = interval(floor);
-        if base.value <= 0.0 {
+        if base.high <= 0.0 {
+            // The server gave the same logprobs when run again: no noise, so the comparison's
+            // own interval decides, against zero.
+            let beyond = own.low > 0.0;
             return Some(Judged {
-                short: "floor is 0: no test".into(),
-                beyond: None,
+                short: match beyond {
+                    true => "beyond noise (floor 0)".into(),
+                    false => "within noise".into(),
+                },
+                beyond: Some(beyond),
                 sentence: format!(
-                    "Its floor, {}, measured 0 nats: the server gave the same logprobs when \
-                     run again, so there is no noise to judge against, and its {} nats stand \
-                     alone.",
+                    "{}: its floor, {}, measured 0 nats (the server gave the same logprobs \
+                     when run again), so there is no noise, and its own {} nats have the 95% \
+                     interval {} – {}, which {} zero.",
+                    if beyond {
+                        "Beyond noise"
+                    } else {
+                        "Within noise"
+                    },
                     floor.label,
-                    figure(own.value)
+                    sig3(own.value),
+                    sig3(own.low),
+                    sig3(own.high),
+                    if beyond { "leaves out" } else { "holds" },
                 ),
             });
         }

@@ -59,8 +59,8 @@ pub fn page(c: &Catalog, d: &Divergence) -> ComparisonPage {
             "{} against {}: mean KL divergence {} nats and top-1 agreement {} over {} teacher-forced positions",
             d.b,
             d.a,
-            figure(tf.kld_mean),
-            figure(tf.top1_agree),
+            divergence::KLD_MEAN.shown(&Value::Number(tf.kld_mean)),
+            divergence::TOP1_AGREE.shown(&Value::Number(tf.top1_agree)),
             count(tf.positions)
         ),
         provenance: super::shared::provenance_facts(d.provenance.as_ref()),
@@ -313,6 +313,17 @@ fn facts(d: &Divergence) -> Vec<Fact> {
             } else {
                 "configuration change"
             },
+        ),
+        Fact::new(
+            "Mean KL is",
+            format!(
+                "a lower bound: computed from each side's top-{k} logprobs, the rest of each \
+                 side's probability taken as one outcome, which can only understate it. The \
+                 tokens both top-{k} lists held carried {:.1}% of the reference's probability, \
+                 on average over the positions.",
+                100.0 * d.teacher_forced.support_mass_mean,
+                k = s.top_k,
+            ),
         ),
         Fact::new("Prompt set", d.prompt_set.clone()),
         Fact::new(

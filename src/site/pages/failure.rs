@@ -32,8 +32,14 @@ pub fn page(c: &Catalog, failure: &Failure) -> FailurePage {
             .unwrap_or_else(|| engine.name().to_owned());
         facts.push(Fact::new("Engine", named));
     }
+    if let Some(profile) = &failure.profile {
+        facts.push(Fact::new("Profile", profile.clone()));
+    }
     if let Some(config) = &failure.config {
         facts.push(Fact::new("Settings tried", config.clone()));
+    }
+    if !failure.settings.is_empty() {
+        facts.push(Fact::new("Started with", failure.settings.join(" ")));
     }
     let models: Vec<_> = c
         .models()
