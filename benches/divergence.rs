@@ -45,6 +45,8 @@ fn main() {
             reference: (id == "b").then(|| "a".into()),
             prompt_set: "data/prompts.jsonl".into(),
             prompt_set_sha256: "0".repeat(64),
+            profile: None,
+            started_with: Vec::new(),
         };
         let mut rng = fastrand::Rng::with_seed(2);
         let mut noisy = fastrand::Rng::with_seed(3);

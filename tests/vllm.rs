@@ -350,3 +350,99 @@ fn the_real_vllm_fails_in_its_own_words_and_the_failure_keeps_its_settings() {
     assert!(!run.vision, "{run:?}");
     project.run(&["check"]).assert_success();
 }
+
+/// Quality as a user measures it on the real vLLM, each capture launching its server from the
+/// profile: float32 captured twice (the second scoring the first's continuations) and
+/// bfloat16 once. The pair of float32 captures is the same configuration, so its comparison
+/// is the noise floor with no flag to say so, and measures 0 (one request at a time, eager,
+/// float32: the same logprobs again); bfloat16's is small and positive, and its page judges it
+/// against that floor.
+#[test]
+fn the_real_vllm_quality_is_judged_against_its_own_floor() {
+    let dir = vllm_dir();
+    let project = Project::copy_of_repo();
+    profile(&project, &dir);
+    let prompts: String = std::fs::read_to_string(support::repo().join("data/prompts.jsonl"))
+        .unwrap()
+        .lines()
+        .take(8)
+        .map(|line| format!("{line}\n"))
+        .collect();
+    project.write("data/tiny-prompts.jsonl", &prompts);
+    let capture = |id: &str, extra: &[&str]| {
+        let mut args = vec![
+            "collect",
+            "capture",
+            "--id",
+            id,
+            "--profile",
+            "tiny-vllm-module",
+            "--launch",
+            "--launcher",
+            "local",
+            "--ready-timeout",
+            "300",
+            "--prompts",
+            "data/tiny-prompts.jsonl",
+            "--max-tokens",
+            "24",
+            "--top-k",
+            "5",
+            "--concurrency",
+            "1",
+        ];
+        args.extend(extra);
+        project.run(&args).assert_success();
+    };
+    capture("f32", &[]);
+    capture("f32-again", &["--reference", "f32"]);
+    capture(
+        "bf16",
+        &[
+            "--reference",
+            "f32",
+            "--set",
+            "EXTRA_ARGS=--dtype bfloat16 --enforce-eager --distributed-executor-backend uni",
+        ],
+    );
+    let floor = project.run(&[
+        "collect",
+        "divergence",
+        "--a",
+        "f32",
+        "--b",
+        "f32-again",
+        "--label",
+        "tiny f32 again",
+    ]);
+    floor.assert_success();
+    let change = project.run(&[
+        "collect",
+        "divergence",
+        "--a",
+        "f32",
+        "--b",
+        "bf16",
+        "--label",
+        "tiny f32 to bf16",
+        "--dim",
+        "dtype=bf16",
+    ]);
+    change.assert_success();
+    let doc = project.results();
+    let record = |label: &str| doc.divergence.iter().find(|d| d.label == label).unwrap();
+    let (floor, change) = (record("tiny f32 again"), record("tiny f32 to bf16"));
+    assert!(floor.is_floor(), "{:?}", floor.dimensions);
+    assert!(!change.is_floor(), "{:?}", change.dimensions);
+    assert_eq!(floor.teacher_forced.kld_mean, 0.0, "{floor:?}");
+    let kl = change.teacher_forced.kld_mean;
+    assert!(kl > 0.0 && kl < 0.5, "{change:?}");
+    project.run(&["check"]).assert_success();
+    project.run(&["build"]).assert_success();
+    let page = project.page(&format!("quality/{}/index.html", change.slug()));
+    assert!(
+        page.contains("its floor, tiny f32 again, measured 0 nats"),
+        "{page}"
+    );
+    assert!(page.contains("top-5 lists held carried"), "{page}");
+}

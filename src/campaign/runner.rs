@@ -16,7 +16,7 @@ use super::error::CampaignError;
 use super::plan::{self, Job, Kind, Status};
 use super::spec::{Campaign, Configuration};
 use crate::collect::{self, CollectError, Outcome, Phase, Progress, ServerOptions};
-use crate::data::figures::divergence;
+use crate::data::figures::{Value, divergence};
 use crate::data::{self, Date, Failure, Id, Record};
 use crate::profiles::{self, Launcher};
 use crate::project::{Layout, ProfileChecks};
@@ -468,6 +468,11 @@ async fn execute(
                 params: quality.clone(),
                 server: server.clone(),
                 replace: false,
+                profile: Some(
+                    profiles::load(&layout.profiles(), &config.profile)?
+                        .effective(&config.settings),
+                ),
+                launch: None,
             };
             let (_, captured) = session
                 .timed(collect::capture(&layout.root, &capture_options, progress))
@@ -494,7 +499,7 @@ async fn execute(
             let line = format!(
                 "{} {} {}",
                 divergence::KLD_MEAN.name(),
-                record.teacher_forced.kld_mean,
+                divergence::KLD_MEAN.shown(&Value::Number(record.teacher_forced.kld_mean)),
                 divergence::KLD_MEAN.unit
             );
             session.save(record, false)?;

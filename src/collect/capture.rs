@@ -14,11 +14,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::error::CollectError;
+use super::launch::{self, LaunchOptions};
 use super::progress::Progress;
 use super::runtime::interrupted;
 use super::target::{ServerOptions, Target, connect};
 use crate::data::CaptureSettings;
 use crate::data::prompts::{self, PromptEntry, PromptSet};
+use crate::profiles::Effective;
 use crate::project::Layout;
 
 /// Reads a prompt set for collection.
@@ -45,9 +47,24 @@ pub struct Header {
     pub prompt_set: String,
     /// The prompt set's sha256.
     pub prompt_set_sha256: String,
+    /// The profile the server ran, where the capture was told (`--profile`) or launched it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// What the server was started with, `KEY=VALUE` in the profile's order: two captures of
+    /// the same make a noise floor.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub started_with: Vec<String>,
 }
 
 impl Header {
+    /// Whether `other` was captured from a server started the same way as this one's: the
+    /// same profile with the same settings, both known.
+    pub fn same_configuration(&self, other: &Header) -> bool {
+        self.profile.is_some()
+            && self.profile == other.profile
+            && self.started_with == other.started_with
+    }
+
     /// The root capture whose continuations this one scored.
     pub fn root(&self) -> &str {
         self.reference.as_deref().unwrap_or(&self.capture)
@@ -144,11 +161,40 @@ pub struct CaptureOptions {
     pub server: ServerOptions,
     /// Replace an existing capture.
     pub replace: bool,
+    /// The profile (with its overrides) the server runs, when known.
+    pub profile: Option<Effective>,
+    /// Start the server from `profile`, and stop it afterwards.
+    pub launch: Option<LaunchOptions>,
 }
 
-/// Captures every prompt not captured yet and writes the capture file; returns its path and
-/// how many prompts this call captured.
+/// Captures every prompt not captured yet and writes the capture file, from a server started
+/// from the profile when `launch` is given; returns its path and how many prompts this call
+/// captured.
 pub async fn capture(
+    root: &Path,
+    options: &CaptureOptions,
+    progress: &Progress,
+) -> Result<(PathBuf, usize), CollectError> {
+    let Some(launch) = &options.launch else {
+        return capture_from(root, options, progress).await;
+    };
+    let effective = options
+        .profile
+        .as_ref()
+        .ok_or_else(|| CollectError::Usage("--launch needs --profile".into()))?;
+    let log = super::decode::log_path(&Layout::new(root), &options.id);
+    let mut server =
+        match launch::launch(effective, launch, &log, &options.server, progress).await? {
+            Ok(server) => server,
+            Err(diagnosis) => return Err(CollectError::Launch(diagnosis.reason)),
+        };
+    let captured = capture_from(root, options, progress).await;
+    server.stop();
+    captured
+}
+
+/// Captures from the server of `options`, running.
+async fn capture_from(
     root: &Path,
     options: &CaptureOptions,
     progress: &Progress,
@@ -181,6 +227,12 @@ pub async fn capture(
         reference: options.reference.clone(),
         prompt_set: set.path.clone(),
         prompt_set_sha256: set.sha256.clone(),
+        profile: options.profile.as_ref().map(|e| e.profile.clone()),
+        started_with: options
+            .profile
+            .as_ref()
+            .map(Effective::pairs)
+            .unwrap_or_default(),
     };
     let partial = partial_path(&layout, &options.id);
     let mut done = resume(&partial, &header)?;

@@ -710,11 +710,7 @@ pub fn failure(
         status: diagnosis.status,
         config: (!overrides.is_empty()).then(|| overrides.to_owned()),
         profile: Some(effective.profile.clone()),
-        settings: effective
-            .settings
-            .iter()
-            .map(|setting| format!("{}={}", setting.key, setting.value))
-            .collect(),
+        settings: effective.pairs(),
         reason: diagnosis.reason,
         engine: Some(diagnosis.engine),
         server: diagnosis.server,

@@ -93,7 +93,11 @@ pub fn compare_captures(
         })
         .collect::<Result<_, _>>()?;
     let (forced, generated): (Vec<Prompt>, Vec<GeneratedPrompt>) = compared.into_iter().unzip();
-    let dimensions: Dimensions = options.dimensions.iter().cloned().collect();
+    let mut dimensions: Dimensions = options.dimensions.iter().cloned().collect();
+    // The same configuration captured twice measures noise, not a change.
+    if ha.same_configuration(hb) && !dimensions.contains_key("kind") {
+        dimensions.insert("kind".into(), "floor".into());
+    }
     Ok(Divergence {
         label: options.label.clone(),
         id: options.id.clone(),

@@ -65,6 +65,15 @@ impl Effective {
         on
     }
 
+    /// Every setting as `KEY=VALUE`, in the profile's order: what a record keeps of what the
+    /// server was started with.
+    pub fn pairs(&self) -> Vec<String> {
+        self.settings
+            .iter()
+            .map(|setting| format!("{}={}", setting.key, setting.value))
+            .collect()
+    }
+
     /// The port the server listens on.
     pub fn port(&self) -> u16 {
         self.get("PORT")

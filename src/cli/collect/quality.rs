@@ -5,10 +5,11 @@ use std::process::ExitCode;
 
 use benchsite::collect::{self, Progress};
 use benchsite::data::figures::{Value, divergence};
+use benchsite::profiles;
 use benchsite::project::Layout;
 use clap::Args;
 
-use super::flags::{self, Labelled, Notes, ServerArgs, Writing};
+use super::flags::{self, Labelled, LaunchArgs, Notes, ServerArgs, Settings, Writing};
 use super::output::{stamped, write};
 use crate::cli::Outcome as CommandOutcome;
 
@@ -24,6 +25,14 @@ pub struct CaptureArgs {
     params: collect::CaptureParams,
     #[command(flatten)]
     server: ServerArgs,
+    /// The profile the server runs: kept in the capture, so that two captures of the same
+    /// settings make a noise floor; needed by --launch.
+    #[arg(long)]
+    profile: Option<String>,
+    #[command(flatten)]
+    set: Settings,
+    #[command(flatten)]
+    launch: LaunchArgs,
     /// Capture again over an existing capture.
     #[arg(long)]
     replace: bool,
@@ -61,6 +70,20 @@ pub struct JitterArgs {
 /// Captures a configuration's generations and scorings into its capture file.
 pub async fn capture(layout: &Layout, args: CaptureArgs) -> CommandOutcome {
     flags::id(&args.id)?;
+    let set = args.set.parsed()?;
+    let (profile, port) = match &args.profile {
+        Some(name) => (
+            Some(profiles::load(&layout.profiles(), name)?.effective(&set)),
+            args.launch.port(layout, name, &set)?,
+        ),
+        None => {
+            anyhow::ensure!(
+                set.is_empty() && !args.launch.launch,
+                "--set and --launch need --profile"
+            );
+            (None, None)
+        }
+    };
     let options = collect::CaptureOptions {
         id: args.id,
         reference: args.reference,
@@ -68,8 +91,10 @@ pub async fn capture(layout: &Layout, args: CaptureArgs) -> CommandOutcome {
             concurrency: args.params.concurrency.max(1),
             ..args.params
         },
-        server: args.server.options(layout, None)?,
+        server: args.server.options(layout, port)?,
         replace: args.replace,
+        profile,
+        launch: args.launch.options(port),
     };
     let total = collect::prompt_set(&layout.root, &options.params.prompts)?
         .prompts

@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use super::super::views::{Cell, Column, Fact, Row, Table};
+use crate::data::figures::Precision;
 use crate::data::{AGREE_SHARE, Delivery, EngineView, PerStream, Run, Sweep, SweepLevel};
 use crate::format::{MISSING, count, figure};
 
@@ -95,7 +96,7 @@ fn table(sweep: &Sweep, levels: &[&SweepLevel]) -> Table {
         // In ms to the hundredth: a mean of seconds × 1000 is not a number to print whole.
         x.map_or_else(Cell::missing, |v| {
             let ms = crate::stats::round(v * scale, 2);
-            Cell::number(figure(ms), ms)
+            Cell::number(crate::format::fixed(ms, 2), ms)
         })
     };
     Table {
@@ -187,12 +188,20 @@ fn differences(engine: &EngineView) -> String {
         .map(|(what, client, own)| {
             format!(
                 "{what}: client {} against the engine's {}",
-                figure(*client),
-                figure(*own)
+                significant(*client),
+                significant(*own)
             )
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// `x` to three significant digits, as the figures beside it are read.
+fn significant(x: f64) -> String {
+    match Precision::Significant(3).decimals_for(x) {
+        Some(decimals) => crate::format::fixed(x, decimals),
+        None => figure(x),
+    }
 }
 
 /// What a run's facts say of its samples' delivery and the engine's view.
@@ -232,19 +241,19 @@ pub fn run_facts(run: &Run) -> Vec<Fact> {
             engine.tpot_mean_ms.map(|t| {
                 format!(
                     "TPOT {} ms (the client's {})",
-                    figure(t),
+                    significant(t),
                     engine
                         .client_tpot_mean_ms
-                        .map_or(MISSING.to_owned(), figure)
+                        .map_or(MISSING.to_owned(), significant)
                 )
             }),
             engine.ttft_mean_s.map(|t| {
                 format!(
                     "TTFT {} ms (the client's {})",
-                    figure(t * 1e3),
+                    significant(t * 1e3),
                     engine
                         .client_ttft_mean_s
-                        .map_or(MISSING.to_owned(), |c| figure(c * 1e3))
+                        .map_or(MISSING.to_owned(), |c| significant(c * 1e3))
                 )
             }),
         ];
