@@ -2306,7 +2306,7 @@ fn an_sglang_profile_starts_sglang_and_its_failure_is_read_in_its_words() {
     assert_eq!(
         args.trim(),
         format!(
-            "-m sglang.launch_server --model-path example/Fake-Model-7B --served-model-name Fake-Model-7B --port {port} --context-length 32768 --max-running-requests 8 --mem-fraction-static 0.8 --kv-cache-dtype fp8_e4m3 --enable-metrics"
+            "-m sglang.launch_server --model-path example/Fake-Model-7B --served-model-name Fake-Model-7B --port {port} --context-length 32768 --max-running-requests 8 --mem-fraction-static 0.8 --kv-cache-dtype fp8_e4m3 --enable-metrics --host 127.0.0.1"
         )
     );
     assert!(project.root.path().join("stopped").exists());

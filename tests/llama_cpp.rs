@@ -859,7 +859,7 @@ fn llama_server_is_launched_from_its_profile_alone_and_in_a_campaign() {
     let shown = project.run(&["profile", "show", "tiny-ls"]);
     shown.assert_success();
     let command = format!(
-        "{binary} --model {model} --alias tiny --port {port} --ctx-size 4096 --parallel 2 --threads 1 --metrics"
+        "{binary} --model {model} --alias tiny --port {port} --ctx-size 4096 --parallel 2 --threads 1 --metrics --host 127.0.0.1"
     );
     assert!(
         shown.stdout.contains(&format!(

@@ -123,10 +123,25 @@ fn divergence_matches_an_independent_computation_and_identical_servers_give_zero
         ..Script::default()
     });
     let project = project();
+    // Each capture says which configuration the server runs: the reference's twice (a noise
+    // floor, which the divergence marks with no flag), the perturbed one with a setting more.
+    let profile = ["--profile", "qwen3.8-27b"];
     for (server, id, extra) in [
-        (&reference, "ref", vec![]),
-        (&reference, "ref-again", vec!["--reference", "ref"]),
-        (&perturbed, "perturbed", vec!["--reference", "ref"]),
+        (&reference, "ref", profile.to_vec()),
+        (
+            &reference,
+            "ref-again",
+            [&profile[..], &["--reference", "ref"]].concat(),
+        ),
+        (
+            &perturbed,
+            "perturbed",
+            [
+                &profile[..],
+                &["--reference", "ref", "--set", "MAX_NUM_SEQS=4"],
+            ]
+            .concat(),
+        ),
     ] {
         let output = capture(&project, server, id, &extra);
         assert!(output.status.success(), "{id}: {}", output.stderr);
@@ -147,8 +162,6 @@ fn divergence_matches_an_independent_computation_and_identical_servers_give_zero
         "ref-again",
         "--label",
         "same server",
-        "--dim",
-        "kind=floor",
     ]);
     output.assert_success();
     let output = project.run(&[
@@ -173,6 +186,14 @@ fn divergence_matches_an_independent_computation_and_identical_servers_give_zero
         .unwrap();
     assert_eq!(same.teacher_forced.kld_mean, 0.0);
     assert_eq!(same.teacher_forced.top1_agree, 1.0);
+    assert!(same.is_floor(), "{:?}", same.dimensions);
+    assert!(
+        !doc.divergence
+            .iter()
+            .find(|d| d.label == "perturbed")
+            .unwrap()
+            .is_floor()
+    );
     assert_eq!(same.generation.identical, PROMPTS.len() as u64);
     assert_eq!(same.generation.first_divergence_p50, None);
 

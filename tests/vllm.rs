@@ -446,3 +446,190 @@ fn the_real_vllm_quality_is_judged_against_its_own_floor() {
     );
     assert!(page.contains("top-5 lists held carried"), "{page}");
 }
+
+/// The tiny model served by the module form of vLLM's server on `port`, started by hand as a
+/// user starts it for another tool, in a process group of its own; stopped when dropped.
+struct Served {
+    child: std::process::Child,
+}
+
+impl Served {
+    fn start(dir: &Path, port: u16, log: &Path) -> Served {
+        use std::os::unix::process::CommandExt;
+        let mut command = std::process::Command::new(dir.join("venv/bin/python"));
+        command
+            .args(["-m", "vllm.entrypoints.openai.api_server", "--model"])
+            .arg(dir.join("model"))
+            .args([
+                "--served-model-name",
+                "tiny",
+                "--host",
+                "127.0.0.1",
+                "--port",
+            ])
+            .arg(port.to_string())
+            .args([
+                "--max-model-len",
+                "1024",
+                "--max-num-seqs",
+                "8",
+                "--dtype",
+                "float32",
+            ])
+            .args(["--enforce-eager", "--distributed-executor-backend", "uni"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::fs::File::create(log).unwrap())
+            .stderr(std::fs::File::create(log.with_extension("err")).unwrap())
+            .process_group(0);
+        for pair in engine_env(dir, 1).split_whitespace() {
+            let (name, value) = pair.split_once('=').unwrap();
+            command.env(name, value);
+        }
+        let served = Served {
+            child: command.spawn().unwrap(),
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+        while !healthy(port) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "vLLM never became ready"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+        served
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether `GET /health` on `port` answers 200.
+fn healthy(port: u16) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+    if stream
+        .write_all(b"GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .is_err()
+    {
+        return false;
+    }
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200")
+}
+
+/// The number `vllm bench serve` printed on its line `label:   value`.
+fn printed(stdout: &str, label: &str) -> f64 {
+    stdout
+        .lines()
+        .find_map(|line| line.strip_prefix(label)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {label} in {stdout}"))
+}
+
+/// `vllm bench serve` against the real vLLM (random prompts of 32 tokens, 32 tokens out with
+/// ignore_eos, 4 in flight, `--save-result --save-detailed`), imported: the level holds what
+/// the tool printed, each to the imported figure's rounding, and its per-stream rate is
+/// 1000 / mean TPOT as vLLM defines it.
+#[test]
+fn vllm_bench_serve_against_the_real_vllm_imports_as_it_printed() {
+    let dir = vllm_dir();
+    let project = Project::copy_of_repo();
+    let port = free_port();
+    let results = project.root.path().join("bench");
+    std::fs::create_dir_all(&results).unwrap();
+    let _served = Served::start(&dir, port, &results.join("vllm.log"));
+    let bench = std::process::Command::new(dir.join("venv/bin/vllm"))
+        .args(["bench", "serve", "--base-url"])
+        .arg(format!("http://127.0.0.1:{port}"))
+        .args(["--model", "tiny", "--tokenizer"])
+        .arg(dir.join("model"))
+        .args(["--dataset-name", "random", "--random-input-len", "32"])
+        .args([
+            "--random-output-len",
+            "32",
+            "--ignore-eos",
+            "--num-prompts",
+            "24",
+        ])
+        .args(["--max-concurrency", "4", "--save-result", "--save-detailed"])
+        .arg("--result-dir")
+        .arg(&results)
+        .args(["--result-filename", "c4.json"])
+        .envs([("HF_HUB_OFFLINE", "1"), ("VLLM_NO_USAGE_STATS", "1")])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&bench.stdout).into_owned();
+    assert!(
+        bench.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&bench.stderr)
+    );
+    let file = results.join("c4.json");
+    project
+        .run(&[
+            "collect",
+            "import",
+            "vllm-bench",
+            file.to_str().unwrap(),
+            "--label",
+            "tiny bench serve",
+            "--ignore-eos",
+        ])
+        .assert_success();
+    let doc = project.results();
+    let sweep = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "tiny bench serve")
+        .unwrap();
+    let level = &sweep.levels[0];
+    assert_eq!(level.concurrency, Some(4));
+    assert_eq!(
+        level.succeeded as f64,
+        printed(&stdout, "Successful requests:")
+    );
+    // Printed to the hundredth; recorded in s to 0.1 ms, tok/s to 0.1, req/s to 0.001.
+    let near = |recorded: f64, printed: f64, within: f64| {
+        assert!(
+            (recorded - printed).abs() <= within,
+            "{recorded} against {printed}\n{stdout}"
+        )
+    };
+    near(
+        level.ttft_p50_s.unwrap() * 1e3,
+        printed(&stdout, "Median TTFT (ms):"),
+        0.06,
+    );
+    near(
+        level.tpot_p50_ms.unwrap(),
+        printed(&stdout, "Median TPOT (ms):"),
+        0.006,
+    );
+    near(
+        level.total_tok_s.unwrap(),
+        printed(&stdout, "Output token throughput (tok/s):"),
+        0.06,
+    );
+    near(
+        level.achieved_rps.unwrap(),
+        printed(&stdout, "Request throughput (req/s):"),
+        0.006,
+    );
+    let per_stream = 1e3 / printed(&stdout, "Mean TPOT (ms):");
+    near(
+        level.decode_tok_s_per_stream.unwrap(),
+        per_stream,
+        0.001 * per_stream + 0.05,
+    );
+    project.run(&["check"]).assert_success();
+}

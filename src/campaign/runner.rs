@@ -560,7 +560,9 @@ async fn run_job(
             ..spec.clone()
         },
         today,
-        replace: false,
+        // A failed configuration run again under --retry-failed: its run takes the
+        // failure's place (one id is never both).
+        replace: session.options.retry_failed,
         force: false,
     };
     let outcome = session
@@ -573,7 +575,7 @@ async fn run_job(
         progress.line(&format!("warning: {warning}"));
     }
     let line = format!("{} tok/s", record.decode_tok_s);
-    session.save(record, false)?;
+    session.save(record, session.options.retry_failed)?;
     Ok(line)
 }
 

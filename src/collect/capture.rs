@@ -211,29 +211,7 @@ async fn capture_from(
     let reference = reference_capture(&layout, options.reference.as_deref(), &set)?;
     let target = connect(&options.server).await?;
     target.require_scoring("collect capture")?;
-    let header = Header {
-        capture: options.id.clone(),
-        server: options.server.base_url.clone(),
-        model: target.model.clone(),
-        vllm_version: target.vllm_version(),
-        settings: CaptureSettings {
-            max_tokens: options.params.max_tokens,
-            top_k: options.params.top_k,
-            thinking: options.params.thinking,
-            temperature: 0.0,
-            seed: 0,
-            concurrency: options.params.concurrency as u64,
-        },
-        reference: options.reference.clone(),
-        prompt_set: set.path.clone(),
-        prompt_set_sha256: set.sha256.clone(),
-        profile: options.profile.as_ref().map(|e| e.profile.clone()),
-        started_with: options
-            .profile
-            .as_ref()
-            .map(Effective::pairs)
-            .unwrap_or_default(),
-    };
+    let header = header_of(options, &target, &set);
     let partial = partial_path(&layout, &options.id);
     let mut done = resume(&partial, &header)?;
     if let Some(parent) = partial.parent() {
@@ -297,6 +275,33 @@ async fn capture_from(
     write_capture(&path, &header, &set, &done)?;
     let _ = std::fs::remove_file(&partial);
     Ok((path, captured))
+}
+
+/// The first line of the capture `options` asks for, from `target` over `set`.
+fn header_of(options: &CaptureOptions, target: &Target, set: &PromptSet) -> Header {
+    Header {
+        capture: options.id.clone(),
+        server: options.server.base_url.clone(),
+        model: target.model.clone(),
+        vllm_version: target.vllm_version(),
+        settings: CaptureSettings {
+            max_tokens: options.params.max_tokens,
+            top_k: options.params.top_k,
+            thinking: options.params.thinking,
+            temperature: 0.0,
+            seed: 0,
+            concurrency: options.params.concurrency as u64,
+        },
+        reference: options.reference.clone(),
+        prompt_set: set.path.clone(),
+        prompt_set_sha256: set.sha256.clone(),
+        profile: options.profile.as_ref().map(|e| e.profile.clone()),
+        started_with: options
+            .profile
+            .as_ref()
+            .map(Effective::pairs)
+            .unwrap_or_default(),
+    }
 }
 
 /// The root capture whose continuations this one scores, made with the same prompt set.
