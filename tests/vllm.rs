@@ -454,7 +454,12 @@ struct Served {
 }
 
 impl Served {
+    /// Started with `extra` arguments after the profile's own.
     fn start(dir: &Path, port: u16, log: &Path) -> Served {
+        Self::start_with(dir, port, log, &[])
+    }
+
+    fn start_with(dir: &Path, port: u16, log: &Path, extra: &[&str]) -> Served {
         use std::os::unix::process::CommandExt;
         let mut command = std::process::Command::new(dir.join("venv/bin/python"));
         command
@@ -477,6 +482,7 @@ impl Served {
                 "float32",
             ])
             .args(["--enforce-eager", "--distributed-executor-backend", "uni"])
+            .args(extra)
             .stdin(std::process::Stdio::null())
             .stdout(std::fs::File::create(log).unwrap())
             .stderr(std::fs::File::create(log.with_extension("err")).unwrap())
@@ -510,22 +516,39 @@ impl Drop for Served {
     }
 }
 
-/// Whether `GET /health` on `port` answers 200.
-fn healthy(port: u16) -> bool {
+/// The answer to `GET path` on `port`, status line first; empty when nothing answers.
+fn get(port: u16, path: &str) -> String {
     use std::io::{Read, Write};
     let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
+        return String::new();
     };
     let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
-    if stream
-        .write_all(b"GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-        .is_err()
-    {
-        return false;
+    let asked = format!("GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+    if stream.write_all(asked.as_bytes()).is_err() {
+        return String::new();
     }
     let mut answer = String::new();
     let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+/// Whether `GET /health` on `port` answers 200.
+fn healthy(port: u16) -> bool {
+    let answer = get(port, "/health");
     answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200")
+}
+
+/// A counter of vLLM's `/metrics` on `port`, summed over its labels, read here apart from
+/// benchsite: the lines `name{...} value` and `name value`.
+fn counter(port: u16, name: &str) -> f64 {
+    get(port, "/metrics")
+        .lines()
+        .filter(|line| {
+            line.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '))
+        })
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
 }
 
 /// The number `vllm bench serve` printed on its line `label:   value`.
@@ -631,5 +654,111 @@ fn vllm_bench_serve_against_the_real_vllm_imports_as_it_printed() {
         per_stream,
         0.001 * per_stream + 0.05,
     );
+    project.run(&["check"]).assert_success();
+}
+
+/// Open-loop levels and a limit search against the real vLLM, the server started by hand with
+/// prompt token details on: each level keeps the server's telemetry (its scrapes, running and
+/// waiting requests, KV use) and its engine view, and the prompt tokens the answers' usage
+/// said were cached add up, over the sweep, to what vLLM's `vllm:prompt_tokens_cached_total`
+/// counted, read here around it (no warm-up, so every request the counter saw is a level's).
+#[test]
+fn the_real_vllm_open_loop_and_search_keep_its_telemetry_and_cached_tokens() {
+    let dir = vllm_dir();
+    let project = Project::copy_of_repo();
+    let port = free_port();
+    let log = project.root.path().join("vllm.log");
+    let _served = Served::start_with(&dir, port, &log, &["--enable-prompt-tokens-details"]);
+    let url = format!("http://127.0.0.1:{port}");
+    let cached = "vllm:prompt_tokens_cached_total";
+    let before = counter(port, cached);
+    let open = project.run(&[
+        "collect",
+        "sweep",
+        "--label",
+        "tiny open",
+        "--base-url",
+        &url,
+        "--model",
+        "tiny",
+        "--rates",
+        "4,8",
+        "--requests",
+        "16",
+        "--seed",
+        "1",
+        "--prompt-words",
+        "20",
+        "--output-tokens",
+        "16",
+        "--ignore-eos",
+        "--prefix-groups",
+        "2",
+        "--prefix-words",
+        "100",
+        "--warmup",
+        "0",
+    ]);
+    open.assert_success();
+    let counted = counter(port, cached) - before;
+    let doc = project.results();
+    let sweep = doc.sweeps.iter().find(|s| s.label == "tiny open").unwrap();
+    assert_eq!(sweep.levels.len(), 2);
+    let usage: u64 = sweep
+        .levels
+        .iter()
+        .map(|level| level.cached_prompt_tokens.unwrap())
+        .sum();
+    // Two groups of a 100-word prefix (about 350 tokens of this tokenizer's): most of 32
+    // prompts' prefixes come from the cache.
+    assert!(usage > 0, "{sweep:?}");
+    assert_eq!(usage as f64, counted, "{sweep:?}");
+    // The report's limits, which the search keeps: the defaults its pages judge by.
+    let settings = std::fs::read_to_string(project.root.path().join("benchsite.toml")).unwrap();
+    project.write(
+        "benchsite.toml",
+        &format!("{settings}\n[slo]\nttft_p95_s = 2\ntpot_ms = 50\n"),
+    );
+    let search = project.run(&[
+        "collect",
+        "sweep",
+        "--label",
+        "tiny search",
+        "--base-url",
+        &url,
+        "--model",
+        "tiny",
+        "--levels",
+        "1,4",
+        "--search",
+        "--prompt-words",
+        "20",
+        "--output-tokens",
+        "16",
+        "--ignore-eos",
+        "--rounds",
+        "2",
+        "--min-requests",
+        "0",
+    ]);
+    search.assert_success();
+    let doc = project.results();
+    let searched = doc
+        .sweeps
+        .iter()
+        .find(|s| s.label == "tiny search")
+        .unwrap();
+    // Within those limits the tiny model holds at 1, 2 and 4 in flight.
+    let loads: Vec<_> = searched.levels.iter().map(|l| l.concurrency).collect();
+    assert_eq!(loads, [Some(1), Some(2), Some(4)], "{searched:?}");
+    for level in sweep.levels.iter().chain(&searched.levels) {
+        assert!(level.metric_scrapes.unwrap() >= 2, "{level:?}");
+        // Gauges as sampled: a short level's scrapes may all fall between its requests.
+        assert!(level.running_max.is_some() && level.kv_usage_max.is_some());
+        assert!(level.waiting_max.is_some(), "{level:?}");
+        let engine = level.engine_view.as_ref().unwrap();
+        assert_eq!(engine.requests, Some(level.succeeded), "{level:?}");
+        assert_eq!(level.delivery.as_ref().unwrap().short, Some(0));
+    }
     project.run(&["check"]).assert_success();
 }
