@@ -762,3 +762,103 @@ fn the_real_vllm_open_loop_and_search_keep_its_telemetry_and_cached_tokens() {
     }
     project.run(&["check"]).assert_success();
 }
+
+/// Whether process `pid` runs (exists and is not a zombie), read from `/proc`.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat[stat.rfind(')')? + 1..].split_whitespace().next()?;
+            Some(state != "Z")
+        })
+        .unwrap_or(false)
+}
+
+/// A campaign over two settings of the real vLLM, launched locally, killed with SIGKILL once
+/// its first run is recorded: the vLLM it launched is gone within a second (its guard), and the
+/// campaign run again measures the rest, the finished run left as it was.
+#[test]
+fn a_campaign_of_the_real_vllm_killed_and_resumed() {
+    let dir = vllm_dir();
+    let project = Project::copy_of_repo();
+    profile(&project, &dir);
+    project.write(
+        "campaigns/tiny.toml",
+        "[[config]]\nprofile = \"tiny-vllm-module\"\nmatrix = { MAX_NUM_SEQS = [2, 4] }\n\
+         shape = \"Dense, tiny\"\nprecision = \"F32\"\n[run]\nsamples = 1\nmax_tokens = 32\n\
+         prompt = \"A story.\"\n[[sweep]]\nlevels = [1, 2]\nprompt_words = 20\noutput_tokens = 16\n\
+         rounds = 2\n[launch]\nlauncher = \"local\"\nready_timeout_s = 300\nstop_timeout_s = 10\n",
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_benchsite"))
+        .arg("--root")
+        .arg(project.root.path())
+        .args(["campaign", "run", "tiny"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let first = loop {
+        if let Some(run) = project
+            .results()
+            .runs
+            .iter()
+            .find(|r| r.profile == "tiny-vllm-module")
+        {
+            break run.clone();
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(300),
+            "no run recorded"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the campaign ended early"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let pid_file = project
+        .root
+        .path()
+        .join(format!("data/logs/{}.log.pid", first.id));
+    let server: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(alive(server), "vLLM serves the first configuration");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let killed = std::time::Instant::now();
+    while alive(server) {
+        assert!(
+            killed.elapsed() < std::time::Duration::from_secs(1),
+            "the launched vLLM outlived its campaign"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let resumed = project.run(&["campaign", "run", "tiny"]);
+    resumed.assert_success();
+    let doc = project.results();
+    let runs: Vec<_> = doc
+        .runs
+        .iter()
+        .filter(|r| r.profile == "tiny-vllm-module")
+        .collect();
+    assert_eq!(runs.len(), 2, "{}", resumed.stderr);
+    assert_eq!(
+        serde_json::to_string(runs.iter().find(|r| r.id == first.id).unwrap()).unwrap(),
+        serde_json::to_string(&first).unwrap()
+    );
+    let sweeps = doc
+        .sweeps
+        .iter()
+        .filter(|s| s.engine == Some(benchsite::profiles::Engine::Vllm) && s.levels.len() == 2)
+        .filter(|s| s.label.contains("tiny-vllm-module"))
+        .count();
+    assert_eq!(sweeps, 2, "{}", resumed.stderr);
+    project.run(&["check"]).assert_success();
+}
