@@ -862,3 +862,98 @@ fn a_campaign_of_the_real_vllm_killed_and_resumed() {
     assert_eq!(sweeps, 2, "{}", resumed.stderr);
     project.run(&["check"]).assert_success();
 }
+
+/// n-gram speculation on the real vLLM (started by hand with `--speculative-config`, measured
+/// with `collect run` of a profile that says so): the acceptance, the acceptance length and
+/// the rate at each draft position agree with vLLM's `vllm:spec_decode_*` counters read here
+/// around the whole run. The run scrapes around its samples, after its cold request; the same
+/// prompt, greedy, drafts and accepts alike each time, so the ratios over the cold request
+/// and the samples are those over the samples.
+#[test]
+fn the_real_vllm_ngram_acceptance_agrees_with_its_counters() {
+    let dir = vllm_dir();
+    let project = Project::copy_of_repo();
+    let port = free_port();
+    let log = project.root.path().join("vllm.log");
+    let config = r#"{"method":"ngram","num_speculative_tokens":3}"#;
+    let _served = Served::start_with(&dir, port, &log, &["--speculative-config", config]);
+    project.write(
+        "profiles/tiny-ngram.env",
+        &format!(
+            "MODEL={}\nSERVED_MODEL_NAME=tiny\nMAX_MODEL_LEN=1024\nMAX_NUM_SEQS=8\n\
+             SPEC_DECODE=1\nSPEC_METHOD=ngram\nNUM_SPECULATIVE_TOKENS=3\n",
+            dir.join("model").display()
+        ),
+    );
+    let read = || {
+        let text = get(port, "/metrics");
+        let value = |name: &str, label: &str| -> f64 {
+            text.lines()
+                .filter(|line| line.starts_with(name) && line.contains(label))
+                .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+                .sum()
+        };
+        let positions: Vec<f64> = (0..3)
+            .map(|p| {
+                value(
+                    "vllm:spec_decode_num_accepted_tokens_per_pos_total{",
+                    &format!("position=\"{p}\""),
+                )
+            })
+            .collect();
+        (
+            value("vllm:spec_decode_num_drafts_total{", ""),
+            value("vllm:spec_decode_num_draft_tokens_total{", ""),
+            value("vllm:spec_decode_num_accepted_tokens_total{", ""),
+            positions,
+        )
+    };
+    let before = read();
+    project
+        .run(&[
+            "collect",
+            "run",
+            "--id",
+            "tiny-ngram",
+            "--profile",
+            "tiny-ngram",
+            "--base-url",
+            &format!("http://127.0.0.1:{port}"),
+            "--shape",
+            "Dense, tiny",
+            "--precision",
+            "F32",
+            "--max-tokens",
+            "64",
+            "--samples",
+            "3",
+            "--acceptance-prompts",
+            "0",
+        ])
+        .assert_success();
+    let after = read();
+    let drafts = after.0 - before.0;
+    let (drafted, accepted) = (after.1 - before.1, after.2 - before.2);
+    assert!(drafts > 0.0 && drafted > 0.0, "no drafts counted");
+    let doc = project.results();
+    let run = doc
+        .runs
+        .iter()
+        .find(|r| r.id.as_str() == "tiny-ngram")
+        .unwrap();
+    assert!(run.spec_decode, "{run:?}");
+    // Recorded to the thousandth.
+    let near = |recorded: f64, counted: f64| {
+        assert!(
+            (recorded - counted).abs() <= 0.0006,
+            "{recorded} against {counted}: {run:?}"
+        )
+    };
+    near(run.spec_acceptance.unwrap(), accepted / drafted);
+    near(run.spec_acceptance_length.unwrap(), 1.0 + accepted / drafts);
+    assert_eq!(run.spec_acceptance_per_position.len(), 3, "{run:?}");
+    for (p, rate) in run.spec_acceptance_per_position.iter().enumerate() {
+        near(*rate, (after.3[p] - before.3[p]) / drafts);
+    }
+    project.run(&["check"]).assert_success();
+}
