@@ -116,6 +116,10 @@ fn a_run_measures_the_scripted_decode_rate_and_the_kv_pool() {
         .find(|r| r.id.as_str() == "fake-default")
         .unwrap();
     assert_eq!(run.decode_samples.len(), 3);
+    // The document is the data of the day it was written, as its pages' footer says: the
+    // seed's 2026-09-07 no longer, today's date (that of the run, written today).
+    assert_eq!(doc.generated, run.generated);
+    assert!(doc.generated > data::Date::new("2026-09-07").unwrap());
     samples_as_sent(run, &server);
     assert_eq!(
         Some(run.decode_tok_s),

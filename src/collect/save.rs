@@ -8,7 +8,7 @@ use crate::project::{Layout, ProfileChecks};
 /// read, add (or replace, when `replace`), check the document whole as `check` does (its
 /// runs against their profiles too), write, fsync, rename. A write that would add a problem
 /// is refused and writes nothing; the problems the document already had and still has are
-/// returned. A key another machine's document has is refused: keys are unique across the
+/// returned. The document's `generated` becomes today's date. A key another machine's document has is refused: keys are unique across the
 /// project.
 pub fn save<R: Record>(
     layout: &Layout,
@@ -39,10 +39,16 @@ pub fn save_all<R: Record>(
         }
     }
     let checks = ProfileChecks::of(layout);
+    let today = data::Date::today();
     let written = data::update(&layout.results(), &|doc| checks.problems(doc), |doc| {
         records
             .into_iter()
-            .try_for_each(|record| doc.put(record, replace))
+            .try_for_each(|record| doc.put(record, replace))?;
+        // The document is the data of the day it was last written (its pages' footer).
+        if doc.generated < today {
+            doc.generated = today;
+        }
+        Ok(())
     })?;
     Ok(written.kept)
 }
