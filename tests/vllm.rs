@@ -748,9 +748,19 @@ fn the_real_vllm_open_loop_and_search_keep_its_telemetry_and_cached_tokens() {
         .iter()
         .find(|s| s.label == "tiny search")
         .unwrap();
-    // Within those limits the tiny model holds at 1, 2 and 4 in flight.
-    let loads: Vec<_> = searched.levels.iter().map(|l| l.concurrency).collect();
-    assert_eq!(loads, [Some(1), Some(2), Some(4)], "{searched:?}");
+    // Where the search stops depends on how fast two shared cores serve (TPOT passes 50 ms
+    // at 4 in flight when other servers run beside it): it starts at 1, probes increasing
+    // loads no higher than 4, records each probe as a level, and says what held.
+    let loads: Vec<u64> = searched
+        .levels
+        .iter()
+        .map(|l| l.concurrency.unwrap())
+        .collect();
+    assert_eq!(loads[0], 1, "{searched:?}");
+    assert!(loads.windows(2).all(|w| w[0] < w[1]) && loads[loads.len() - 1] <= 4);
+    let found = searched.search.as_ref().expect("the search is recorded");
+    assert_eq!(found.probes as usize, loads.len(), "{found:?}");
+    assert!(found.held.is_some(), "{found:?}");
     for level in sweep.levels.iter().chain(&searched.levels) {
         assert!(level.metric_scrapes.unwrap() >= 2, "{level:?}");
         // Gauges as sampled: a short level's scrapes may all fall between its requests.
