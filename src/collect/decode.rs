@@ -10,13 +10,14 @@ use super::acceptance::{Spread, acceptance, metrics_gap, over_prompt_set};
 use super::client::Endpoint;
 use super::engine_view::{self, Counters};
 use super::error::CollectError;
-use super::launch::{self, LaunchOptions, Phase};
+use super::launch::{self, LaunchOptions};
 use super::metrics::{self, KvSource, Metrics};
 use super::outcome::Outcome;
 use super::power::{self, Drawn, Sampler};
 use super::progress::Progress;
 use super::runtime::interrupted;
 use super::samples::{checked_rates, failed_gap, weights};
+use super::server_log::{self, Diagnosis, Phase};
 use super::stream::Timing;
 use super::target::{ServerOptions, Target, connect};
 use crate::data::{self, Date, Failure, Id, Results, Run, RunStatus};
@@ -268,7 +269,7 @@ async fn measured_or_died(
     context: Option<u64>,
     mut launched: Option<&mut launch::Launched>,
     progress: &Progress,
-) -> Result<Result<Measured, launch::Diagnosis>, CollectError> {
+) -> Result<Result<Measured, Diagnosis>, CollectError> {
     // The launched server is watched throughout: one that exits stops the measurement, and
     // nothing else answering its port is measured in its place.
     let outcome = tokio::select! {
@@ -634,7 +635,7 @@ fn kv_pool(metrics: Option<&Metrics>, log: Option<&str>) -> Option<(u64, KvSourc
             Some((pool.tokens, pool.source))
         }
         _ => log
-            .and_then(launch::kv_tokens)
+            .and_then(server_log::kv_tokens)
             .map(|tokens| (tokens, KvSource::Log))
             .or(pool.map(|pool| (pool.tokens, pool.source))),
     }
@@ -700,7 +701,7 @@ pub fn failure(
     effective: &Effective,
     precision: &str,
     overrides: &str,
-    diagnosis: launch::Diagnosis,
+    diagnosis: Diagnosis,
 ) -> Failure {
     Failure {
         id: id.clone(),

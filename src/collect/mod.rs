@@ -39,6 +39,7 @@ mod save;
 mod search;
 mod sending;
 pub mod server;
+mod server_log;
 pub mod stream;
 mod sweep;
 mod target;
@@ -58,9 +59,7 @@ pub use import::{
     ImportOptions, LlamaBenchOptions, LlamaBenchRuns, Tool as ImportTool, import,
     import_llama_bench,
 };
-pub use launch::{
-    Diagnosis, LaunchOptions, Launched, Phase, diagnose, keep_log, launch, launch_port,
-};
+pub use launch::{LaunchOptions, Launched, keep_log, launch, launch_port};
 pub use outcome::{Outcome, to_json};
 pub use params::{
     CaptureParams, JitterParams, LaunchParams, RunParams, SweepParams, Unusable, flags,
@@ -72,5 +71,6 @@ pub use runtime::runtime;
 pub use save::{save, save_all};
 pub use sending::{Level, run_level};
 pub use server::{Kind as ServerKind, Server};
+pub use server_log::{Diagnosis, Phase, diagnose};
 pub use sweep::{INTERRUPTED, SweepOptions, request_body, sweep};
 pub use target::{Counted, ServerOptions};

@@ -4,7 +4,7 @@
 
 use super::engine_view::Counters;
 use super::error::CollectError;
-use super::launch;
+use super::server_log;
 use super::stream::Timing;
 use crate::data::{self, PerStream};
 use crate::stats;
@@ -105,7 +105,7 @@ pub(super) fn weights(
     warnings: &mut Vec<String>,
 ) -> (Option<f64>, Option<String>) {
     let on_disk = || model.and_then(checkpoint_gib);
-    match (given, log.and_then(launch::weights_gib)) {
+    match (given, log.and_then(server_log::weights_gib)) {
         (Some(given), _) => (Some(given), Some("given with --weights-gib".to_owned())),
         (None, Some(loaded)) => (
             Some(loaded),
