@@ -122,6 +122,7 @@ fn overhead(seed: &data::Results, times: usize) {
         launcher: None,
         ready_timeout: None,
         request_timeout: Duration::from_secs(30),
+        free_port: false,
         today: data::Date::new("2026-12-04").unwrap(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -361,6 +361,8 @@ pub enum Download {
     },
     /// A document of an earlier schema version, as this version stores it.
     Upgraded(Vec<u8>),
+    /// A declared machine's document that does not exist yet: an empty one.
+    Empty(Vec<u8>),
 }
 
 impl Download {
@@ -368,7 +370,7 @@ impl Download {
     /// it cannot be read or is no longer what `check` read.
     pub fn read(&self) -> Result<Vec<u8>, DataError> {
         match self {
-            Download::Upgraded(bytes) => Ok(bytes.clone()),
+            Download::Upgraded(bytes) | Download::Empty(bytes) => Ok(bytes.clone()),
             Download::File { path, sha256 } => {
                 let error = |source| DataError::Read {
                     path: path.clone(),
@@ -439,6 +441,13 @@ pub fn check(root: &Path) -> CheckReport {
                     ));
                     std::borrow::Cow::Borrowed(bytes)
                 }
+                Download::Empty(bytes) => {
+                    warnings.push(format!(
+                        "{} does not exist yet: machine {} has no records until something measured there writes it",
+                        machine.data, machine.slug
+                    ));
+                    std::borrow::Cow::Borrowed(bytes)
+                }
                 Download::File { path, .. } => {
                     std::borrow::Cow::Owned(std::fs::read(path).map_err(|source| {
                         DataError::Read {
@@ -497,6 +506,15 @@ fn parse_all(
         .par_iter()
         .map(|machine| {
             let path = layout.document(machine);
+            // A declared machine nothing has measured yet (a campaign creates its document
+            // at its first write): no records.
+            if !machine.slug.is_empty() && !path.exists() {
+                let empty = Results::empty(data::Date::today());
+                return Ok((
+                    empty.clone(),
+                    Download::Empty(data::to_json(&empty).into_bytes()),
+                ));
+            }
             let read = std::fs::read(&path).map_err(|source| DataError::Read {
                 path: path.clone(),
                 source,

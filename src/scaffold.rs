@@ -252,7 +252,7 @@ pub fn init(
         (PathBuf::from("data/prompts.jsonl"), PROMPT_SET.to_owned()),
         (
             PathBuf::from(".gitignore"),
-            "/site/\n/.site.*\ndata/.*.lock\ndata/.*.tmp\n".to_owned(),
+            "/site/\n/.site.*\ndata/.*.lock\ndata/.*.tmp\n# A Slurm campaign's task folders and job output.\n/campaign-runs/\n".to_owned(),
         ),
         (
             PathBuf::from("README.md"),

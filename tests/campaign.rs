@@ -1,7 +1,7 @@
 //! `benchsite campaign` end to end, with the project's fake vLLM servers and a fake launcher
 //! standing in for podman: every configuration measured, a server that never becomes ready
-//! recorded as a failure, resuming after SIGKILL, merging, and the GitHub Actions workflow and
-//! Slurm script run under bash.
+//! recorded as a failure, resuming after SIGKILL, merging, and the GitHub Actions workflow run
+//! under bash. The Slurm script runs on a real Slurm in tests/slurm.rs.
 
 mod support;
 
@@ -749,45 +749,6 @@ fn the_fleet_workflow_runs_each_machine_and_merges_what_one_box_would_record() {
             "run alpha-max-num-seqs-4-box-a",
             "run alpha-max-num-seqs-8-box-a"
         ]
-    );
-}
-
-#[test]
-fn the_slurm_script_runs_a_task_per_configuration_then_merges() {
-    let _timed = timed();
-    let fleet = Fleet::new();
-    let _alpha = fleet.serve(0, quick());
-    fleet.project.write(
-        "campaigns/night.toml",
-        "[[config]]\nprofile = \"alpha\"\nmatrix = { MAX_NUM_SEQS = [4, 8] }\nshape = \"Dense, 7B\"\nprecision = \"BF16\"\n[run]\nsamples = 1\nmax_tokens = 40\nprompt = \"A story.\"\n[launch]\nready_timeout_s = 5\n",
-    );
-    fleet
-        .run(&["campaign", "workflow", "night", "--slurm"])
-        .assert_success();
-    let script = fleet.path("campaign-night.sbatch");
-    let text = std::fs::read_to_string(&script).unwrap();
-    assert!(text.contains("#SBATCH --array=0-1"), "{text}");
-    let root = fleet.project.root.path().display().to_string();
-    for task in ["0", "1"] {
-        let mut env = fleet.env();
-        env.push(("SLURM_ARRAY_TASK_ID", task.to_owned()));
-        env.push(("SLURM_SUBMIT_DIR", root.clone()));
-        bash(
-            fleet.project.root.path(),
-            "bash campaign-night.sbatch",
-            &env,
-        );
-        // Each task wrote its own document, not the project's.
-        assert!(fleet.project.results().runs.is_empty());
-    }
-    bash(
-        fleet.project.root.path(),
-        "bash campaign-night.sbatch merge",
-        &[("SLURM_SUBMIT_DIR", root)],
-    );
-    assert_eq!(
-        keys(&fleet.path("data/results.json")),
-        ["run alpha-max-num-seqs-4", "run alpha-max-num-seqs-8"]
     );
 }
 

@@ -10,6 +10,7 @@ use toml::Spanned;
 
 use super::error::CampaignError;
 use super::ids::{identify, references};
+use super::scheduler;
 use super::spec::{Campaign, Configuration, SweepSpec};
 use super::text::{FileText, Problems, Scalar, value_at};
 use crate::collect::CaptureParams;
@@ -83,6 +84,7 @@ pub(super) fn parse(
             ),
         }
     }
+    let slurm = scheduler::read(file.slurm.as_ref(), &machines, &mut problems);
     if !problems.found.is_empty() {
         return Err(problems.found);
     }
@@ -96,6 +98,7 @@ pub(super) fn parse(
         quality,
         jitter: file.jitter,
         launch: file.launch,
+        slurm,
     })
 }
 
@@ -190,6 +193,7 @@ fn configurations(
                         precision: config.precision.clone(),
                         reference: None,
                         port: parsed.as_ref().map(|p| p.effective(&all).port()),
+                        gpus: parsed.as_ref().map_or(1, |p| p.effective(&all).gpus()),
                     },
                 ));
             }
@@ -238,13 +242,13 @@ fn machines(file: &FileText, context: &Context, problems: &mut Problems) -> Vec<
     found
 }
 
-/// The sweeps with their names: given, or `sweep` for a campaign's only sweep and
-/// `sweep-<n>` otherwise.
+/// The sweeps with their names: given, or `sweep` for the one sweep without a name. A job's
+/// id comes from its sweep's name, never its place, so adding a sweep renames none.
 fn sweeps(file: &FileText, problems: &mut Problems) -> Vec<SweepSpec> {
     let mut names = BTreeSet::new();
-    let only = file.sweep.len() == 1;
+    let mut unnamed = false;
     let mut sweeps = Vec::new();
-    for (index, spanned) in file.sweep.iter().enumerate() {
+    for spanned in &file.sweep {
         let sweep = spanned.get_ref();
         let table = spanned.span();
         let value = |key: &str| value_at(problems.text, table.start, key);
@@ -260,8 +264,17 @@ fn sweeps(file: &FileText, problems: &mut Problems) -> Vec<SweepSpec> {
                 }
                 name.clone()
             }
-            None if only => "sweep".to_owned(),
-            None => format!("sweep-{}", index + 1),
+            None if !unnamed => {
+                unnamed = true;
+                "sweep".to_owned()
+            }
+            None => {
+                problems.at(
+                    table.start,
+                    "sweep.name: a name for each [[sweep]] but one (the one without is `sweep`), so that adding a sweep never renames another's jobs",
+                );
+                continue;
+            }
         };
         if !names.insert(name.clone()) {
             problems.at(

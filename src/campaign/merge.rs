@@ -31,6 +31,12 @@ pub struct MergedDocument {
     pub added: BTreeMap<&'static str, usize>,
     /// Records already there, identical.
     pub present: usize,
+    /// Failures removed because the incoming document measured their configuration since
+    /// (a `--retry-failed` that served).
+    pub replaced: usize,
+    /// Where the incoming documents' hardware disagrees: tasks of one machine that ran on
+    /// nodes of another kind.
+    pub hardware: Option<String>,
     /// The problems the document had before the merge and still has, said as a warning.
     pub kept: Option<String>,
 }
@@ -65,14 +71,13 @@ pub fn merge(root: &Path, machines: &[Machine], dirs: &[PathBuf]) -> Result<Merg
         };
         let (_, current, merged) = &mut targets[at];
         let place = (path.as_path(), machines[*machine].data.as_str());
+        merged.replaced += retried(current, doc);
         take::<data::Run>(current, doc, merged, place)?;
         take::<data::Failure>(current, doc, merged, place)?;
         take::<data::Sweep>(current, doc, merged, place)?;
         take::<data::Jitter>(current, doc, merged, place)?;
         take::<data::Divergence>(current, doc, merged, place)?;
-        if current.hardware == data::Hardware::default() {
-            current.hardware = doc.hardware.clone();
-        }
+        hardware(&mut current.hardware, &doc.hardware, merged);
         current.generated = current.generated.clone().max(doc.generated.clone());
     }
     unique_across_machines(&layout, machines, &targets)?;
@@ -171,6 +176,49 @@ fn gather(root: &Path, machines: &[Machine], dirs: &[PathBuf]) -> Result<Gathere
         }
     }
     Ok((incoming, files))
+}
+
+/// Removes from `current` the failures `doc` has a run of and no longer a failure: measured
+/// since, as the task's own document says. How many.
+fn retried(current: &mut Results, doc: &Results) -> usize {
+    let before = current.failures.len();
+    current.failures.retain(|failure| {
+        let id = failure.id.as_str();
+        let measured = doc.runs.iter().any(|r| r.id.as_str() == id);
+        let failed = doc.failures.iter().any(|f| f.id.as_str() == id);
+        !measured || failed
+    });
+    before - current.failures.len()
+}
+
+/// Takes `incoming` hardware read on a node (its `host` set) over `current`'s, field by field;
+/// notes where two nodes of one machine disagree on what the report compares (GPU, VRAM,
+/// driver).
+fn hardware(current: &mut data::Hardware, incoming: &data::Hardware, merged: &mut MergedDocument) {
+    if *current == data::Hardware::default() {
+        *current = incoming.clone();
+        return;
+    }
+    if incoming.host.is_none() || incoming == current {
+        return;
+    }
+    let kind = |h: &data::Hardware| (h.gpu.clone(), h.vram_total_mib, h.driver.clone());
+    if current.host.is_some() && current.host != incoming.host && kind(current) != kind(incoming) {
+        let name = |h: &data::Hardware| {
+            format!(
+                "{} ({})",
+                h.host.as_deref().unwrap_or("?"),
+                h.gpu.as_deref().unwrap_or("no GPU read")
+            )
+        };
+        merged.hardware = Some(format!(
+            "{}: its tasks ran on nodes of different hardware, {} and {}; give the machine a partition or constraint of its own in the campaign's [slurm.machines]",
+            merged.document,
+            name(current),
+            name(incoming)
+        ));
+    }
+    crate::collect::merge(current, incoming.clone());
 }
 
 /// Keys stay unique across the machines: each merged document against every other machine's,

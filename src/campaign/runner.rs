@@ -8,9 +8,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use futures_util::FutureExt;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use tokio::signal::unix::{SignalKind, signal};
 
 use super::error::CampaignError;
 use super::plan::{self, Job, Kind, Status};
@@ -38,6 +36,9 @@ pub struct RunOptions {
     pub ready_timeout: Option<Duration>,
     /// How long one request may take.
     pub request_timeout: Duration,
+    /// Start each server on a free port, whatever its profile names: for runs that share a
+    /// machine (Slurm tasks on one node).
+    pub free_port: bool,
     /// The date of the records.
     pub today: Date,
 }
@@ -133,11 +134,12 @@ pub async fn run(
     only_matches(campaign, machine, &jobs, options)?;
     let launcher = options.launcher.unwrap_or(campaign.launch.launcher);
     let board = Board::new(selected.len(), options.dry_run);
-    // Listening from the start: a Ctrl-C between two jobs is heard at the next.
-    let mut ctrl_c = signal(SignalKind::interrupt())
-        .map_err(|error| CampaignError::Usage(format!("cannot listen for Ctrl-C: {error}")))?;
+    // Listening from the start: a Ctrl-C (or SIGTERM) between two jobs is heard at the next.
+    let mut ctrl_c = collect::Stop::listen().map_err(|error| {
+        CampaignError::Usage(format!("cannot listen for Ctrl-C and SIGTERM: {error}"))
+    })?;
     for (index, group) in by_configuration(selected) {
-        if ctrl_c.recv().now_or_never().is_some() {
+        if ctrl_c.heard() {
             summary.interrupted = true;
             break;
         }
@@ -261,7 +263,10 @@ fn server_and_launch(
     launcher: Launcher,
     effective: &profiles::Effective,
 ) -> (ServerOptions, collect::LaunchOptions) {
-    let port = collect::launch_port(effective);
+    let port = match options.free_port {
+        true => collect::free_port().unwrap_or_else(|| effective.port()),
+        false => collect::launch_port(effective),
+    };
     let server = ServerOptions {
         base_url: format!("http://127.0.0.1:{port}"),
         model: None,
@@ -342,7 +347,7 @@ async fn run_group(
     group: &[&Job],
     (server, log): (&ServerOptions, &Path),
     launched: &mut collect::Launched,
-    ctrl_c: &mut tokio::signal::unix::Signal,
+    ctrl_c: &mut collect::Stop,
     board: &Board,
     summary: &mut Summary,
 ) -> Option<collect::Diagnosis> {
@@ -574,7 +579,7 @@ async fn run_job(
     for warning in warnings {
         progress.line(&format!("warning: {warning}"));
     }
-    let line = format!("{} tok/s", record.decode_tok_s);
+    let line = format!("{:.1} tok/s", record.decode_tok_s);
     session.save(record, session.options.retry_failed)?;
     Ok(line)
 }

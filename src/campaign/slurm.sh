@@ -1,41 +1,97 @@
 #!/usr/bin/env bash
-# Runs the campaign {{name}} as a Slurm job array: one task per configuration, each in its own
-# copy of the report project under campaign-runs/{{name}}/<configuration>/, writing its own
-# document; then `bash {{script}} merge` merges them into the project.
-# Written by `benchsite campaign workflow {{name}} --slurm`; write it again after changing the
-# campaign. Submit it from the project's root:
+# The campaign {{name}} on Slurm. Submit it once, from the project's root:
 #
-#   job=$(sbatch --parsable {{script}})
-#   sbatch --dependency=afterany:"$job" --wrap "bash {{script}} merge"
+#   sbatch {{script}}
 #
-#SBATCH --job-name=campaign-{{name}}
-#SBATCH --array=0-{{last}}
-#SBATCH --gpus=1
-#SBATCH --output=campaign-runs/{{name}}/slurm-%A_%a.out
-set -euo pipefail
+# That short job (or `bash {{script}}` on a login node, which does the same without a job)
+# makes campaign-runs/{{name}}/, submits the job arrays below, a task per configuration, and
+# a merge job that runs after them all, then ends. Each task:
+#   - refuses to start when this script is stale (the campaign, its profiles or the machines
+#     changed since it was written), naming what changed;
+#   - copies the project's benchsite.toml, profiles and campaign as they are now, and once its
+#     machine's document, into campaign-runs/{{name}}/<configuration>/, whose document keeps
+#     what the task measured across submits;
+#   - records the node's hardware and host name into that document;
+#   - measures its configuration's pending jobs, its server on a free port of the node.
+# The merge job brings every task's document and logs into the project and checks it.
+# Submit it again to measure only what is missing; `RETRY_FAILED=1 sbatch {{script}}`
+# measures the configurations with a failure record again. BENCHSITE names the benchsite
+# the jobs run (default: benchsite on PATH); sbatch passes both to the jobs.
+#
+# Written by `benchsite campaign workflow {{name}} --slurm`; write it again after changing
+# the campaign, its profiles or the machines.
+#
+#SBATCH --job-name=campaign-{{name}}-submit
+#SBATCH --output=/dev/null
+#SBATCH --ntasks=1
+{{submit_options}}set -euo pipefail
 
 CAMPAIGN="{{name}}"
+SCRIPT="{{script}}"
 PROJECT="${SLURM_SUBMIT_DIR:-$PWD}"
 RUNS="$PROJECT/campaign-runs/$CAMPAIGN"
-# Each task's configuration and machine, by SLURM_ARRAY_TASK_ID.
-CONFIGS=({{configs}})
-MACHINES=({{machines}})
+BENCHSITE="${BENCHSITE:-benchsite}"
 
+# The job arrays: one per machine and GPU count, a task per configuration.
+{{arrays}}
 cd "$PROJECT"
-if [ "${1:-}" = merge ]; then
-    benchsite campaign merge "$RUNS"/*/
-    exit 0
-fi
+[ -f "$SCRIPT" ] || { echo "$PROJECT has no $SCRIPT: submit it from the project's root" >&2; exit 1; }
 
-task="${SLURM_ARRAY_TASK_ID:?run under sbatch, or set SLURM_ARRAY_TASK_ID}"
-config="${CONFIGS[$task]}"
-machine="${MACHINES[$task]}"
-work="$RUNS/$config"
-mkdir -p "$work"
-# The task's own copy of what the campaign reads; its document is merged back afterwards.
-for path in benchsite.toml profiles campaigns data; do
-    if [ -e "$path" ] && [ ! -e "$work/$path" ]; then
-        cp -R "$path" "$work/$path"
+submit() {
+    mkdir -p "$RUNS"
+    if [ -n "${SLURM_JOB_ID:-}" ]; then
+        exec >>"$RUNS/submit-$SLURM_JOB_ID.out" 2>&1
     fi
-done
-benchsite --root "$work" campaign run "$CAMPAIGN" ${machine:+--machine "$machine"} --only "$config"
+    "$BENCHSITE" campaign workflow "$CAMPAIGN" --slurm --check "$SCRIPT"
+    local arrays=() k configs options job
+    for k in {{numbers}}; do
+        configs="ARRAY_${k}_CONFIGS[@]"
+        configs=("${!configs}")
+        options="ARRAY_${k}_SBATCH[@]"
+        job=$(sbatch --parsable --job-name="campaign-$CAMPAIGN" \
+            --array="0-$((${#configs[@]} - 1))" --output="$RUNS/slurm-%A_%a.out" \
+            "${!options}" --wrap "bash $(printf %q "$PROJECT/$SCRIPT") task $k")
+        arrays+=("${job%%;*}")
+    done
+    job=$(sbatch --parsable --job-name="campaign-$CAMPAIGN-merge" \
+        --dependency="afterany:$(IFS=:; echo "${arrays[*]}")" --output="$RUNS/merge-%j.out" \
+        {{merge_options}}--wrap "bash $(printf %q "$PROJECT/$SCRIPT") merge")
+    echo "campaign $CAMPAIGN: job arrays ${arrays[*]}, then the merge ${job%%;*}; their output in $RUNS"
+}
+
+task() {
+    local k="$1" i="${SLURM_ARRAY_TASK_ID:?run under sbatch, or set SLURM_ARRAY_TASK_ID}"
+    local configs="ARRAY_${k}_CONFIGS[@]" machine="ARRAY_${k}_MACHINE" document="ARRAY_${k}_DOCUMENT"
+    configs=("${!configs}")
+    machine="${!machine}"
+    document="${!document}"
+    local config="${configs[$i]}"
+    local work="$RUNS/$config"
+    "$BENCHSITE" campaign workflow "$CAMPAIGN" --slurm --check "$SCRIPT"
+    mkdir -p "$work/campaigns" "$(dirname "$work/$document")"
+    cp benchsite.toml "$work/benchsite.toml"
+    rm -rf "$work/profiles"
+    cp -R profiles "$work/profiles"
+    cp "campaigns/$CAMPAIGN.toml" "$work/campaigns/$CAMPAIGN.toml"
+    if [ ! -e "$work/$document" ] && [ -e "$document" ]; then
+        cp "$document" "$work/$document"
+    fi
+    echo "campaign $CAMPAIGN: $config${machine:+ of $machine} on $(hostname)"
+    "$BENCHSITE" --root "$work" collect ${machine:+--machine "$machine"} hardware
+    "$BENCHSITE" --root "$work" campaign run "$CAMPAIGN" ${machine:+--machine "$machine"} \
+        --only "$config" --free-port ${RETRY_FAILED:+--retry-failed}
+}
+
+merge() {
+    local folders=("$RUNS"/*/)
+    [ -d "${folders[0]}" ] || { echo "$RUNS holds no task's folder: no task started" >&2; exit 1; }
+    "$BENCHSITE" campaign merge "${folders[@]}"
+    "$BENCHSITE" check
+}
+
+case "${1:-submit}" in
+    submit) submit ;;
+    task) task "$2" ;;
+    merge) merge ;;
+    *) echo "usage: bash $SCRIPT [submit|task N|merge]" >&2; exit 2 ;;
+esac

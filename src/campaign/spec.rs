@@ -32,6 +32,8 @@ pub struct Campaign {
     pub jitter: Option<JitterParams>,
     /// How servers are started (`[launch]`).
     pub launch: LaunchParams,
+    /// Where its tasks run on Slurm (`[slurm]`).
+    pub slurm: super::scheduler::Slurm,
 }
 
 /// One configuration on one machine: a profile with settings.
@@ -54,6 +56,8 @@ pub struct Configuration {
     pub reference: Option<Id>,
     /// The port its server listens on (the profile's PORT), when the profile loads.
     pub port: Option<u16>,
+    /// The GPUs its server takes (`Effective::gpus`), 1 when the profile does not load.
+    pub gpus: u32,
 }
 
 impl Configuration {

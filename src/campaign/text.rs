@@ -54,6 +54,8 @@ pub(super) struct FileText {
     pub(super) quality: Option<Spanned<CaptureParams>>,
     #[serde(default)]
     pub(super) jitter: Option<JitterParams>,
+    #[serde(default)]
+    pub(super) slurm: Option<Spanned<super::scheduler::SlurmText>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -51,6 +51,10 @@ enum CampaignCommand {
         /// Write a Slurm job array script, campaign-NAME.sbatch, instead.
         #[arg(long)]
         slurm: bool,
+        /// Write nothing: compare FILE with what would be written now, and fail naming what
+        /// changed (the Slurm script's tasks run this before they start).
+        #[arg(long, value_name = "FILE")]
+        check: Option<PathBuf>,
         /// Open a pull request with the results instead of committing and deploying them.
         #[arg(long, conflicts_with = "slurm")]
         pull_request: bool,
@@ -103,6 +107,10 @@ struct RunArgs {
     /// Seconds one request may take (default: [collect] request_timeout_s, 600).
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
+    /// Start each server on a free port, whatever its profile's PORT: for runs that share a
+    /// machine, as the tasks of a Slurm array on one node do.
+    #[arg(long)]
+    free_port: bool,
 }
 
 pub fn run(root: &Path, args: CampaignArgs) -> Outcome {
@@ -117,6 +125,7 @@ pub fn run(root: &Path, args: CampaignArgs) -> Outcome {
         CampaignCommand::Workflow {
             name,
             slurm,
+            check,
             pull_request,
             benchsite_git,
             benchsite_tag,
@@ -125,7 +134,7 @@ pub fn run(root: &Path, args: CampaignArgs) -> Outcome {
                 git: benchsite_git,
                 tag: benchsite_tag.unwrap_or_else(|| scaffold::Pinned::default().tag),
             };
-            write_workflow(root, &name, slurm, pull_request, &pinned)
+            write_workflow(root, &name, (slurm, check), pull_request, &pinned)
         }
     }
 }
@@ -307,6 +316,7 @@ fn run_campaign(root: &Path, args: RunArgs) -> Outcome {
             .filter(|s| *s > 0.0 && s.is_finite())
             .map(Duration::from_secs_f64),
         request_timeout: Duration::from_secs_f64(seconds),
+        free_port: args.free_port,
         today: data::Date::today(),
     };
     let runtime = super::collect::runtime()?;
@@ -369,6 +379,15 @@ fn merge(root: &Path, dirs: &[PathBuf]) -> Outcome {
             },
             m.present
         );
+        if m.replaced > 0 {
+            println!(
+                "{}: removed {} failure(s) whose configuration was measured since",
+                m.document, m.replaced
+            );
+        }
+        if let Some(hardware) = &m.hardware {
+            eprintln!("warning: {hardware}");
+        }
         if let Some(kept) = &m.kept {
             eprintln!("warning: {kept}");
         }
@@ -382,14 +401,14 @@ fn merge(root: &Path, dirs: &[PathBuf]) -> Outcome {
 fn write_workflow(
     root: &Path,
     name: &str,
-    slurm: bool,
+    (slurm, check): (bool, Option<PathBuf>),
     pull_request: bool,
     pinned: &scaffold::Pinned,
 ) -> Outcome {
     let machines = machines(root)?;
     let campaign = load(root, name, &machines)?;
     let (path, text) = if slurm {
-        workflow::slurm(&campaign)?
+        workflow::slurm(&campaign, &machines)?
     } else {
         let chosen = chosen(&campaign, &machines, None)?;
         let publish = if pull_request {
@@ -399,6 +418,9 @@ fn write_workflow(
         };
         workflow::github(&campaign, &chosen, pinned, publish)
     };
+    if let Some(written) = check {
+        return check_written(root, name, &written, &text, slurm);
+    }
     let full = root.join(&path);
     if let Some(parent) = full.parent() {
         std::fs::create_dir_all(parent)
@@ -407,4 +429,26 @@ fn write_workflow(
     std::fs::write(&full, text).with_context(|| format!("cannot write {}", full.display()))?;
     println!("wrote {}", path.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// `workflow --check FILE`: whether FILE is what would be written now; what changed if not.
+fn check_written(root: &Path, name: &str, written: &Path, now: &str, slurm: bool) -> Outcome {
+    let path = root.join(written);
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let changed = workflow::stale(&text, now);
+    if changed.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let shown: Vec<&str> = changed.iter().take(24).map(String::as_str).collect();
+    let more = match changed.len().saturating_sub(shown.len()) {
+        0 => String::new(),
+        n => format!("\n  … and {n} more lines"),
+    };
+    anyhow::bail!(
+        "{} is stale: campaigns/{name}.toml, its profiles or the machines changed since it was written. What differs:\n  {}{more}\nWrite it again: benchsite campaign workflow {name}{}",
+        written.display(),
+        shown.join("\n  "),
+        if slurm { " --slurm" } else { "" }
+    )
 }

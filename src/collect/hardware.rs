@@ -1,5 +1,5 @@
 //! `collect hardware`: the machine's facts from nvidia-smi, /proc/meminfo, the CPU count,
-//! /etc/os-release and the container runtime. A missing tool leaves its fields as they were,
+//! /etc/os-release, the container runtime and the host name. A missing tool leaves its fields as they were,
 //! with a warning.
 
 use std::process::Command;
@@ -42,6 +42,10 @@ pub fn hardware() -> Detected {
         Ok(text) => found.hardware.os = os_name(&text),
         Err(error) => found.warnings.push(format!("/etc/os-release: {error}")),
     }
+    found.hardware.host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty());
     found.hardware.runtime = ["podman", "docker"].iter().find_map(|tool| {
         let text = run(tool, &["--version"]).ok()?;
         // "podman version 6.1.0", "Docker version 28.2.2, build e6534b4"
@@ -153,7 +157,8 @@ pub fn merge(into: &mut Hardware, found: Hardware) {
         host_ram_gib,
         cpu_threads,
         os,
-        runtime
+        runtime,
+        host
     );
 }
 

@@ -39,11 +39,18 @@ pub struct LaunchOptions {
 /// The port a launch of `effective` listens on: the one its profile names, else a free one of
 /// this machine's, so that two launches on one node (two tasks of a campaign) never collide.
 pub fn launch_port(effective: &Effective) -> u16 {
-    effective.named_port().unwrap_or_else(|| {
-        std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|socket| socket.local_addr())
-            .map_or(effective.port(), |address| address.port())
-    })
+    effective
+        .named_port()
+        .or_else(free_port)
+        .unwrap_or_else(|| effective.port())
+}
+
+/// A port no process of this machine listens on now, as the system hands one out.
+pub fn free_port() -> Option<u16> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|socket| socket.local_addr())
+        .map(|address| address.port())
+        .ok()
 }
 
 /// A server this process started; dropping it stops it. A guard stops it should this process
@@ -321,6 +328,16 @@ pub async fn launch(
             ));
         }
     }
+    // The log of an attempt that was killed before it could keep it: kept now, not
+    // overwritten by this one, since what that attempt finished was measured under it.
+    if log.exists()
+        && let Ok(Some(kept)) = keep_log(log)
+    {
+        progress.line(&format!(
+            "kept the log an earlier, interrupted attempt left as {}",
+            kept.display()
+        ));
+    }
     let client = Client::new(
         &server.base_url,
         server.api_key.as_deref(),
@@ -360,16 +377,15 @@ pub async fn launch(
     })
 }
 
-/// Compresses a server's log into `<log>.gz` beside it (written whole, then renamed) and
-/// removes the plain one; the compressed file, or `None` when there was no log.
+/// Compresses a server's log into `<id>.log.gz` beside it (written whole, then renamed) and
+/// removes the plain one; the compressed file, or `None` when there was no log. An earlier
+/// attempt's compressed log is never replaced: a later one is `<id>.2.log.gz`, and so on.
 pub fn keep_log(log: &Path) -> std::io::Result<Option<PathBuf>> {
     use std::io::Write;
     let Ok(text) = std::fs::read(log) else {
         return Ok(None);
     };
-    let mut gz = log.as_os_str().to_owned();
-    gz.push(".gz");
-    let gz = PathBuf::from(gz);
+    let gz = unused_gz(log);
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     encoder.write_all(&text)?;
     let bytes = encoder.finish()?;
@@ -379,6 +395,28 @@ pub fn keep_log(log: &Path) -> std::io::Result<Option<PathBuf>> {
     std::fs::rename(&temporary, &gz)?;
     std::fs::remove_file(log)?;
     Ok(Some(gz))
+}
+
+/// `<log>.gz`, or where that exists `<stem>.<n>.log.gz` with the first `n` from 2 unused.
+fn unused_gz(log: &Path) -> PathBuf {
+    let with = |suffix: &str| {
+        let mut name = log.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    let first = with(".gz");
+    if !first.exists() {
+        return first;
+    }
+    let stem = log.with_extension("");
+    (2..)
+        .map(|n| {
+            let mut name = stem.as_os_str().to_owned();
+            name.push(format!(".{n}.log.gz"));
+            PathBuf::from(name)
+        })
+        .find(|path| !path.exists())
+        .unwrap_or(first)
 }
 
 /// A launched server's log kept compressed for its failure record: the compressed file's

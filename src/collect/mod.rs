@@ -59,7 +59,7 @@ pub use import::{
     ImportOptions, LlamaBenchOptions, LlamaBenchRuns, Tool as ImportTool, import,
     import_llama_bench,
 };
-pub use launch::{LaunchOptions, Launched, keep_log, launch, launch_port};
+pub use launch::{LaunchOptions, Launched, free_port, keep_log, launch, launch_port};
 pub use outcome::{Outcome, to_json};
 pub use params::{
     CaptureParams, JitterParams, LaunchParams, RunParams, SweepParams, Unusable, flags,
@@ -67,7 +67,7 @@ pub use params::{
 pub use progress::Progress;
 pub use provenance::{ENGINE_VARIABLES, provenance};
 pub use quality::{DivergenceOptions, JitterOptions, compare_captures, divergence, jitter};
-pub use runtime::runtime;
+pub use runtime::{Stop, runtime};
 pub use save::{save, save_all};
 pub use sending::{Level, run_level};
 pub use server::{Kind as ServerKind, Server};

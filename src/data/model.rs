@@ -82,6 +82,9 @@ pub struct Hardware {
     /// Container runtime and GPU device setup.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime: Option<String>,
+    /// The host name of the node it was read on (a Slurm task's node, say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// Versions of the serving stack; further keys are allowed as strings.

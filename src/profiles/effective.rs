@@ -81,6 +81,22 @@ impl Effective {
             .unwrap_or(DEFAULT_PORT)
     }
 
+    /// The GPUs its server takes: vLLM's and SGLang's tensor × pipeline × data parallel
+    /// sizes; llama-server's one, none with `N_GPU_LAYERS=0`.
+    pub fn gpus(&self) -> u32 {
+        let size = |key| {
+            self.number(key)
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or(1)
+        };
+        match self.engine() {
+            Engine::LlamaServer => u32::from(self.get("N_GPU_LAYERS") != Some("0")),
+            Engine::Vllm | Engine::Sglang => size("TENSOR_PARALLEL_SIZE")
+                .saturating_mul(size("PIPELINE_PARALLEL_SIZE"))
+                .saturating_mul(size("DATA_PARALLEL_SIZE")),
+        }
+    }
+
     /// The engine the profile names; vLLM when it names none.
     pub fn engine(&self) -> Engine {
         self.get("ENGINE")

@@ -15,6 +15,9 @@
 #                      torch 2.13.0 from PyPI is a CUDA build, which runs on CPU with its
 #                      nvidia libraries), and the tiny model of tests/support/tiny_vllm_model.py
 #                      in target/vllm/model; prints target/vllm
+#   setup.sh slurm     Debian's slurmctld, slurmd, slurm-client and munge (apt, about 10 s);
+#                      tests/slurm.rs starts a one-node cluster of them in a temporary folder;
+#                      prints slurmctld's path
 #
 # Where something cannot be installed it says what is missing and exits 1.
 set -euo pipefail
@@ -171,10 +174,21 @@ vllm() {
   echo "$dir"
 }
 
+slurm() {
+  local packages=()
+  command -v slurmctld >/dev/null 2>&1 || packages+=(slurmctld)
+  command -v slurmd >/dev/null 2>&1 || packages+=(slurmd)
+  command -v sbatch >/dev/null 2>&1 || packages+=(slurm-client)
+  command -v munged >/dev/null 2>&1 || packages+=(munge)
+  [ ${#packages[@]} -eq 0 ] || apt_install "${packages[@]}"
+  command -v slurmctld || missing "slurmctld is missing: the Slurm tests need Debian's slurmctld"
+}
+
 case "${1:-}" in
   browser) browser ;;
   python) python ;;
   llama-server) llama_server ;;
   vllm) vllm ;;
-  *) missing "usage: tests/support/setup.sh browser|python|llama-server|vllm" ;;
+  slurm) slurm ;;
+  *) missing "usage: tests/support/setup.sh browser|python|llama-server|vllm|slurm" ;;
 esac

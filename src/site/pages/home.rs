@@ -134,6 +134,7 @@ pub fn hardware(h: &Hardware) -> Vec<Fact> {
     add("CPU threads", h.cpu_threads.map(count));
     add("Operating system", h.os.clone());
     add("Container runtime", h.runtime.clone());
+    add("Host", h.host.clone());
     facts
 }
 
