@@ -72,7 +72,7 @@ impl Cluster {
              TaskPlugin=task/none\nSchedulerType=sched/backfill\nSelectType=select/cons_tres\n\
              SelectTypeParameters=CR_CPU\nReturnToService=2\nMpiDefault=none\n\
              JobAcctGatherType=jobacct_gather/none\nAccountingStorageType=accounting_storage/none\n\
-             SwitchType=switch/none\nKillWait=10\n\
+             SwitchType=switch/none\n\
              NodeName={host} CPUs={cpus} Features=node-a,node-b State=UNKNOWN\n\
              PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n",
             socket = at("munge/munge.socket"),
@@ -443,8 +443,7 @@ fn arrays(fleet: &Fleet, name: &str) -> Vec<String> {
     let text = fleet.outputs(name, "submit-");
     let line = text
         .lines()
-        .filter(|l| l.starts_with(&format!("campaign {name}: job arrays ")))
-        .next_back()
+        .rfind(|l| l.starts_with(&format!("campaign {name}: job arrays ")))
         .unwrap_or_else(|| panic!("no submission in {text}"));
     let ids = line
         .trim_start_matches(&format!("campaign {name}: job arrays "))

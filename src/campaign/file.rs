@@ -84,7 +84,8 @@ pub(super) fn parse(
             ),
         }
     }
-    let slurm = scheduler::read(file.slurm.as_ref(), &machines, &mut problems);
+    let declared: Vec<String> = context.machines.iter().map(|m| m.slug.clone()).collect();
+    let slurm = scheduler::read(file.slurm.as_ref(), &declared, &mut problems);
     if !problems.found.is_empty() {
         return Err(problems.found);
     }

@@ -184,7 +184,7 @@ pub async fn run(
             &mut summary,
         )
         .await;
-        session.timed(async { launched.stop() }).await;
+        session.timed(launched.shut_down()).await;
         drop(launched);
         match died {
             Some(diagnosis) => {

@@ -149,7 +149,7 @@ fn minutes(time: &str) -> Result<u64, String> {
     Ok(seconds.div_ceil(60))
 }
 
-/// Reads `[slurm]`, each problem at its place; `machines` are the campaign's.
+/// Reads `[slurm]`, each problem at its place; `machines` are the project's.
 pub(super) fn read(
     text: Option<&Spanned<SlurmText>>,
     machines: &[String],
@@ -172,11 +172,11 @@ pub(super) fn read(
                 slug.span().start,
                 if known.is_empty() {
                     format!(
-                        "slurm.machines: this campaign runs on one machine; put its options in [slurm] (found {name:?})"
+                        "slurm.machines: this report declares no [machines] in benchsite.toml; put the options in [slurm] (found {name:?})"
                     )
                 } else {
                     format!(
-                        "slurm.machines: expected a machine of the campaign (one of: {}), found {name:?}",
+                        "slurm.machines: expected a machine of benchsite.toml (one of: {}), found {name:?}",
                         known.join(", ")
                     )
                 },

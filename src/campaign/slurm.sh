@@ -50,12 +50,12 @@ submit() {
         options="ARRAY_${k}_SBATCH[@]"
         job=$(sbatch --parsable --job-name="campaign-$CAMPAIGN" \
             --array="0-$((${#configs[@]} - 1))" --output="$RUNS/slurm-%A_%a.out" \
-            "${!options}" --wrap "bash $(printf %q "$PROJECT/$SCRIPT") task $k")
+            "${!options}" --wrap "exec bash $(printf %q "$PROJECT/$SCRIPT") task $k")
         arrays+=("${job%%;*}")
     done
     job=$(sbatch --parsable --job-name="campaign-$CAMPAIGN-merge" \
         --dependency="afterany:$(IFS=:; echo "${arrays[*]}")" --output="$RUNS/merge-%j.out" \
-        {{merge_options}}--wrap "bash $(printf %q "$PROJECT/$SCRIPT") merge")
+        {{merge_options}}--wrap "exec bash $(printf %q "$PROJECT/$SCRIPT") merge")
     echo "campaign $CAMPAIGN: job arrays ${arrays[*]}, then the merge ${job%%;*}; their output in $RUNS"
 }
 
@@ -76,10 +76,22 @@ task() {
     if [ ! -e "$work/$document" ] && [ -e "$document" ]; then
         cp "$document" "$work/$document"
     fi
-    echo "campaign $CAMPAIGN: $config${machine:+ of $machine} on $(hostname)"
+    echo "campaign $CAMPAIGN: $config${machine:+ of $machine} on ${SLURMD_NODENAME:-$(uname -n)}"
     "$BENCHSITE" --root "$work" collect ${machine:+--machine "$machine"} hardware
+    # scancel sends SIGTERM to the task's processes, and SIGKILL to what is left once the
+    # batch script (this shell, exec'd by the --wrap) exits: the shell waits for benchsite to
+    # stop its server and keep what it finished (Slurm's KillWait, 30 s by default, is the
+    # most it gets: keep [launch] stop_timeout_s under it).
+    trap 'echo "campaign $CAMPAIGN: $config cancelled; benchsite stops its server"' TERM
     "$BENCHSITE" --root "$work" campaign run "$CAMPAIGN" ${machine:+--machine "$machine"} \
-        --only "$config" --free-port ${RETRY_FAILED:+--retry-failed}
+        --only "$config" --free-port ${RETRY_FAILED:+--retry-failed} &
+    local pid=$! status=0
+    wait "$pid" || status=$?
+    while kill -0 "$pid" 2>/dev/null; do
+        status=0
+        wait "$pid" || status=$?
+    done
+    return "$status"
 }
 
 merge() {

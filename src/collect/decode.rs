@@ -105,28 +105,38 @@ pub async fn run(
     };
 
     let context = plan.effective.number("MAX_MODEL_LEN");
-    let mut measured = match measured_or_died(
-        options,
-        &prompt,
-        &profile_names,
-        context,
-        launched.as_mut(),
-        progress,
-    )
-    .await?
-    {
-        Ok(measured) => measured,
-        Err(diagnosis) => return failed(diagnosis),
+    let measuring = async {
+        let mut measured = match measured_or_died(
+            options,
+            &prompt,
+            &profile_names,
+            context,
+            launched.as_mut(),
+            progress,
+        )
+        .await?
+        {
+            Ok(measured) => measured,
+            Err(diagnosis) => return Ok(Err(diagnosis)),
+        };
+        if data::rules::spec_decode(&plan.effective) && options.params.acceptance_prompts > 0 {
+            measured.spread = Some(tokio::select! {
+                spread = over_prompt_set(layout, &mut measured.target, &options.params, progress) => spread,
+                () = interrupted() => return Err(CollectError::Interrupted),
+            });
+        }
+        Ok(Ok(measured))
     };
-    if data::rules::spec_decode(&plan.effective) && options.params.acceptance_prompts > 0 {
-        measured.spread = Some(tokio::select! {
-            spread = over_prompt_set(layout, &mut measured.target, &options.params, progress) => spread,
-            () = interrupted() => return Err(CollectError::Interrupted),
-        });
-    }
+    let measured = measuring.await;
     let log = server_log(launched.as_ref(), options);
-    drop(launched);
-    record(options, &doc, plan, measured, log.as_deref(), &prompt).await
+    // Stopped here, even when interrupted, with the runtime running (`Launched::shut_down`).
+    if let Some(server) = launched.as_mut() {
+        server.shut_down().await;
+    }
+    match measured? {
+        Ok(measured) => record(options, &doc, plan, measured, log.as_deref(), &prompt).await,
+        Err(diagnosis) => failed(diagnosis),
+    }
 }
 
 /// What a run is known to be before the server is asked anything: its profile's settings

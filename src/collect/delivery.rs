@@ -54,6 +54,11 @@ pub const CONCENTRATED_MIN_GAPS: usize = 10;
 /// impossible.
 pub const BELOW_ENGINE: f64 = 0.5;
 
+/// The share of the engine's mean time per output token below which one answer's own came
+/// faster than it was made: stricter than [`BELOW_ENGINE`], since one answer may fairly beat
+/// the mean of many (spared another's prefill).
+pub const ANSWER_BELOW_ENGINE: f64 = 0.25;
+
 /// How one answer's tokens arrived.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Burst {
@@ -61,6 +66,9 @@ pub enum Burst {
     HeldFirst(f64),
     /// Its longest tenth of gaps held this share of its decode span.
     Concentrated(f64),
+    /// Its time per output token (ms, the first) was below [`ANSWER_BELOW_ENGINE`] of the
+    /// engine's own mean over the same window (the second).
+    Faster(f64, f64),
 }
 
 impl Burst {
@@ -74,6 +82,9 @@ impl Burst {
             Burst::Concentrated(share) => format!(
                 "the longest tenth of an answer's gaps held {:.0}% of its decode time: it waited, then its tokens came at once",
                 share * 100.0
+            ),
+            Burst::Faster(client, engine) => format!(
+                "an answer's tokens came {client:.3} ms apart, under a quarter of the engine's own {engine:.3} ms per token over the same window: the client saw them after they were made, starved of CPU or behind a buffer"
             ),
         }
     }
@@ -122,7 +133,11 @@ pub fn check(
     context: Option<u64>,
     engine: Option<&mut EngineView>,
 ) -> Found {
-    let found: Vec<Option<Burst>> = answers.iter().map(|t| burst(&t.gaps)).collect();
+    let own = engine.as_deref().and_then(|view| view.tpot_mean_ms);
+    let found: Vec<Option<Burst>> = answers
+        .iter()
+        .map(|t| burst(&t.gaps).or_else(|| faster_than_made(t, own)))
+        .collect();
     let bursts = found.iter().filter(|b| b.is_some()).count() as u64;
     let streamed = answers.len() as u64 - bursts;
     let mean = |values: Vec<f64>| stats::mean(&values);
@@ -211,6 +226,14 @@ pub fn check(
         bursts: found.iter().map(Option::is_some).collect(),
         short,
     }
+}
+
+/// Whether an answer came faster than the engine made tokens, by its mean time per output
+/// token (`own`, ms) over the same window.
+fn faster_than_made(timing: &Timing, own: Option<f64>) -> Option<Burst> {
+    let own = own.filter(|ms| *ms > 0.0)?;
+    let client = 1e3 / timing.decode_rate()?;
+    (client < ANSWER_BELOW_ENGINE * own).then_some(Burst::Faster(client, own))
 }
 
 /// With `ignore_eos` (`asked`), whether an answer returned fewer tokens than asked.
@@ -398,6 +421,47 @@ mod tests {
                 .cause
                 .unwrap()
                 .starts_with("the client's mean time per output token, 4.000 ms, is below half the engine's own, 10.000 ms")
+        );
+    }
+
+    /// What two Slurm tasks sharing two cores did to llama-server's tiny model: one sample
+    /// at 1,709 tok/s, and one whose 16 tokens the starved client read within 0.6 ms
+    /// (25,083 tok/s), its first gap 150 µs so no gaps rule fires, while the engine's own
+    /// counters made a token every 0.612 ms. By hand: 0.598 ms / 15 = 0.0399 ms a token, under
+    /// a quarter of 0.612; the run is over the other sample, 8.775 ms / 15 = 0.585 ms.
+    #[test]
+    fn an_answer_faster_than_the_engine_made_it_is_left_out() {
+        let steady = timing(0.004, vec![0.000585; 15], 16, "length");
+        let mut gaps = vec![32e-6_f32; 14];
+        gaps.insert(0, 150e-6);
+        let starved = timing(0.013, gaps.clone(), 16, "length");
+        assert_eq!(burst(&gaps), None);
+        let mut view = EngineView {
+            source: "llamacpp".into(),
+            requests: None,
+            output_tokens: Some(32),
+            ttft_mean_s: None,
+            tpot_mean_ms: Some(0.612),
+            itl_mean_ms: None,
+            e2e_mean_s: None,
+            decode_tok_s_per_stream: Some(1634.0),
+            client_ttft_mean_s: None,
+            client_tpot_mean_ms: None,
+            client_latency_mean_s: None,
+        };
+        let found = check(&[&steady, &starved], &[], None, Some(&mut view));
+        assert_eq!(found.bursts, [false, true]);
+        assert_eq!(found.delivery.per_stream, PerStream::Client);
+        assert_eq!(view.client_tpot_mean_ms, Some(0.585));
+        let cause = found.delivery.cause.unwrap();
+        assert!(
+            cause.starts_with("1 of 2 answers arrived in bursts (an answer's tokens came 0.040 ms apart, under a quarter of the engine's own 0.612 ms"),
+            "{cause}"
+        );
+        // Without the engine's figures nothing tells it.
+        assert_eq!(
+            check(&[&steady, &starved], &[], None, None).bursts,
+            [false, false]
         );
     }
 

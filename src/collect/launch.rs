@@ -68,6 +68,8 @@ pub struct Launched {
     log: PathBuf,
     stop_timeout: Duration,
     stopped: bool,
+    /// When a stop under way gives up waiting and kills the server.
+    until: Option<Instant>,
 }
 
 impl Launched {
@@ -115,6 +117,7 @@ impl Launched {
             log: log.to_owned(),
             stop_timeout: options.stop_timeout,
             stopped: false,
+            until: None,
         })
     }
 
@@ -229,30 +232,62 @@ impl Launched {
         diagnosis
     }
 
-    /// Stops the server: SIGTERM to its group, then SIGKILL after the stop timeout.
+    /// Stops the server: SIGTERM to its group, then SIGKILL after the stop timeout. Its guard
+    /// stands down only once it is gone: were this benchsite killed while it waits (Slurm's
+    /// SIGKILL after a cancel's grace), the guard still stops the server. Blocking: `Drop`'s
+    /// way; where a runtime runs, [`Launched::shut_down`].
     pub fn stop(&mut self) {
+        if self.stopping() {
+            while self.exited().is_none() && Instant::now() < self.deadline() {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            self.stopped_now();
+        }
+    }
+
+    /// [`Launched::stop`] that lets the runtime run while it waits: requests dropped unfinished
+    /// (by Ctrl-C or SIGTERM) close their connections, which a server such as llama-server
+    /// waits for before it exits.
+    pub async fn shut_down(&mut self) {
+        if !self.stopped && self.exited().is_none() {
+            // Requests dropped unfinished close first, and the server cancels them: llama-server
+            // that gets SIGTERM while its loop holds its task queue deadlocks (seen under a
+            // cancelled sweep: its signal handler waits for the lock its own thread holds) and
+            // waits out the whole stop timeout.
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        if self.stopping() {
+            while self.exited().is_none() && Instant::now() < self.deadline() {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            self.stopped_now();
+        }
+    }
+
+    /// Sends SIGTERM to a server still running and notes when the stop timeout ends; whether
+    /// there is anything to wait for.
+    fn stopping(&mut self) -> bool {
         if self.stopped {
-            return;
+            return false;
         }
         self.stopped = true;
-        self.guard.release();
-        let group = Pid::from_raw(self.child.id() as i32);
-        if self.exited().is_some() {
-            // The group may live on (podman's conmon, vLLM's workers).
-            let _ = killpg(group, Signal::SIGKILL);
-            return;
+        if self.exited().is_none() {
+            let _ = killpg(Pid::from_raw(self.child.id() as i32), Signal::SIGTERM);
         }
-        let _ = killpg(group, Signal::SIGTERM);
-        let deadline = Instant::now() + self.stop_timeout;
-        while Instant::now() < deadline {
-            if self.exited().is_some() {
-                let _ = killpg(group, Signal::SIGKILL);
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = killpg(group, Signal::SIGKILL);
+        self.until = Some(Instant::now() + self.stop_timeout);
+        true
+    }
+
+    fn deadline(&self) -> Instant {
+        self.until.unwrap_or_else(Instant::now)
+    }
+
+    /// The group killed (it may live on: podman's conmon, vLLM's workers), the server reaped,
+    /// then the guard stood down.
+    fn stopped_now(&mut self) {
+        let _ = killpg(Pid::from_raw(self.child.id() as i32), Signal::SIGKILL);
         let _ = self.child.wait();
+        self.guard.release();
     }
 }
 

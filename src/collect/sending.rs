@@ -88,29 +88,31 @@ pub async fn run_level(
     let next = Arc::new(AtomicUsize::new(0));
     let started = Instant::now();
     let (done, mut finished) = tokio::sync::mpsc::unbounded_channel();
-    let workers: Vec<_> = (0..concurrency.max(1))
-        .map(|_| {
-            let (client, bodies, next, done) =
-                (client.clone(), bodies.clone(), next.clone(), done.clone());
-            tokio::spawn(async move {
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(body) = bodies.get(index) else {
-                        return;
-                    };
-                    let sent = Sent {
-                        n: index as u64,
-                        due: None,
-                        at: started.elapsed(),
-                    };
-                    let result = client.stream(endpoint, body).await;
-                    if done.send((sent, result)).is_err() {
-                        return;
-                    }
+    // A set, not bare handles: should the level be dropped unfinished (Ctrl-C, SIGTERM), its
+    // requests are aborted with it, their connections closed, rather than left running while
+    // the server is stopped.
+    let mut workers = tokio::task::JoinSet::new();
+    for _ in 0..concurrency.max(1) {
+        let (client, bodies, next, done) =
+            (client.clone(), bodies.clone(), next.clone(), done.clone());
+        workers.spawn(async move {
+            loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(body) = bodies.get(index) else {
+                    return;
+                };
+                let sent = Sent {
+                    n: index as u64,
+                    due: None,
+                    at: started.elapsed(),
+                };
+                let result = client.stream(endpoint, body).await;
+                if done.send((sent, result)).is_err() {
+                    return;
                 }
-            })
-        })
-        .collect();
+            }
+        });
+    }
     drop(done);
     let mut level = Level::default();
     while let Some((sent, result)) = finished.recv().await {
@@ -118,9 +120,7 @@ pub async fn run_level(
         progress.advance(1);
     }
     level.wall = started.elapsed();
-    for worker in workers {
-        let _ = worker.await;
-    }
+    workers.join_all().await;
     level
 }
 
@@ -152,6 +152,9 @@ pub async fn run_open_level(
     let (done, mut finished) = tokio::sync::mpsc::unbounded_channel();
     let planned = bodies.len();
     let most = peak.clone();
+    // Aborted with the level should it be dropped unfinished, as in `run_level`.
+    let mut set = tokio::task::JoinSet::new();
+    let requests = &mut set;
     let dispatch = async move {
         let mut sent = 0;
         for (n, (body, &at)) in bodies.into_iter().zip(plan.due).enumerate() {
@@ -174,7 +177,8 @@ pub async fn run_open_level(
             let now = in_flight.fetch_add(1, Ordering::Relaxed) + 1;
             peak.fetch_max(now, Ordering::Relaxed);
             let (client, done, in_flight) = (client.clone(), done.clone(), in_flight.clone());
-            tokio::spawn(async move {
+            while requests.try_join_next().is_some() {}
+            requests.spawn(async move {
                 // Sent when its task starts it out, as late as the runtime let it run.
                 let sent = Sent {
                     n: n as u64,

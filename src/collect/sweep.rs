@@ -152,7 +152,7 @@ pub async fn sweep(
         workload: &workload,
         prompts: dataset.as_ref().map(|(_, p)| p.as_slice()),
     };
-    let measured = match measure_levels(
+    let measured = measure_levels(
         &mut target,
         options,
         &nonce,
@@ -161,8 +161,12 @@ pub async fn sweep(
         &requests,
         progress,
     )
-    .await
-    {
+    .await;
+    // Stopped with the runtime running, Ctrl-C or not (`Launched::shut_down`).
+    if let Some(server) = launched.as_mut() {
+        server.shut_down().await;
+    }
+    let measured = match measured {
         Ok(measured) => measured,
         Err(diagnosis) => return failed_launch(diagnosis),
     };
