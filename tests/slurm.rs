@@ -1,4 +1,5 @@
-//! Campaigns on a real Slurm: Debian's slurmctld, slurmd and munge (installed by
+//! Campaigns on a real Slurm: Debian's slurmctld, slurmd and munge (installed, with
+//! shellcheck, by
 //! `setup.sh slurm`) started as a one-node cluster from a configuration in a temporary folder
 //! (`SLURM_CONF`), each daemon stopped by its pid. The node has the features `node-a` and
 //! `node-b`, the two machines' constraints. The campaigns launch llama.cpp's own llama-server
@@ -353,6 +354,17 @@ fn one_sbatch_runs_the_campaign_and_each_task_measures_its_own_server() {
             && script.contains("ARRAY_2_SBATCH=('--time=30' '--constraint=node-b')")
             && !script.contains("--gpus"),
         "{script}"
+    );
+    // The script as shellcheck reads it: no finding.
+    let lint = Command::new("shellcheck")
+        .arg("campaign-night.sbatch")
+        .current_dir(&fleet.root)
+        .output()
+        .unwrap();
+    assert!(
+        lint.status.success(),
+        "{}",
+        String::from_utf8_lossy(&lint.stdout)
     );
     fleet.submit(&cluster, "night");
     let most = cluster.drain(Duration::from_secs(600));

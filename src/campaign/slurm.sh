@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2034 # the ARRAY_<k>_ variables are read by name
 # The campaign {{name}} on Slurm. Submit it once, from the project's root:
 #
 #   sbatch {{script}}
@@ -32,7 +33,9 @@ PROJECT="${SLURM_SUBMIT_DIR:-$PWD}"
 RUNS="$PROJECT/campaign-runs/$CAMPAIGN"
 BENCHSITE="${BENCHSITE:-benchsite}"
 
-# The job arrays: one per machine and GPU count, a task per configuration.
+# The job arrays: one per machine and GPU count, a task per configuration, each read by its
+# name (ARRAY_<k>_...) below.
+ARRAYS={{count}}
 {{arrays}}
 cd "$PROJECT"
 [ -f "$SCRIPT" ] || { echo "$PROJECT has no $SCRIPT: submit it from the project's root" >&2; exit 1; }
@@ -43,14 +46,15 @@ submit() {
         exec >>"$RUNS/submit-$SLURM_JOB_ID.out" 2>&1
     fi
     "$BENCHSITE" campaign workflow "$CAMPAIGN" --slurm --check "$SCRIPT"
-    local arrays=() k configs options job
-    for k in {{numbers}}; do
-        configs="ARRAY_${k}_CONFIGS[@]"
-        configs=("${!configs}")
-        options="ARRAY_${k}_SBATCH[@]"
+    local arrays=() k named configs options job
+    for ((k = 1; k <= ARRAYS; k++)); do
+        named="ARRAY_${k}_CONFIGS[@]"
+        configs=("${!named}")
+        named="ARRAY_${k}_SBATCH[@]"
+        options=("${!named}")
         job=$(sbatch --parsable --job-name="campaign-$CAMPAIGN" \
             --array="0-$((${#configs[@]} - 1))" --output="$RUNS/slurm-%A_%a.out" \
-            "${!options}" --wrap "exec bash $(printf %q "$PROJECT/$SCRIPT") task $k")
+            "${options[@]}" --wrap "exec bash $(printf %q "$PROJECT/$SCRIPT") task $k")
         arrays+=("${job%%;*}")
     done
     job=$(sbatch --parsable --job-name="campaign-$CAMPAIGN-merge" \
@@ -61,10 +65,12 @@ submit() {
 
 task() {
     local k="$1" i="${SLURM_ARRAY_TASK_ID:?run under sbatch, or set SLURM_ARRAY_TASK_ID}"
-    local configs="ARRAY_${k}_CONFIGS[@]" machine="ARRAY_${k}_MACHINE" document="ARRAY_${k}_DOCUMENT"
-    configs=("${!configs}")
-    machine="${!machine}"
-    document="${!document}"
+    local named="ARRAY_${k}_CONFIGS[@]"
+    local configs=("${!named}")
+    named="ARRAY_${k}_MACHINE"
+    local machine="${!named}"
+    named="ARRAY_${k}_DOCUMENT"
+    local document="${!named}"
     local config="${configs[$i]}"
     local work="$RUNS/$config"
     "$BENCHSITE" campaign workflow "$CAMPAIGN" --slurm --check "$SCRIPT"

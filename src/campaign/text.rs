@@ -84,12 +84,20 @@ pub(super) struct Problems<'t> {
 impl Problems<'_> {
     pub(super) fn at(&mut self, offset: usize, message: impl Into<String>) {
         let (line, column) = position(self.text, offset);
-        self.found.push(CampaignError::Invalid {
+        let problem = CampaignError::Invalid {
             path: self.path.to_owned(),
             line,
             column,
             message: message.into(),
-        });
+        };
+        // A template's problem is found once per configuration it makes: said once.
+        if !self
+            .found
+            .iter()
+            .any(|found| found.to_string() == problem.to_string())
+        {
+            self.found.push(problem);
+        }
     }
 }
 

@@ -141,13 +141,7 @@ pub fn slurm(
             ("name", &campaign.name),
             ("script", &script),
             ("arrays", &text),
-            (
-                "numbers",
-                &(1..=arrays.len())
-                    .map(|k| k.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            ),
+            ("count", &arrays.len().to_string()),
             (
                 "submit_options",
                 &partition.map_or(String::new(), |p| format!("#SBATCH --partition={p}\n")),

