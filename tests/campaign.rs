@@ -943,3 +943,118 @@ fn ctrl_c_stops_the_server_and_keeps_every_finished_record() {
         ]
     );
 }
+
+/// The Slurm script's arrays, offline: one per machine and GPU count (tensor parallel 2 asks
+/// for two GPUs of the campaign's type), each with its machine's options; `--check` passes
+/// on the script as written and, once a configuration is added, fails naming the lines that
+/// changed; a campaign with [quality] is refused.
+#[test]
+fn the_slurm_script_groups_tasks_by_machine_and_gpus_and_knows_when_it_is_stale() {
+    let fleet = Fleet::new();
+    two_machines(&fleet);
+    let campaign = "[[config]]\nprofile = \"alpha\"\nmatrix = { TENSOR_PARALLEL_SIZE = [1, 2] }\n[run]\n[slurm]\ngpu_type = \"h100\"\ntime = \"4:00:00\"\n[slurm.machines.box-b]\npartition = \"b\"\n";
+    fleet.project.write("campaigns/night.toml", campaign);
+    fleet
+        .run(&["campaign", "workflow", "night", "--slurm"])
+        .assert_success();
+    let script = std::fs::read_to_string(fleet.path("campaign-night.sbatch")).unwrap();
+    let arrays: Vec<&str> = script.lines().filter(|l| l.starts_with("ARRAY")).collect();
+    assert_eq!(
+        arrays,
+        [
+            "ARRAYS=4",
+            "ARRAY_1_MACHINE=box-a",
+            "ARRAY_1_DOCUMENT=data/box-a.json",
+            "ARRAY_1_CONFIGS=(alpha-tensor-parallel-size-1-box-a)",
+            "ARRAY_1_SBATCH=('--time=4:00:00' '--gpus=h100:1')",
+            "ARRAY_2_MACHINE=box-b",
+            "ARRAY_2_DOCUMENT=data/box-b.json",
+            "ARRAY_2_CONFIGS=(alpha-tensor-parallel-size-1-box-b)",
+            "ARRAY_2_SBATCH=('--partition=b' '--time=4:00:00' '--gpus=h100:1')",
+            "ARRAY_3_MACHINE=box-a",
+            "ARRAY_3_DOCUMENT=data/box-a.json",
+            "ARRAY_3_CONFIGS=(alpha-tensor-parallel-size-2-box-a)",
+            "ARRAY_3_SBATCH=('--time=4:00:00' '--gpus=h100:2')",
+            "ARRAY_4_MACHINE=box-b",
+            "ARRAY_4_DOCUMENT=data/box-b.json",
+            "ARRAY_4_CONFIGS=(alpha-tensor-parallel-size-2-box-b)",
+            "ARRAY_4_SBATCH=('--partition=b' '--time=4:00:00' '--gpus=h100:2')",
+        ]
+    );
+    assert!(script.contains("# 3: machine box-a, 1 configuration, 2 GPUs a task."));
+    let check = [
+        "campaign",
+        "workflow",
+        "night",
+        "--slurm",
+        "--check",
+        "campaign-night.sbatch",
+    ];
+    fleet.run(&check).assert_success();
+    fleet.project.write(
+        "campaigns/night.toml",
+        &campaign.replace("[1, 2]", "[1, 2, 4]"),
+    );
+    let stale = fleet.run(&check);
+    assert_eq!(stale.status.code(), Some(1), "{}", stale.stderr);
+    assert!(
+        stale.stderr.contains("campaign-night.sbatch is stale: campaigns/night.toml, its profiles or the machines changed since it was written")
+            && stale.stderr.contains("- ARRAYS=4\n  + ARRAYS=6")
+            && stale.stderr.contains("+ ARRAY_5_CONFIGS=(alpha-tensor-parallel-size-4-box-a)")
+            && stale.stderr.contains("Write it again: benchsite campaign workflow night --slurm"),
+        "{}",
+        stale.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(fleet.path("campaign-night.sbatch")).unwrap(),
+        script,
+        "--check writes nothing"
+    );
+}
+
+/// A task's `--retry-failed` measured a configuration the project has as a failure: the
+/// merge takes the run and drops the failure (a run and a failure never share an id), and
+/// says so; merging again changes nothing.
+#[test]
+fn a_merge_replaces_a_failure_the_task_measured_since() {
+    let fleet = Fleet::new();
+    let mut doc = data::load(&support::repo().join("data/results.json")).unwrap();
+    doc.runs.truncate(1);
+    doc.sweeps.clear();
+    doc.jitter.clear();
+    doc.divergence.clear();
+    doc.runs[0].quality = None;
+    let id = doc.runs[0].id.clone();
+    let mut project = doc.clone();
+    project.runs.clear();
+    let mut failure = doc.failures[0].clone();
+    failure.id = id.clone();
+    project.failures = vec![failure];
+    doc.failures.clear();
+    std::fs::write(fleet.path("data/results.json"), data::to_json(&project)).unwrap();
+    fleet.project.run(&["check"]).assert_success();
+    let elsewhere = fleet.path("task/data");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("results.json"), data::to_json(&doc)).unwrap();
+    let merged = fleet.run(&["campaign", "merge", "task"]);
+    merged.assert_success();
+    assert!(
+        merged.stdout.contains(
+            "data/results.json: removed 1 failure(s) whose configuration was measured since"
+        ),
+        "{}",
+        merged.stdout
+    );
+    assert_eq!(
+        keys(&fleet.path("data/results.json")),
+        [format!("run {id}")]
+    );
+    fleet.project.run(&["check"]).assert_success();
+    let again = fleet.run(&["campaign", "merge", "task"]);
+    again.assert_success();
+    assert!(
+        again.stdout.contains("added nothing; 1 already present"),
+        "{}",
+        again.stdout
+    );
+}

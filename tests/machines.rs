@@ -403,3 +403,32 @@ fn the_tables_filter_by_machine_and_the_search_finds_machine_pages() {
         3 * per_machine + models + common::MACHINES.len()
     );
 }
+
+/// A machine declared in benchsite.toml that nothing has measured yet has no document: the
+/// project checks clean and builds, the machine with no records, and `check` says why.
+#[test]
+fn a_declared_machine_without_a_document_checks_clean() {
+    let project = three_machines();
+    std::fs::remove_file(project.root.path().join("data/rtx-4090.json")).unwrap();
+    let check = project.run(&["check"]);
+    check.assert_success();
+    assert!(
+        check.stderr.contains(
+            "warning: data/rtx-4090.json does not exist yet: machine rtx-4090 has no records until something measured there writes it"
+        ),
+        "{}",
+        check.stderr
+    );
+    assert!(
+        check.stdout.contains(
+            "data/rtx-4090.json: 0 runs, 0 failures, 0 sweeps (0 levels), 0 jitter, 0 divergence"
+        ),
+        "{}",
+        check.stdout
+    );
+    project.run(&["build"]).assert_success();
+    assert!(
+        !project.root.path().join("data/rtx-4090.json").exists(),
+        "checking and building create no document"
+    );
+}

@@ -278,11 +278,16 @@ impl Fleet {
 
     /// `sbatch campaign-NAME.sbatch` from the project's root, with the benchsite under test.
     fn submit(&self, cluster: &Cluster, name: &str) {
+        self.submit_with(cluster, name, &[]);
+    }
+
+    fn submit_with(&self, cluster: &Cluster, name: &str, env: &[(&str, &str)]) {
         let out = cluster
             .command("sbatch")
             .arg(format!("campaign-{name}.sbatch"))
             .current_dir(&self.root)
             .env("BENCHSITE", env!("CARGO_BIN_EXE_benchsite"))
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .output()
             .unwrap();
@@ -439,6 +444,41 @@ fn one_sbatch_runs_the_campaign_and_each_task_measures_its_own_server() {
     fleet.run(&["build"]).assert_success();
     let page = std::fs::read_to_string(fleet.path("site/hardware/node-a/index.html")).unwrap();
     assert!(page.contains("<dt>Host</dt>"), "{page}");
+
+    // The failed configuration mended (its context one the server can hold) and submitted
+    // again with RETRY_FAILED=1: measured, and the merge takes its run over its failure.
+    let huge = std::fs::read_to_string(fleet.path("profiles/huge.env")).unwrap();
+    let binary = support::setup("llama-server");
+    let mended: String = huge
+        .lines()
+        .map(|line| match line.split_once('=') {
+            Some(("PROGRAM", _)) => format!("PROGRAM={binary}\n"),
+            Some(("MAX_MODEL_LEN", _)) => "MAX_MODEL_LEN=2048\n".to_owned(),
+            _ => format!("{line}\n"),
+        })
+        .collect();
+    fleet.write("profiles/huge.env", &mended);
+    fleet.submit_with(&cluster, "night", &[("RETRY_FAILED", "1")]);
+    cluster.drain(Duration::from_secs(600));
+    for machine in ["node-a", "node-b"] {
+        let doc = fleet.doc(machine);
+        assert!(doc.failures.is_empty(), "{machine}: {:?}", doc.failures);
+        assert!(
+            doc.runs
+                .iter()
+                .any(|r| r.id.as_str() == format!("huge-{machine}")),
+            "{}",
+            fleet.outputs("night", "slurm-")
+        );
+    }
+    let merged = fleet.outputs("night", "merge-");
+    assert!(
+        merged.contains(
+            "data/node-a.json: removed 1 failure(s) whose configuration was measured since"
+        ),
+        "{merged}"
+    );
+    fleet.run(&["check"]).assert_success();
 }
 
 fn gunzip(path: &Path) -> String {

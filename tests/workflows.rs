@@ -227,7 +227,8 @@ fn init_writes_a_pages_workflow_that_installs_the_pinned_benchsite() {
 
     let gitignore = std::fs::read_to_string(root.join(".gitignore")).unwrap();
     assert!(
-        gitignore.lines().any(|line| line == "/site/"),
+        gitignore.lines().any(|line| line == "/site/")
+            && gitignore.lines().any(|line| line == "/campaign-runs/"),
         "{gitignore}"
     );
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();

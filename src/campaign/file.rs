@@ -527,6 +527,88 @@ id = "small-{profile}"
     }
 
     #[test]
+    fn slurm_options_are_read_and_checked_at_their_place() {
+        let machines: Vec<Machine> = ["a", "b"]
+            .iter()
+            .map(|slug| Machine {
+                slug: (*slug).to_owned(),
+                title: None,
+                data: format!("data/{slug}.json"),
+                baseline: None,
+                runner: None,
+            })
+            .collect();
+        let campaign = parsed(
+            "[[config]]\nprofile = \"big\"\n[run]\n[slurm]\npartition = \"gpu\"\ntime = \"1-12\"\nextra = [\"--account=lab\"]\n[slurm.machines.b]\nconstraint = \"h100\"\ngpus = 0\n",
+            &machines,
+        )
+        .unwrap();
+        let b = campaign.slurm.of("b");
+        assert_eq!(
+            b.sbatch(b.gpus_for(1)),
+            [
+                "--partition=gpu",
+                "--time=1-12",
+                "--constraint=h100",
+                "--account=lab"
+            ]
+        );
+        assert_eq!(campaign.slurm.of("b").gpus_for(2), 0);
+        assert_eq!(campaign.slurm.of("a").gpus_for(2), 2);
+        let errors = messages(
+            parsed(
+                "[[config]]\nprofile = \"big\"\n[run]\n[slurm]\ntime = \"4h\"\ngpus = -1\ngpu_type = \"a100:2\"\npartition = \"two words\"\nextra = [\"account=lab\"]\n[slurm.machines.c]\ncpus_per_task = 0\n[slurm.machines.a]\ncpus_per_task = 0\n",
+                &machines,
+            )
+            .unwrap_err(),
+        );
+        let joined = errors.join("\n");
+        for expected in [
+            "campaigns/night.toml:5:8: slurm.time: expected a time limit in one of Slurm's forms",
+            "campaigns/night.toml:6:8: slurm.gpus: expected a whole number of at least 0, found -1",
+            "campaigns/night.toml:7:12: slurm.gpu_type: expected the type alone (its count is gpus), found \"a100:2\"",
+            "campaigns/night.toml:8:13: slurm.partition: expected a word without spaces, found \"two words\"",
+            "campaigns/night.toml:9:9: slurm.extra: expected sbatch options as an #SBATCH line gives them",
+            "campaigns/night.toml:10:17: slurm.machines: expected a machine of benchsite.toml (one of: a, b), found \"c\"",
+            "campaigns/night.toml:13:17: slurm.machines.a.cpus_per_task: expected a whole number of at least 1, found 0",
+        ] {
+            assert!(joined.contains(expected), "{expected}\n{joined}");
+        }
+    }
+
+    /// A job's id comes from its sweep's name: the one sweep without a name is `sweep`
+    /// whatever its place, and a second without one is refused rather than renaming it.
+    #[test]
+    fn adding_a_sweep_renames_none() {
+        let one = parsed(
+            "[[config]]\nprofile = \"big\"\n[[sweep]]\nlevels = [1, 2]\n",
+            &single(),
+        )
+        .unwrap();
+        let two = parsed(
+            "[[config]]\nprofile = \"big\"\n[[sweep]]\nname = \"long\"\nlevels = [1]\n[[sweep]]\nlevels = [1, 2]\n",
+            &single(),
+        )
+        .unwrap();
+        let names = |c: &Campaign| c.sweeps.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&one), ["sweep"]);
+        assert_eq!(names(&two), ["long", "sweep"]);
+        let errors = messages(
+            parsed(
+                "[[config]]\nprofile = \"big\"\n[[sweep]]\nlevels = [1, 2]\n[[sweep]]\nlevels = [4]\n",
+                &single(),
+            )
+            .unwrap_err(),
+        );
+        assert_eq!(
+            errors,
+            [
+                "campaigns/night.toml:5:1: sweep.name: a name for each [[sweep]] but one (the one without is `sweep`), so that adding a sweep never renames another's jobs"
+            ]
+        );
+    }
+
+    #[test]
     fn problems_are_named_with_their_line_and_column() {
         let errors = messages(
             parsed(

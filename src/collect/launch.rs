@@ -470,3 +470,34 @@ pub(super) fn failure_log(root: &Path, log: &Path) -> Result<Option<String>, Col
             .into_owned()
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::keep_log;
+
+    /// Each attempt's log is kept under a name of its own: a resumed attempt never replaces
+    /// the log of the one that measured what it resumed.
+    #[test]
+    fn a_later_attempts_log_gets_a_name_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("cfg.log");
+        let mut kept = Vec::new();
+        for attempt in ["first", "second", "third"] {
+            std::fs::write(&log, attempt).unwrap();
+            kept.push(keep_log(&log).unwrap().unwrap());
+            assert!(!log.exists());
+        }
+        let names: Vec<String> = kept
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["cfg.log.gz", "cfg.2.log.gz", "cfg.3.log.gz"]);
+        use std::io::Read;
+        let mut first = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(&kept[0]).unwrap())
+            .read_to_string(&mut first)
+            .unwrap();
+        assert_eq!(first, "first");
+        assert_eq!(keep_log(&log).unwrap(), None, "no log, nothing kept");
+    }
+}

@@ -151,3 +151,48 @@ fn quote_if_needed(value: &str) -> String {
         value.to_owned()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::profiles::file::{parse, parse_overrides};
+
+    fn gpus(text: &str, overrides: &str) -> u32 {
+        parse("t", Path::new("profiles/t.env"), text)
+            .unwrap()
+            .effective(&parse_overrides(overrides).unwrap())
+            .gpus()
+    }
+
+    /// A Slurm task asks for what its server takes: by hand, 2 × 2 × 1 for vLLM at tensor
+    /// parallel 2 and pipeline parallel 2; one for llama-server unless it offloads no layer.
+    #[test]
+    fn the_gpus_a_server_takes() {
+        assert_eq!(gpus("MODEL=m\n", ""), 1);
+        assert_eq!(
+            gpus(
+                "MODEL=m\nTENSOR_PARALLEL_SIZE=2\nPIPELINE_PARALLEL_SIZE=2\n",
+                ""
+            ),
+            4
+        );
+        assert_eq!(gpus("MODEL=m\n", "TENSOR_PARALLEL_SIZE=8"), 8);
+        assert_eq!(
+            gpus(
+                "ENGINE=sglang\nMODEL=m\nTENSOR_PARALLEL_SIZE=2\nDATA_PARALLEL_SIZE=2\n",
+                ""
+            ),
+            4
+        );
+        assert_eq!(gpus("ENGINE=llama-server\nMODEL=m.gguf\n", ""), 1);
+        assert_eq!(
+            gpus("ENGINE=llama-server\nMODEL=m.gguf\nN_GPU_LAYERS=0\n", ""),
+            0
+        );
+        assert_eq!(
+            gpus("ENGINE=llama-server\nMODEL=m.gguf\nN_GPU_LAYERS=all\n", ""),
+            1
+        );
+    }
+}
