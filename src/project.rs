@@ -429,34 +429,7 @@ pub fn check(root: &Path) -> CheckReport {
             if !clashes.is_empty() {
                 return Err(located(&layout.document(machine), clashes));
             }
-            let bytes = match &download {
-                Download::Upgraded(bytes) => {
-                    warnings.push(format!(
-                        "{} is of an earlier schema version, read as version {}: weights are \
-                         GiB under weights_gib (REFERENCE.md, \"Schema versions\"); the next \
-                         write stores it as version {}",
-                        machine.data,
-                        data::SCHEMA_VERSION,
-                        data::SCHEMA_VERSION
-                    ));
-                    std::borrow::Cow::Borrowed(bytes)
-                }
-                Download::Empty(bytes) => {
-                    warnings.push(format!(
-                        "{} does not exist yet: machine {} has no records until something measured there writes it",
-                        machine.data, machine.slug
-                    ));
-                    std::borrow::Cow::Borrowed(bytes)
-                }
-                Download::File { path, .. } => {
-                    std::borrow::Cow::Owned(std::fs::read(path).map_err(|source| {
-                        DataError::Read {
-                            path: path.clone(),
-                            source,
-                        }
-                    })?)
-                }
-            };
+            let bytes = download_bytes(&download, machine, &mut warnings)?;
             digest.update(&*bytes);
             downloads.push(download);
             Ok(doc)
@@ -496,6 +469,40 @@ pub fn check(root: &Path) -> CheckReport {
 /// Each machine's document read and parsed, on as many threads as there are, with the checks
 /// a document needs alone (its runs against the profiles), and what the site offers for its
 /// download.
+/// A document's bytes as the site offers it, with what `check` says of how it was read.
+fn download_bytes<'d>(
+    download: &'d Download,
+    machine: &Machine,
+    warnings: &mut Vec<String>,
+) -> Result<std::borrow::Cow<'d, [u8]>, DataError> {
+    Ok(match download {
+        Download::Upgraded(bytes) => {
+            warnings.push(format!(
+                "{} is of an earlier schema version, read as version {}: weights are \
+                 GiB under weights_gib (REFERENCE.md, \"Schema versions\"); the next \
+                 write stores it as version {}",
+                machine.data,
+                data::SCHEMA_VERSION,
+                data::SCHEMA_VERSION
+            ));
+            std::borrow::Cow::Borrowed(bytes)
+        }
+        Download::Empty(bytes) => {
+            warnings.push(format!(
+                "{} does not exist yet: machine {} has no records until something measured there writes it",
+                machine.data, machine.slug
+            ));
+            std::borrow::Cow::Borrowed(bytes)
+        }
+        Download::File { path, .. } => {
+            std::borrow::Cow::Owned(std::fs::read(path).map_err(|source| DataError::Read {
+                path: path.clone(),
+                source,
+            })?)
+        }
+    })
+}
+
 fn parse_all(
     layout: &Layout,
     machines: &[Machine],

@@ -4,33 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use indexmap::IndexMap;
-use serde::Deserialize;
 use toml::Spanned;
 
-use super::text::Problems;
-
-/// `[slurm]` as written, or one machine's table under it.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct SlurmText {
-    #[serde(default)]
-    partition: Option<Spanned<String>>,
-    #[serde(default)]
-    time: Option<Spanned<String>>,
-    #[serde(default)]
-    gpus: Option<Spanned<i64>>,
-    #[serde(default)]
-    gpu_type: Option<Spanned<String>>,
-    #[serde(default)]
-    constraint: Option<Spanned<String>>,
-    #[serde(default)]
-    cpus_per_task: Option<Spanned<i64>>,
-    #[serde(default)]
-    extra: Option<Spanned<Vec<String>>>,
-    #[serde(default)]
-    machines: IndexMap<Spanned<String>, Spanned<SlurmText>>,
-}
+use super::text::{Problems, SlurmText};
 
 /// The scheduler options of a campaign's tasks (of all, or of one machine's).
 #[derive(Debug, Clone, Default, PartialEq)]

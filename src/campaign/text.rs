@@ -55,7 +55,7 @@ pub(super) struct FileText {
     #[serde(default)]
     pub(super) jitter: Option<JitterParams>,
     #[serde(default)]
-    pub(super) slurm: Option<Spanned<super::scheduler::SlurmText>>,
+    pub(super) slurm: Option<Spanned<SlurmText>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -72,6 +72,28 @@ pub(super) struct ConfigText {
     pub(super) shape: Option<String>,
     #[serde(default)]
     pub(super) precision: Option<String>,
+}
+
+/// `[slurm]` as written, or one machine's table under it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct SlurmText {
+    #[serde(default)]
+    pub(super) partition: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) time: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) gpus: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub(super) gpu_type: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) constraint: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) cpus_per_task: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub(super) extra: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    pub(super) machines: IndexMap<Spanned<String>, Spanned<SlurmText>>,
 }
 
 /// Problems of one file, each at its place.

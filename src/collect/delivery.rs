@@ -133,11 +133,7 @@ pub fn check(
     context: Option<u64>,
     engine: Option<&mut EngineView>,
 ) -> Found {
-    let own = engine.as_deref().and_then(|view| view.tpot_mean_ms);
-    let found: Vec<Option<Burst>> = answers
-        .iter()
-        .map(|t| burst(&t.gaps).or_else(|| faster_than_made(t, own)))
-        .collect();
+    let found = bursts_of(answers, engine.as_deref());
     let bursts = found.iter().filter(|b| b.is_some()).count() as u64;
     let streamed = answers.len() as u64 - bursts;
     let mean = |values: Vec<f64>| stats::mean(&values);
@@ -226,6 +222,16 @@ pub fn check(
         bursts: found.iter().map(Option::is_some).collect(),
         short,
     }
+}
+
+/// How each answer came in bursts, if it did: by its gaps, or, where `engine` keeps its own
+/// time per token, by coming faster than that.
+fn bursts_of(answers: &[&Timing], engine: Option<&EngineView>) -> Vec<Option<Burst>> {
+    let own = engine.and_then(|view| view.tpot_mean_ms);
+    answers
+        .iter()
+        .map(|t| burst(&t.gaps).or_else(|| faster_than_made(t, own)))
+        .collect()
 }
 
 /// Whether an answer came faster than the engine made tokens, by its mean time per output
