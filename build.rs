@@ -14,16 +14,31 @@ fn main() {
         None => version,
     };
     println!("cargo:rustc-env=BENCHSITE_VERSION={long}");
-    println!("cargo:rerun-if-changed=.cargo_vcs_info.json");
-    // The commit moves with HEAD and with the branch it names.
+    // Only paths that exist: cargo takes a missing one as changed, and ran this script again,
+    // recompiling the crate, on every build of a checkout (which has no .cargo_vcs_info.json)
+    // and of a fresh clone (which has no packed-refs until git packs them).
+    let watch = |path: &str| {
+        if std::path::Path::new(path).exists() {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    };
+    watch(".cargo_vcs_info.json");
+    // The commit moves with HEAD and with the branch it names: its loose ref, or, where git
+    // keeps it packed, packed-refs and the folder a loose ref would be written to.
     if let Some(git) = git_dir() {
-        println!("cargo:rerun-if-changed={git}/HEAD");
+        watch(&format!("{git}/HEAD"));
         if let Ok(head) = std::fs::read_to_string(format!("{git}/HEAD"))
             && let Some(reference) = head.trim().strip_prefix("ref: ")
         {
-            println!("cargo:rerun-if-changed={git}/{reference}");
+            let loose = format!("{git}/{reference}");
+            watch(&loose);
+            if !std::path::Path::new(&loose).exists()
+                && let Some(folder) = std::path::Path::new(&loose).parent()
+            {
+                watch(&folder.display().to_string());
+            }
         }
-        println!("cargo:rerun-if-changed={git}/packed-refs");
+        watch(&format!("{git}/packed-refs"));
     }
 }
 

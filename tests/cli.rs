@@ -157,6 +157,76 @@ fn a_bad_set_is_invalid_input() {
     );
 }
 
+/// A timeout no wait can make (NaN, negative, beyond a week) is an error naming the flag or the
+/// campaign file's place, never a panic, and nothing is started or written.
+#[test]
+fn a_bad_timeout_is_an_error_not_a_panic() {
+    let project = Project::copy_of_repo();
+    let before = std::fs::read(project.root.path().join("data/results.json")).unwrap();
+    for (flag, value) in [
+        ("--ready-timeout", "NaN"),
+        ("--ready-timeout", "-5"),
+        ("--stop-timeout", "1e30"),
+        ("--timeout", "inf"),
+    ] {
+        let given = format!("{flag}={value}");
+        let output = project.run(&[
+            "collect",
+            "run",
+            "--id",
+            "x",
+            "--profile",
+            "qwen3.8-27b",
+            "--launch",
+            &given,
+        ]);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{flag} {value}: {}",
+            output.stderr
+        );
+        assert!(
+            output.stderr.contains(&format!(
+                "{flag}: expected seconds above 0 and at most a week (604800), found"
+            )),
+            "{flag} {value}: {}",
+            output.stderr
+        );
+        assert!(!output.stderr.contains("panicked"), "{}", output.stderr);
+    }
+    project.write(
+        "campaigns/night.toml",
+        "[[config]]\nprofile = \"qwen3.8-27b\"\n[run]\n[launch]\nready_timeout_s = -1.0\n",
+    );
+    let output = project.run(&["campaign", "run", "night", "--ready-timeout", "60"]);
+    assert_eq!(output.status.code(), Some(1), "{}", output.stderr);
+    assert!(
+        output.stderr.contains(
+            "campaigns/night.toml:5:19: launch.ready_timeout_s: expected seconds above 0 and at most a week (604800), found -1"
+        ),
+        "{}",
+        output.stderr
+    );
+    project.write(
+        "campaigns/night.toml",
+        "[[config]]\nprofile = \"qwen3.8-27b\"\n[run]\n",
+    );
+    let output = project.run(&["campaign", "run", "night", "--ready-timeout", "NaN"]);
+    assert_eq!(output.status.code(), Some(1), "{}", output.stderr);
+    assert!(
+        output
+            .stderr
+            .contains("--ready-timeout: expected seconds above 0"),
+        "{}",
+        output.stderr
+    );
+    assert_eq!(
+        std::fs::read(project.root.path().join("data/results.json")).unwrap(),
+        before
+    );
+}
+
 #[test]
 fn usage_errors_exit_2() {
     let output = run_benchsite(&["chekc"]);

@@ -84,6 +84,12 @@ pub(super) fn parse(
             ),
         }
     }
+    if let Some(launch) = &file.launch
+        && let Err(unusable) = launch.get_ref().usable()
+    {
+        let at = value_at(problems.text, launch.span().start, unusable.key);
+        problems.at(at, unusable.in_table("launch"));
+    }
     let declared: Vec<String> = context.machines.iter().map(|m| m.slug.clone()).collect();
     let slurm = scheduler::read(file.slurm.as_ref(), &declared, &mut problems);
     if !problems.found.is_empty() {
@@ -98,7 +104,7 @@ pub(super) fn parse(
         sweeps,
         quality,
         jitter: file.jitter,
-        launch: file.launch,
+        launch: file.launch.map(Spanned::into_inner).unwrap_or_default(),
         slurm,
     })
 }

@@ -279,7 +279,7 @@ fn server_and_launch(
         program: options.launch_program.clone(),
         ready_timeout: options
             .ready_timeout
-            .unwrap_or(Duration::from_secs_f64(campaign.launch.ready_timeout_s)),
+            .unwrap_or_else(|| Duration::from_secs_f64(campaign.launch.ready_timeout_s)),
         stop_timeout: Duration::from_secs_f64(campaign.launch.stop_timeout_s),
         port: Some(port),
     };

@@ -43,7 +43,7 @@ pub(super) struct FileText {
     #[serde(default)]
     pub(super) machines: Option<Spanned<Vec<Spanned<String>>>>,
     #[serde(default)]
-    pub(super) launch: LaunchParams,
+    pub(super) launch: Option<Spanned<LaunchParams>>,
     #[serde(rename = "config")]
     pub(super) configs: Spanned<Vec<ConfigText>>,
     #[serde(default)]

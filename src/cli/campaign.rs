@@ -302,19 +302,24 @@ fn run_campaign(root: &Path, args: RunArgs) -> Outcome {
         None => config::load(root)?.collect.request_timeout_s,
     };
     anyhow::ensure!(
-        seconds > 0.0 && seconds.is_finite(),
-        "--timeout: expected a positive number of seconds"
+        benchsite::collect::is_timeout(seconds),
+        "--timeout: expected seconds above 0 and at most a week ({}), found {seconds}",
+        benchsite::collect::MOST_SECONDS
     );
+    if let Some(seconds) = args.ready_timeout {
+        anyhow::ensure!(
+            benchsite::collect::is_timeout(seconds),
+            "--ready-timeout: expected seconds above 0 and at most a week ({}), found {seconds}",
+            benchsite::collect::MOST_SECONDS
+        );
+    }
     let options = campaign::RunOptions {
         only,
         retry_failed: args.retry_failed,
         dry_run: args.dry_run,
         launch_program: args.launch_program,
         launcher: args.launcher,
-        ready_timeout: args
-            .ready_timeout
-            .filter(|s| *s > 0.0 && s.is_finite())
-            .map(Duration::from_secs_f64),
+        ready_timeout: args.ready_timeout.map(Duration::from_secs_f64),
         request_timeout: Duration::from_secs_f64(seconds),
         free_port: args.free_port,
         today: data::Date::today(),

@@ -62,7 +62,8 @@ pub use import::{
 pub use launch::{LaunchOptions, Launched, free_port, keep_log, launch, launch_port};
 pub use outcome::{Outcome, to_json};
 pub use params::{
-    CaptureParams, JitterParams, LaunchParams, RunParams, SweepParams, Unusable, flags,
+    CaptureParams, JitterParams, LaunchParams, MOST_SECONDS, RunParams, SweepParams, Unusable,
+    flags, is_timeout,
 };
 pub use progress::Progress;
 pub use provenance::{ENGINE_VARIABLES, provenance};

@@ -244,6 +244,35 @@ impl Default for LaunchParams {
     }
 }
 
+/// The longest wait a timeout may name, in seconds: a week.
+pub const MOST_SECONDS: f64 = 604_800.0;
+
+/// Whether `seconds` is a timeout: above 0 and at most [`MOST_SECONDS`] (a NaN, a negative or
+/// a huge number panicked in `Duration::from_secs_f64`).
+pub fn is_timeout(seconds: f64) -> bool {
+    seconds > 0.0 && seconds <= MOST_SECONDS
+}
+
+impl LaunchParams {
+    /// Whether the timeouts are waits a launch can make.
+    pub fn usable(&self) -> Result<(), Unusable> {
+        for (key, seconds) in [
+            ("ready_timeout_s", self.ready_timeout_s),
+            ("stop_timeout_s", self.stop_timeout_s),
+        ] {
+            if !is_timeout(seconds) {
+                return Err(Unusable {
+                    key,
+                    expected: format!(
+                        "seconds above 0 and at most a week ({MOST_SECONDS}), found {seconds}"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 impl SweepParams {
     /// The workload a sweep of these parameters records.
     pub fn workload(&self) -> Workload {
@@ -445,7 +474,12 @@ pub struct Unusable {
 impl Unusable {
     /// As `collect sweep` says it: `--duration: expected seconds above 0`.
     pub fn for_flags(&self) -> String {
-        let command = SweepParams::augment_args(clap::Command::new("sweep"));
+        self.for_flags_of::<SweepParams>()
+    }
+
+    /// As the command whose flags are `A`'s says it.
+    pub fn for_flags_of<A: Args>(&self) -> String {
+        let command = A::augment_args(clap::Command::new("flags"));
         let flag = command
             .get_arguments()
             .find(|arg| arg.get_id() == self.key)
@@ -456,7 +490,12 @@ impl Unusable {
 
     /// As a campaign file says it: `sweep.duration_s: expected seconds above 0`.
     pub fn for_campaign(&self) -> String {
-        format!("sweep.{}: expected {}", self.key, self.expected)
+        self.in_table("sweep")
+    }
+
+    /// As a campaign file's `table` says it.
+    pub fn in_table(&self, table: &str) -> String {
+        format!("{table}.{}: expected {}", self.key, self.expected)
     }
 }
 

@@ -44,8 +44,9 @@ impl ServerArgs {
         };
         let seconds = self.timeout.unwrap_or(config.collect.request_timeout_s);
         anyhow::ensure!(
-            seconds > 0.0 && seconds.is_finite(),
-            "--timeout: expected a positive number of seconds"
+            collect::is_timeout(seconds),
+            "--timeout: expected seconds above 0 and at most a week ({}), found {seconds}",
+            collect::MOST_SECONDS
         );
         Ok(ServerOptions {
             base_url,
@@ -72,15 +73,19 @@ pub struct LaunchArgs {
 }
 
 impl LaunchArgs {
-    /// How to launch on `port` ([`LaunchArgs::port`]), when `--launch` is given.
-    pub fn options(&self, port: Option<u16>) -> Option<LaunchOptions> {
-        self.launch.then(|| LaunchOptions {
+    /// How to launch on `port` ([`LaunchArgs::port`]), when `--launch` is given; an error
+    /// naming the flag of a timeout no launch can wait.
+    pub fn options(&self, port: Option<u16>) -> anyhow::Result<Option<LaunchOptions>> {
+        if let Err(unusable) = self.params.usable() {
+            anyhow::bail!(unusable.for_flags_of::<collect::LaunchParams>());
+        }
+        Ok(self.launch.then(|| LaunchOptions {
             launcher: self.params.launcher,
             program: self.launch_program.clone(),
             ready_timeout: Duration::from_secs_f64(self.params.ready_timeout_s),
             stop_timeout: Duration::from_secs_f64(self.params.stop_timeout_s),
             port,
-        })
+        }))
     }
 
     /// The port a launched server of `profile` listens on, when `--launch` is given: the

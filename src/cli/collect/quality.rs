@@ -94,7 +94,7 @@ pub async fn capture(layout: &Layout, args: CaptureArgs) -> CommandOutcome {
         server: args.server.options(layout, port)?,
         replace: args.replace,
         profile,
-        launch: args.launch.options(port),
+        launch: args.launch.options(port)?,
     };
     let total = collect::prompt_set(&layout.root, &options.params.prompts)?
         .prompts

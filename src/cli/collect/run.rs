@@ -52,7 +52,7 @@ pub async fn run(layout: &Layout, args: RunArgs) -> CommandOutcome {
         profile: args.profile.clone(),
         overrides: set,
         server: args.server.options(layout, port)?,
-        launch: args.launch.options(port),
+        launch: args.launch.options(port)?,
         server_log: None,
         shape: args.shape,
         precision: args.precision,

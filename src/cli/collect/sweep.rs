@@ -59,7 +59,7 @@ pub async fn run(layout: &Layout, args: SweepArgs) -> CommandOutcome {
         params: args.params,
         server: args.server.options(layout, port)?,
         profile: args.profile.map(|name| (name, set)),
-        launch: args.launch.options(port),
+        launch: args.launch.options(port)?,
         precision: args.precision,
         dimensions: flags::dimensions(&args.dims)?,
         notes: args.notes.notes,
